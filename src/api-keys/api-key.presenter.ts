@@ -1,0 +1,38 @@
+import { toIsoMicros } from '../common/timestamps.js';
+import type { ApiKey } from './api-key.entity.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  key_prefix: string;
+  is_active: boolean;
+  last_used_at: string | null;
+  created_at: string;
+  expires_at: string | null;
+  key?: string;
+  rotated_from?: string;
+}
+
+/** A key is active while it is neither revoked, rotated away, nor past its expiry. */
+export function isKeyActive(key: ApiKey, now = Date.now()): boolean {
+  return key.isActive && key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now);
+}
+
+/** The spec's record (2.1); `key` and `rotated_from` only when the caller passes them. */
+export function presentApiKey(
+  key: ApiKey,
+  extras: { lastUsedAt?: Date; fullKey?: string; rotatedFrom?: string } = {},
+): ApiKeyRecord {
+  const lastUsedAt = extras.lastUsedAt ?? key.lastUsedAt;
+  return {
+    id: key.id,
+    name: key.name,
+    key_prefix: key.keyPrefix,
+    is_active: isKeyActive(key),
+    last_used_at: toIsoMicros(lastUsedAt ?? null),
+    created_at: toIsoMicros(key.createdAt),
+    expires_at: toIsoMicros(key.expiresAt),
+    ...(extras.fullKey === undefined ? {} : { key: extras.fullKey }),
+    ...(extras.rotatedFrom === undefined ? {} : { rotated_from: extras.rotatedFrom }),
+  };
+}

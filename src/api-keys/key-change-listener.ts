@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import pg from 'pg';
+import type { EntityManager } from 'typeorm';
+import { DATABASE_TARGET } from '../database/database.module.js';
+import type { DatabaseTarget } from '../database/database.js';
+import { VerifiedKeyCache } from './verified-key-cache.js';
+
+export const KEY_CHANGE_CHANNEL = 'api_key_changed';
+const RECONNECT_DELAY_MS = 1_000;
+
+/** Announces a key change to every instance. Delivered when the caller's transaction commits. */
+export async function announceKeyChange(manager: EntityManager, keyId: string): Promise<void> {
+  await manager.query('SELECT pg_notify($1, $2)', [KEY_CHANGE_CHANNEL, keyId]);
+}
+
+/**
+ * Keeps the verified-key cache honest across instances: one dedicated connection LISTENs for key
+ * changes. While it is down the cache falls back to a one-second lifetime, and every (re)connect
+ * clears the cache, since notifications sent meanwhile are lost.
+ */
+@Injectable()
+export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(KeyChangeListener.name);
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly cache: VerifiedKeyCache,
+    @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // The embedded store serves one process only: local invalidation is all there is to do.
+    if (this.target.embedded) this.cache.setSynced(true);
+    else void this.connect();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.target.url, connectionTimeoutMillis: 3000 });
+    client.on('notification', (message) => {
+      if (message.channel === KEY_CHANGE_CHANNEL && message.payload) this.cache.invalidateKey(message.payload);
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${KEY_CHANGE_CHANNEL}`);
+      if (this.stopped) return void (await client.end());
+      this.client = client;
+      this.cache.setSynced(true);
+    } catch (error) {
+      this.logger.warn(`key-change listener could not connect: ${(error as Error).message}`);
+      this.lost(client);
+    }
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client === client) this.client = null;
+    this.cache.setSynced(false);
+    client.end().catch(() => undefined);
+    if (this.stopped || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.connect();
+    }, RECONNECT_DELAY_MS);
+    this.reconnectTimer.unref();
+  }
+}

@@ -1,0 +1,57 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
+
+/**
+ * Buffers "key X was used at T" in memory and writes the whole batch in one statement every
+ * LAST_USED_FLUSH_MS, so authenticating a request never waits on a write.
+ */
+@Injectable()
+export class LastUsedRecorder implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(LastUsedRecorder.name);
+  private pending = new Map<string, Date>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), this.config.LAST_USED_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+
+  touch(keyId: string, at = new Date()): void {
+    this.pending.set(keyId, at);
+  }
+
+  /** A use not yet written, so this instance's own list shows it without waiting for the flush. */
+  pendingFor(keyId: string): Date | undefined {
+    return this.pending.get(keyId);
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      await this.dataSource.query(
+        `UPDATE api_keys AS k SET last_used_at = u.used_at
+           FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
+          WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
+        [[...batch.keys()], [...batch.values()].map((date) => date.toISOString())],
+      );
+    } catch (error) {
+      // Keep the stamps for the next attempt, unless a newer use replaced them meanwhile.
+      for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);
+      this.logger.warn(`could not record key use: ${(error as Error).message}`);
+    }
+  }
+}

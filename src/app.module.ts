@@ -1,0 +1,28 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { BillingModule } from './billing/billing.module.js';
+import { ConfigModule } from './config/config.module.js';
+import type { AppConfig } from './config/env.schema.js';
+import { DatabaseModule } from './database/database.module.js';
+import type { DatabaseTarget } from './database/database.js';
+import { HealthModule } from './health/health.module.js';
+import { OrganizationsModule } from './organizations/organizations.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: DatabaseTarget): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config, database),
+        HealthModule,
+        AuthModule,
+        ApiKeysModule,
+        OrganizationsModule,
+        BillingModule,
+      ],
+    };
+  }
+}

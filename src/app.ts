@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+import { type INestApplication, type LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express from 'express';
+import { AppModule } from './app.module.js';
+import { GlobalExceptionFilter } from './common/exception.filter.js';
+import { RouteTable } from './common/route-table.js';
+import { BodyValidationPipe } from './common/validation.js';
+import type { AppConfig } from './config/env.schema.js';
+import { openDatabaseTarget } from './database/database.js';
+
+export interface CreateAppOptions {
+  logger?: LoggerService | false;
+}
+
+/** Builds the whole service for a configuration: used by main.ts, the tests and the benchmarks. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<INestApplication> {
+  const database = await openDatabaseTarget(config);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
+    bodyParser: false,
+    logger: options.logger,
+    abortOnError: false,
+  });
+  const http = app.getHttpAdapter().getInstance() as express.Express;
+  http.disable('x-powered-by');
+  http.set('etag', false);
+  // JSON only as a Nest middleware, so its parse and size errors reach the global filter.
+  app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: false }));
+  app.useGlobalFilters(new GlobalExceptionFilter(new RouteTable(http), config.MAX_BODY_BYTES));
+  app.useGlobalPipes(new BodyValidationPipe());
+  app.enableShutdownHooks();
+  const close = app.close.bind(app);
+  app.close = async () => {
+    await close();
+    await database.close();
+  };
+  return app;
+}

@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
+import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { CompositeAuthGuard } from './composite-auth.guard.js';
+import { JWT_SECRET, resolveJwtSecret } from './jwt-secret.js';
+import { JwtController } from './jwt.controller.js';
+import { PasswordHasher } from './password-hasher.js';
+import { PrincipalLoader } from './principal-loader.js';
+import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
+import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
+import { TokensService } from './tokens.service.js';
+import { UsersController } from './users.controller.js';
+import { UsersService } from './users.service.js';
+
+@Module({
+  imports: [
+    PassportModule,
+    ApiKeysModule,
+    OrganizationsModule,
+    JwtModule.registerAsync({
+      inject: [JWT_SECRET],
+      extraProviders: [{ provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret }],
+      useFactory: (secret: string) => ({ secret, signOptions: { algorithm: 'HS256' } }),
+    }),
+  ],
+  controllers: [JwtController, UsersController],
+  providers: [
+    { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: (config: AppConfig) => resolveJwtSecret(config) },
+    { provide: APP_GUARD, useClass: CompositeAuthGuard },
+    PasswordHasher,
+    PrincipalLoader,
+    TokensService,
+    UsersService,
+    JwtAccessStrategy,
+    ApiKeyStrategy,
+  ],
+  exports: [UsersService, PasswordHasher],
+})
+export class AuthModule {}

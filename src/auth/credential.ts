@@ -1,0 +1,32 @@
+import type { Request } from 'express';
+import { API_KEY_PREFIX } from '../api-keys/key-format.js';
+
+export interface PresentedCredential {
+  kind: 'api_key' | 'jwt';
+  value: string;
+}
+
+const CREDENTIAL = Symbol('credential');
+type WithCredential = Request & { [CREDENTIAL]?: PresentedCredential | null };
+
+/**
+ * What the caller presented, read once per request. `X-API-Key` is always an API key; a bearer value is
+ * an API key when it starts with `svc_` and a JWT otherwise (spec 5.3). Another scheme is no credential.
+ */
+export function presentedCredential(request: Request): PresentedCredential | null {
+  const cached = (request as WithCredential)[CREDENTIAL];
+  if (cached !== undefined) return cached;
+  const credential = readCredential(request);
+  (request as WithCredential)[CREDENTIAL] = credential;
+  return credential;
+}
+
+function readCredential(request: Request): PresentedCredential | null {
+  const authorization = request.headers.authorization?.trim();
+  const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  if (bearer) return { kind: bearer.startsWith(API_KEY_PREFIX) ? 'api_key' : 'jwt', value: bearer };
+  if (authorization && /^Bearer$/i.test(authorization)) return { kind: 'jwt', value: '' };
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim() !== '') return { kind: 'api_key', value: apiKey.trim() };
+  return null;
+}

@@ -1,0 +1,66 @@
+import { isEmail, registerDecorator } from 'class-validator';
+import { StringField } from '../../common/validation.js';
+
+function extraRule(name: string, message: (value: string) => string | null) {
+  return (target: object, propertyName: string) => {
+    let last = '';
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName,
+      options: { message: () => last },
+      validator: {
+        validate(value: unknown) {
+          last = typeof value === 'string' ? (message(value) ?? '') : '';
+          return last === '';
+        },
+      },
+    });
+  };
+}
+
+/** A required e-mail address (stored lower-cased). */
+function EmailField() {
+  return (target: object, propertyName: string) => {
+    StringField({ max: 254 })(target, propertyName);
+    extraRule('emailAddress', (value) => (isEmail(value) ? null : 'Enter a valid email address.'))(target, propertyName);
+  };
+}
+
+/** Django's default password rules that fit an API: length, and not digits alone. */
+function NewPasswordField() {
+  return (target: object, propertyName: string) => {
+    StringField({ noTrim: true, max: 256 })(target, propertyName);
+    extraRule('newPassword', (value) => {
+      if (value.length < 8) return 'This password is too short. It must contain at least 8 characters.';
+      if (/^\d+$/.test(value)) return 'This password is entirely numeric.';
+      return null;
+    })(target, propertyName);
+  };
+}
+
+export class CredentialsDto {
+  @EmailField()
+  email: string;
+
+  @StringField({ noTrim: true, max: 256 })
+  password: string;
+}
+
+export class RegisterDto {
+  @EmailField()
+  email: string;
+
+  @NewPasswordField()
+  password: string;
+}
+
+export class RefreshDto {
+  @StringField()
+  refresh: string;
+}
+
+export class VerifyDto {
+  @StringField()
+  token: string;
+}

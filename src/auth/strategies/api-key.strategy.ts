@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { Strategy } from 'passport-custom';
+import { ApiKeyAuthenticator } from '../../api-keys/api-key-authenticator.js';
+import type { Principal } from '../../common/principal.js';
+import { presentedCredential } from '../credential.js';
+
+/** `svc_` keys, from `Authorization: Bearer` or `X-API-Key`, as picked by the composite guard. */
+@Injectable()
+export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
+  constructor(private readonly authenticator: ApiKeyAuthenticator) {
+    super();
+  }
+
+  validate(request: Request): Promise<Principal> {
+    return this.authenticator.authenticate(presentedCredential(request)?.value ?? '');
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Typed errors thrown by services and guards. Each knows its status and the exact body the interface
+ * promises; the global filter only serializes them. Services never build HTTP responses.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  readonly headers: Record<string, string> = {};
+
+  body(): Record<string, unknown> {
+    return { detail: this.message };
+  }
+}
+
+export type FieldErrors = Record<string, string[]>;
+
+export class ValidationFailedError extends ApiError {
+  readonly status = 400;
+  constructor(readonly fields: FieldErrors) {
+    const [field, messages] = Object.entries(fields)[0] ?? ['body', ['Invalid request.']];
+    super(`${field}: ${messages[0]}`);
+  }
+  static field(field: string, message: string): ValidationFailedError {
+    return new ValidationFailedError({ [field]: [message] });
+  }
+  body() {
+    return { detail: this.message, fields: this.fields };
+  }
+}
+
+/** A 400 about the state of a resource rather than one field. */
+export class BadRequestError extends ApiError {
+  readonly status = 400;
+}
+
+/** A client error raised by the framework or the body parser, with our wording. */
+export class HttpStatusError extends ApiError {
+  constructor(
+    readonly status: number,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="api"' };
+
+abstract class UnauthorizedError extends ApiError {
+  readonly status = 401;
+  readonly headers = WWW_AUTHENTICATE;
+}
+
+export class NotAuthenticatedError extends UnauthorizedError {
+  constructor() {
+    super('Authentication credentials were not provided.');
+  }
+}
+
+export class InvalidCredentialsError extends UnauthorizedError {
+  constructor() {
+    super('No active account found with the given credentials');
+  }
+}
+
+/** An access token that is expired, tampered, unsigned, or not an access token: simplejwt's body. */
+export class AccessTokenInvalidError extends UnauthorizedError {
+  constructor() {
+    super('Given token not valid for any token type');
+  }
+  body() {
+    return {
+      detail: this.message,
+      code: 'token_not_valid',
+      messages: [{ token_class: 'AccessToken', token_type: 'access', message: 'Token is invalid or expired' }],
+    };
+  }
+}
+
+/** A refresh (or verified) token that is bad, expired, revoked or of the wrong type. */
+export class TokenInvalidError extends UnauthorizedError {
+  constructor() {
+    super('Token is invalid or expired');
+  }
+  body() {
+    return { detail: this.message, code: 'token_not_valid' };
+  }
+}
+
+export class ApiKeyInvalidError extends UnauthorizedError {
+  constructor() {
+    super('Invalid or expired API key. Check that the key is active and has not expired.');
+  }
+}
+
+export class ApiKeyNotAcceptedError extends UnauthorizedError {
+  constructor() {
+    super('This endpoint accepts only a JWT access token, not an API key.');
+  }
+}
+
+export class PermissionDeniedError extends ApiError {
+  readonly status = 403;
+  constructor() {
+    super('You do not have permission to perform this action.');
+  }
+}
+
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  constructor() {
+    super('Not found.');
+  }
+}
+
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  constructor(method: string, allowed: string[]) {
+    super(`Method "${method}" not allowed.`);
+    this.headers.Allow = allowed.join(', ');
+  }
+}
+
+export class PayloadTooLargeError extends ApiError {
+  readonly status = 413;
+  constructor(limitBytes: number) {
+    super(`Request body is too large; the limit is ${formatBytes(limitBytes)}.`);
+  }
+}
+
+export class ThrottledError extends ApiError {
+  readonly status = 429;
+  constructor(retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(`Request was throttled. Expected available in ${seconds} seconds.`);
+    this.headers['Retry-After'] = String(seconds);
+  }
+}
+
+export class ServiceUnavailableError extends ApiError {
+  readonly status = 503;
+  constructor(detail = 'The service is temporarily unavailable. Retry with exponential back-off.') {
+    super(detail);
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,131 @@
+import { Injectable, type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { type FieldErrors, NotFoundError, ValidationFailedError } from './errors.js';
+import { parseZonedTimestamp } from './timestamps.js';
+
+export const REQUIRED = 'This field is required.';
+
+/** A check returning null when the value is fine, or the one message that explains what is wrong. */
+type Check = (value: unknown, args: ValidationArguments) => string | null;
+
+function fieldRule(name: string, check: Check, options?: ValidationOptions) {
+  return (target: object, propertyName: string) => {
+    let message = '';
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName,
+      options: { ...options, message: () => message },
+      validator: {
+        validate(value: unknown, args: ValidationArguments) {
+          message = check(value, args) ?? '';
+          return message === '';
+        },
+      },
+    });
+  };
+}
+
+const trimStrings = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+
+export interface StringRule {
+  optional?: boolean;
+  max?: number;
+  min?: number;
+  allowBlank?: boolean;
+  /** Keep surrounding white space (passwords). */
+  noTrim?: boolean;
+}
+
+/** A string field with DRF's wording: required, a string, not blank, within length. */
+export function StringField(rule: StringRule = {}) {
+  const check: Check = (value) => {
+    if (value === undefined || value === null) return rule.optional ? null : REQUIRED;
+    if (typeof value !== 'string') return 'Not a valid string.';
+    if (!rule.allowBlank && value.trim() === '') return 'This field may not be blank.';
+    if (rule.max !== undefined && value.length > rule.max) return `Ensure this field has no more than ${rule.max} characters.`;
+    if (rule.min !== undefined && value.length < rule.min) return `Ensure this field has at least ${rule.min} characters.`;
+    return null;
+  };
+  return (target: object, property: string) => {
+    if (!rule.noTrim) trimStrings(target, property);
+    fieldRule('stringField', check)(target, property);
+  };
+}
+
+/** An integer in a range; optional unless said otherwise. */
+export function IntegerField(rule: { min: number; max: number; optional?: boolean }) {
+  return fieldRule('integerField', (value) => {
+    if (value === undefined || value === null) return rule.optional === false ? REQUIRED : null;
+    if (typeof value !== 'number' || !Number.isInteger(value)) return 'A valid integer is required.';
+    if (value < rule.min) return `Ensure this value is greater than or equal to ${rule.min}.`;
+    if (value > rule.max) return `Ensure this value is less than or equal to ${rule.max}.`;
+    return null;
+  });
+}
+
+export function BooleanField() {
+  return fieldRule('booleanField', (value) =>
+    value === undefined || value === null || typeof value === 'boolean' ? null : 'Must be a valid boolean.',
+  );
+}
+
+/** Present, and either null or an ISO 8601 timestamp with a zone that lies in the future. */
+export function FutureTimestampOrNull() {
+  return fieldRule('futureTimestampOrNull', (value) => {
+    if (value === undefined) return REQUIRED;
+    if (value === null) return null;
+    const date = typeof value === 'string' ? parseZonedTimestamp(value) : null;
+    if (!date) return 'Datetime has wrong format. Use ISO 8601 with a time zone, e.g. 2026-12-31T23:59:59Z.';
+    if (date.getTime() <= Date.now()) return 'Must be a time in the future.';
+    return null;
+  });
+}
+
+export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints) fields[path] = Object.values(error.constraints);
+    Object.assign(fields, toFieldErrors(error.children ?? [], path));
+  }
+  return fields;
+}
+
+/**
+ * Validates JSON bodies against their DTO: unknown fields are dropped, the first bad field is named in
+ * `detail`, and a body that is not a JSON object (an array, a string) is refused outright.
+ */
+@Injectable()
+export class BodyValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      transform: true,
+      stopAtFirstError: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new ValidationFailedError(toFieldErrors(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata) {
+    if (metadata.type !== 'body' || !metadata.metatype || metadata.metatype === Object) return value;
+    const body = value === undefined || value === null ? {} : value;
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw ValidationFailedError.field('body', 'Expected a JSON object.');
+    }
+    return super.transform(body, metadata);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path id that is not a UUID names nothing: 404, never a database error. */
+@Injectable()
+export class UuidPathPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    if (!UUID.test(value)) throw new NotFoundError();
+    return value.toLowerCase();
+  }
+}

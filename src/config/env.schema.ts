@@ -1,0 +1,95 @@
+import { Transform, plainToInstance } from 'class-transformer';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toBool = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  const text = String(value).toLowerCase();
+  if (['true', '1', 'yes'].includes(text)) return true;
+  if (['false', '0', 'no'].includes(text)) return false;
+  return value;
+};
+const blankToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** Every environment variable the service reads, with its default. Validated once at boot. */
+export class EnvSchema {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @Transform(blankToUndefined) @IsOptional()
+  @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true }, { message: 'must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @IsString() @MinLength(1)
+  DATA_DIR = './data';
+
+  @Transform(blankToUndefined) @IsOptional() @IsString()
+  JWT_SECRET?: string;
+
+  @Transform(toInt) @IsInt() @Min(60)
+  JWT_ACCESS_TTL_SECONDS = 1800;
+
+  @Transform(toInt) @IsInt() @Min(60)
+  JWT_REFRESH_TTL_SECONDS = 2592000;
+
+  @Transform(blankToUndefined) @IsOptional() @IsEmail({}, { message: 'must be an e-mail address' })
+  ADMIN_EMAIL?: string;
+
+  @Transform(blankToUndefined) @IsOptional() @IsString() @MinLength(8)
+  ADMIN_PASSWORD?: string;
+
+  @Transform(toBool) @IsBoolean()
+  ALLOW_SIGNUP = true;
+
+  @Transform(toInt) @IsInt() @Min(0)
+  DEFAULT_MONTHLY_CREDITS = 1000;
+
+  @Transform(toInt) @IsInt() @Min(0)
+  QUERY_CREDIT_COST = 1;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_PER_MINUTE = 1200;
+
+  @Transform(blankToUndefined) @IsOptional()
+  @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true }, { message: 'must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  /** Largest accepted request body. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  MAX_BODY_BYTES = 1_048_576;
+
+  /** How often buffered API-key `last_used_at` stamps are written (the contract allows up to 60 s of lag). */
+  @Transform(toInt) @IsInt() @Min(10) @Max(60_000)
+  LAST_USED_FLUSH_MS = 10_000;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  @Transform(toBool) @IsBoolean()
+  MIGRATIONS_RUN = true;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
+  LOG_LEVEL = 'info';
+}
+
+export type AppConfig = Readonly<EnvSchema>;
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; throws a ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const known = Object.keys(new EnvSchema());
+  const raw = Object.fromEntries(Object.entries(env).filter(([name]) => known.includes(name) || name === 'DATABASE_URL'));
+  const config = plainToInstance(EnvSchema, raw, { exposeDefaultValues: true });
+  const problems = validateSync(config, { skipMissingProperties: false }).map(
+    (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`,
+  );
+  if (config.NODE_ENV === 'production' && Buffer.byteLength(config.JWT_SECRET ?? '') < 32) {
+    problems.push('JWT_SECRET: must be set to at least 32 bytes when NODE_ENV=production');
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join(', ')}`);
+  return Object.freeze(config);
+}

@@ -1,0 +1,6 @@
+import { ApiKey } from '../api-keys/api-key.entity.js';
+import { RefreshToken } from '../auth/refresh-token.entity.js';
+import { User } from '../auth/user.entity.js';
+import { Organization } from '../organizations/organization.entity.js';
+
+export const entities = [Organization, User, RefreshToken, ApiKey];

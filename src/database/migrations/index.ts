@@ -1,0 +1,4 @@
+import { InitialSchema1763700000000 } from './1763700000000-InitialSchema.js';
+
+/** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
+export const migrations = [InitialSchema1763700000000];

@@ -1,0 +1,41 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import type { Response } from 'express';
+import { Public } from '../common/auth.decorators.js';
+import { toIsoWithOffset } from '../common/timestamps.js';
+import { ShutdownState } from './shutdown-state.js';
+
+const PING_TIMEOUT_MS = 2_000;
+
+@Controller('health')
+@Public()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly shutdown: ShutdownState,
+  ) {}
+
+  /** Liveness: the process answers. Never touches the database, so a database outage restarts nothing. */
+  @Get()
+  live() {
+    return { status: 'ok', timestamp: toIsoWithOffset(new Date()) };
+  }
+
+  /** Readiness: the database answers a ping within two seconds and the process is not shutting down. */
+  @Get('ready')
+  async ready(@Res({ passthrough: true }) response: Response) {
+    const timestamp = toIsoWithOffset(new Date());
+    if (this.shutdown.draining) {
+      response.status(503);
+      return { status: 'error', detail: 'The service is shutting down.', timestamp };
+    }
+    try {
+      await this.health.check([() => this.database.pingCheck('database', { timeout: PING_TIMEOUT_MS })]);
+      return { status: 'ok', timestamp };
+    } catch {
+      response.status(503);
+      return { status: 'error', detail: 'The database is not answering.', timestamp };
+    }
+  }
+}
