@@ -1,5 +1,12 @@
 import { Module } from '@nestjs/common';
+import { BillingController } from './billing.controller.js';
+import { QuotaService } from './quota.service.js';
+import { UsageService } from './usage.service.js';
 
-/** Subscriptions, quota and the usage ledger (the knowledge half fills this in). */
-@Module({})
+/** Subscriptions, the monthly credit quota, and the usage ledger. */
+@Module({
+  controllers: [BillingController],
+  providers: [QuotaService, UsageService],
+  exports: [QuotaService],
+})
 export class BillingModule {}

@@ -147,3 +147,33 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
   return `${bytes} bytes`;
 }
+
+export class QuotaExhaustedError extends ApiError {
+  readonly status = 402;
+  constructor(
+    private readonly quota: { creditsTotal: number; creditsUsed: number; resetsAt: string },
+  ) {
+    super('Credit quota exhausted. Upgrade your plan or wait for your quota to reset.');
+    this.headers['X-Credits-Remaining'] = String(Math.max(0, quota.creditsTotal - quota.creditsUsed));
+    this.headers['X-Credits-Reset'] = quota.resetsAt;
+  }
+  body() {
+    return {
+      detail: this.message,
+      code: 'quota_exhausted',
+      credits_total: this.quota.creditsTotal,
+      credits_used: this.quota.creditsUsed,
+      resets_at: this.quota.resetsAt,
+    };
+  }
+}
+
+export class DomainNotAllowedError extends ApiError {
+  readonly status = 403;
+  constructor() {
+    super('Your organization does not have access to this domain.');
+  }
+}
+
+/** An upstream model or retrieval failure: the spec's transient 500, with nothing of the upstream leaked. */
+export class UpstreamFailureError extends Error {}

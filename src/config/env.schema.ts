@@ -61,6 +61,10 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(1024)
   MAX_BODY_BYTES = 1_048_576;
 
+  /** The built dashboard (`npm run build`); unset, `web/dist` in the checkout. Served at /app/. */
+  @Transform(blankToUndefined) @IsOptional() @IsString()
+  DASHBOARD_DIR?: string;
+
   /** How often buffered API-key `last_used_at` stamps are written (the contract allows up to 60 s of lag). */
   @Transform(toInt) @IsInt() @Min(10) @Max(60_000)
   LAST_USED_FLUSH_MS = 10_000;
@@ -70,6 +74,20 @@ export class EnvSchema {
 
   @Transform(toBool) @IsBoolean()
   MIGRATIONS_RUN = true;
+
+  /** An OpenAI-compatible chat-completions endpoint; unset, answers are extractive (no model). */
+  @Transform(blankToUndefined) @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'must be an http(s) URL' })
+  LLM_BASE_URL?: string;
+
+  @Transform(blankToUndefined) @IsOptional() @IsString()
+  LLM_API_KEY?: string;
+
+  @IsString() @MinLength(1)
+  LLM_MODEL = 'gpt-4o-mini';
+
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  LLM_TIMEOUT_MS = 30_000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
   LOG_LEVEL = 'info';

@@ -1,6 +1,8 @@
 import { ApiKey } from '../api-keys/api-key.entity.js';
+import { Subscription } from '../billing/subscription.entity.js';
+import { UsageEvent } from '../billing/usage-event.entity.js';
 import { RefreshToken } from '../auth/refresh-token.entity.js';
 import { User } from '../auth/user.entity.js';
 import { Organization } from '../organizations/organization.entity.js';
 
-export const entities = [Organization, User, RefreshToken, ApiKey];
+export const entities = [Organization, User, RefreshToken, ApiKey, Subscription, UsageEvent];

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { toIsoMicros } from '../common/timestamps.js';
+import type { PageRequest } from '../common/pagination.js';
+import { CURRENT_PERIOD_SQL } from './billing-period.js';
+import { UsageEvent } from './usage-event.entity.js';
+
+export interface UsageRecord {
+  id: string;
+  operation: string;
+  credits: number;
+  domain: string | null;
+  user_id: string | null;
+  /** The API key that spent, or null when a signed-in user (JWT) did. */
+  key_prefix: string | null;
+  created_at: string;
+}
+
+@Injectable()
+export class UsageService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The organization's ledger, newest first. */
+  async list(organizationId: string, page: PageRequest): Promise<{ count: number; results: UsageRecord[] }> {
+    const [events, count] = await this.dataSource.getRepository(UsageEvent).findAndCount({
+      where: { organizationId },
+      order: { createdAt: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return {
+      count,
+      results: events.map((event) => ({
+        id: event.id,
+        operation: event.operation,
+        credits: event.credits,
+        domain: event.domain,
+        user_id: event.userId,
+        key_prefix: event.keyPrefix,
+        created_at: toIsoMicros(event.createdAt),
+      })),
+    };
+  }
+
+  /** Credits per UTC day of the current period, every day up to today included (zeros too). */
+  async daily(organizationId: string): Promise<{ date: string; credits: number }[]> {
+    return this.dataSource.query(
+      `SELECT day::date::text AS date, COALESCE(SUM(e.credits), 0)::int AS credits
+         FROM generate_series(${CURRENT_PERIOD_SQL}, (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS day
+         LEFT JOIN usage_events e
+           ON e.organization_id = $1 AND (e.created_at AT TIME ZONE 'UTC')::date = day::date
+        GROUP BY day ORDER BY day`,
+      [organizationId],
+    );
+  }
+}
