@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { Passport } from 'passport';
 import { AUTH_REQUIREMENT, type AuthRequirement } from '../common/auth.decorators.js';
 import {
   AccessTokenInvalidError,
@@ -12,20 +12,8 @@ import {
 } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { presentedCredential } from './credential.js';
-
-/** A Passport guard that rethrows our typed errors instead of Nest's generic 401. */
-function strategyGuard(strategy: 'jwt' | 'api-key', failure: () => Error) {
-  return class extends AuthGuard(strategy) {
-    handleRequest<T>(error: unknown, principal: T): T {
-      if (error) throw error;
-      if (!principal) throw failure();
-      return principal;
-    }
-  };
-}
-
-const JwtGuard = strategyGuard('jwt', () => new AccessTokenInvalidError());
-const ApiKeyGuard = strategyGuard('api-key', () => new ApiKeyInvalidError());
+import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
+import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 
 /**
  * The one guard in front of every route. It reads the credential, picks the Passport strategy by its
@@ -34,10 +22,21 @@ const ApiKeyGuard = strategyGuard('api-key', () => new ApiKeyInvalidError());
  */
 @Injectable()
 export class CompositeAuthGuard implements CanActivate {
-  private readonly jwt = new JwtGuard();
-  private readonly apiKey = new ApiKeyGuard();
+  /**
+   * This application's own Passport: the global one (which @nestjs/passport's AuthGuard uses) holds
+   * the strategies of whichever application was created last, so a second instance in one process
+   * (tests, benchmarks) would authenticate against the other's database and key cache.
+   */
+  private readonly passport = new Passport();
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    jwtStrategy: JwtAccessStrategy,
+    apiKeyStrategy: ApiKeyStrategy,
+  ) {
+    this.passport.use('jwt', jwtStrategy);
+    this.passport.use('api-key', apiKeyStrategy);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const requirement =
@@ -49,9 +48,26 @@ export class CompositeAuthGuard implements CanActivate {
     if (!credential) throw new NotAuthenticatedError();
     if (credential.kind === 'api_key' && requirement.jwtOnly) throw new ApiKeyNotAcceptedError();
 
-    await (credential.kind === 'api_key' ? this.apiKey : this.jwt).canActivate(context);
-    const principal = request.user as Principal;
+    const principal =
+      credential.kind === 'api_key'
+        ? await this.authenticate('api-key', context, () => new ApiKeyInvalidError())
+        : await this.authenticate('jwt', context, () => new AccessTokenInvalidError());
+    request.user = principal;
     if (requirement.adminOnly && !principal.isAdmin) throw new PermissionDeniedError();
     return true;
+  }
+
+  /** Runs one strategy; our typed errors pass through, any other failure becomes `failure()`. */
+  private authenticate(strategy: 'jwt' | 'api-key', context: ExecutionContext, failure: () => Error): Promise<Principal> {
+    const http = context.switchToHttp();
+    return new Promise((resolve, reject) => {
+      const done = (error: unknown, principal?: Principal | false) => {
+        if (error) reject(error);
+        else if (!principal) reject(failure());
+        else resolve(principal);
+      };
+      const run = this.passport.authenticate(strategy, { session: false }, done);
+      run(http.getRequest<Request>(), http.getResponse<Response>(), (error?: unknown) => done(error ?? failure()));
+    });
   }
 }
