@@ -44,7 +44,14 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?
 
 /** Parses a client timestamp; null when it is not ISO 8601 with a zone or not a real date. */
 export function parseZonedTimestamp(value: string): Date | null {
-  if (!ISO_WITH_ZONE.test(value)) return null;
+  if (!ISO_WITH_ZONE.test(value) || !isRealCalendarTime(value)) return null;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** `Date` rolls 2099-02-30 over to March 2 and 24:00 to the next day; a client meant neither. */
+function isRealCalendarTime(value: string): boolean {
+  const [year, month, day, hour, minute, second = 0] = (value.match(/\d+/g) ?? []).slice(0, 6).map(Number);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
 }
