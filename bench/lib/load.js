@@ -1,0 +1,125 @@
+import http from 'node:http';
+import autocannon from 'autocannon';
+
+/**
+ * One autocannon run. Returns the figures the sections report; `non2xx` and `errors` are counted so a
+ * run that "succeeds" with 401s or 429s is visible.
+ */
+export async function cannon({ url, connections = 50, duration = 10, headers = {}, method = 'GET', body, overallRate, title }) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    title,
+    ...(overallRate
+      ? {
+          overallRate,
+          // autocannon's own correction assumes an interval of ceil(1/rate) ms, which is not what it
+          // schedules; record the latencies as measured.
+          ignoreCoordinatedOmission: true,
+        }
+      : {}),
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    totalRequests: result.requests.total,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: result.statusCodeStats,
+    duration: result.duration,
+    connections,
+  };
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export function summarize(latencies) {
+  const sorted = Float64Array.from(latencies).sort();
+  const round = (value) => (value === null ? null : Math.round(value * 100) / 100);
+  return {
+    count: sorted.length,
+    p50: round(percentile(sorted, 50)),
+    p90: round(percentile(sorted, 90)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? null),
+  };
+}
+
+/**
+ * An open-loop generator: requests leave at evenly spaced instants (`rate` per second) whatever the
+ * previous ones are doing, and latency counts from the instant a request was due, so a stalled
+ * server shows up in the figures instead of slowing the generator down (no coordinated omission).
+ * `next(i)` returns `{method, path, headers, body}` for the i-th request.
+ */
+export async function paced({ baseUrl, rate, durationSeconds, next, maxSockets = 64, onResult }) {
+  const { hostname, port } = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const latencies = [];
+  const statuses = {};
+  let errors = 0;
+  let sent = 0;
+  let inFlight = 0;
+  const total = Math.round(rate * durationSeconds);
+  const start = performance.now();
+  const intervalMs = 1000 / rate;
+
+  await new Promise((resolve) => {
+    const finishIfDone = () => {
+      if (sent === total && inFlight === 0) resolve();
+    };
+    const fire = (index, dueAt) => {
+      const spec = next(index);
+      const payload = spec.body === undefined ? undefined : Buffer.from(JSON.stringify(spec.body));
+      inFlight++;
+      const done = (status) => {
+        const latency = performance.now() - dueAt;
+        latencies.push(latency);
+        if (status === null) errors++;
+        else statuses[status] = (statuses[status] ?? 0) + 1;
+        onResult?.({ index, status, latency, spec, elapsedMs: performance.now() - start });
+        inFlight--;
+        finishIfDone();
+      };
+      const request = http.request(
+        {
+          host: hostname,
+          port,
+          method: spec.method ?? 'GET',
+          path: spec.path,
+          agent,
+          headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}), ...spec.headers },
+          timeout: 30_000,
+        },
+        (response) => {
+          response.on('data', () => undefined);
+          response.on('end', () => done(response.statusCode));
+          response.on('error', () => done(null));
+        },
+      );
+      request.on('error', () => done(null));
+      request.on('timeout', () => request.destroy(new Error('timeout')));
+      request.end(payload);
+    };
+    const tick = () => {
+      const now = performance.now();
+      const due = Math.min(total, Math.floor((now - start) / intervalMs) + 1);
+      while (sent < due) {
+        fire(sent, start + sent * intervalMs);
+        sent++;
+      }
+      if (sent < total) setTimeout(tick, Math.max(0, start + sent * intervalMs - performance.now()));
+      else finishIfDone();
+    };
+    tick();
+  });
+  agent.destroy();
+  return { rate, durationSeconds, statuses, errors, latencyMs: summarize(latencies) };
+}

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts the built service (`node dist/main.js`) as a child process, so the load generator never shares
+ * its event loop. Its output goes to `logFile`. Resolves once `/health/ready/` answers 200.
+ */
+export async function startService({ databaseUrl, env = {}, logFile, nodeArgs = [], readyTimeoutMs = 60_000 }) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const output = logFile ? openSync(logFile, 'a') : 'ignore';
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: randomBytes(48).toString('base64url'),
+      ...env,
+    },
+    stdio: ['ignore', output, output],
+  });
+  let exited = null;
+  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exited = { code, signal }))));
+
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (exited) throw new Error(`service exited during start (${JSON.stringify(exited)}); see ${logFile ?? 'its output'}`);
+    try {
+      const response = await fetch(`${baseUrl}/health/ready/`);
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not become ready within ${readyTimeoutMs} ms`);
+    }
+    await sleep(100);
+  }
+
+  return {
+    baseUrl,
+    pid: child.pid,
+    child,
+    exit,
+    /** Resident set size of the service process in MB (from /proc). */
+    rssMb() {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return match ? Math.round(Number(match[1]) / 1024) : null;
+    },
+    /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code and signal. */
+    async stop(timeoutMs = 15_000) {
+      if (exited) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const result = await exit;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
