@@ -8,6 +8,7 @@ import { GlobalExceptionFilter } from './common/exception.filter.js';
 import { RouteTable } from './common/route-table.js';
 import { BodyValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/env.schema.js';
+import { mountDashboard } from './dashboard/dashboard.js';
 import { openDatabaseTarget } from './database/database.js';
 
 export interface CreateAppOptions {
@@ -27,6 +28,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   http.set('etag', false);
   // JSON only as a Nest middleware, so its parse and size errors reach the global filter.
   app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: false }));
+  mountDashboard(app, config.DASHBOARD_DIR);
   app.useGlobalFilters(new GlobalExceptionFilter(new RouteTable(http), config.MAX_BODY_BYTES));
   app.useGlobalPipes(new BodyValidationPipe());
   app.enableShutdownHooks();
