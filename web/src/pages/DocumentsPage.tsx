@@ -1,0 +1,207 @@
+import { useRef, useState } from 'preact/hooks';
+import { documents } from '../api/endpoints';
+import { type ApiError, ApiError as ApiErrorClass, asApiError } from '../api/http';
+import type { DocumentRecord } from '../api/types';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ErrorText } from '../components/ErrorText';
+import { PageHeading } from '../components/PageHeading';
+import { Time } from '../components/Time';
+import { formatBytes, formatNumber } from '../lib/format';
+import { useResource } from '../lib/use-resource';
+
+const PAGE_SIZE = 20;
+const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,text/plain,text/markdown,text/html,application/pdf';
+
+export function DocumentsPage() {
+  const [offset, setOffset] = useState(0);
+  const list = useResource(() => documents.list(PAGE_SIZE, offset), [offset]);
+  const [deleting, setDeleting] = useState<DocumentRecord | null>(null);
+  const [status, setStatus] = useState('');
+  const page = list.data;
+
+  return (
+    <>
+      <PageHeading title="Documents" />
+      <p class="lede">
+        Your organization's private knowledge base. Ask it by choosing <em>Private knowledge base</em> on the Ask page.
+      </p>
+      <UploadForm
+        onUploaded={(document) => {
+          setStatus(`“${document.title}” was added (${document.chunk_count} chunks).`);
+          setOffset(0);
+          void list.reload();
+        }}
+      />
+      <section aria-labelledby="documents-heading">
+        <div class="section-header">
+          <h2 id="documents-heading">Your documents{page ? ` (${formatNumber(page.count)})` : ''}</h2>
+        </div>
+        <p class="hint" role="status">
+          {status}
+        </p>
+        <ErrorText error={list.error} />
+        {page && page.results.length === 0 && <p>No documents yet. Upload one above.</p>}
+        {page && page.results.length > 0 && (
+          <table class="responsive-table">
+            <caption class="visually-hidden">Private documents, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Type</th>
+                <th scope="col">Size</th>
+                <th scope="col">Chunks</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.results.map((document) => (
+                <tr key={document.id} data-document-id={document.id}>
+                  <th scope="row" data-label="Title">
+                    {document.title}
+                  </th>
+                  <td data-label="Type">{document.content_type}</td>
+                  <td data-label="Size">{formatBytes(document.size_bytes)}</td>
+                  <td data-label="Chunks">{formatNumber(document.chunk_count)}</td>
+                  <td data-label="Added">
+                    <Time iso={document.created_at} />
+                  </td>
+                  <td class="actions">
+                    <button type="button" class="danger-outline" onClick={() => setDeleting(document)}>
+                      Delete<span class="visually-hidden"> {document.title}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {page && page.count > PAGE_SIZE && (
+          <nav class="pager" aria-label="Document pages">
+            <button type="button" disabled={!page.previous} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+              Previous
+            </button>
+            <span>
+              {offset + 1}–{offset + page.results.length} of {formatNumber(page.count)}
+            </span>
+            <button type="button" disabled={!page.next} onClick={() => setOffset(offset + PAGE_SIZE)}>
+              Next
+            </button>
+          </nav>
+        )}
+      </section>
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete “${deleting.title}”?`}
+          confirmLabel="Delete document"
+          danger
+          onCancel={() => setDeleting(null)}
+          onConfirm={async () => {
+            await documents.remove(deleting.id);
+            await list.reload();
+            setDeleting(null);
+            setStatus(`“${deleting.title}” was deleted.`);
+          }}
+        >
+          <p>It is removed from the private knowledge base and no longer cited in answers.</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+function UploadForm({ onUploaded }: { onUploaded: (document: DocumentRecord) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [title, setTitle] = useState('');
+  const [dragging, setDragging] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  function choose(chosen: File | null) {
+    setFile(chosen);
+    setError(null);
+  }
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    if (!file) {
+      setError(new ApiErrorClass(0, 'Choose a file to upload, or drop one on the box.'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await documents.upload(file, title);
+      setFile(null);
+      setTitle('');
+      if (input.current) input.current.value = '';
+      onUploaded(created);
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="upload-heading" class="card">
+      <h2 id="upload-heading">Upload a document</h2>
+      <form onSubmit={submit} class="stack">
+        <div
+          class={dragging ? 'dropzone dragging' : 'dropzone'}
+          data-testid="dropzone"
+          onDragOver={(event) => {
+            event.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(event) => {
+            event.preventDefault();
+            setDragging(false);
+            choose(event.dataTransfer?.files[0] ?? null);
+          }}
+        >
+          <input
+            ref={input}
+            id="document-file"
+            class="file-input"
+            type="file"
+            accept={ACCEPT}
+            onChange={(event) => choose(event.currentTarget.files?.[0] ?? null)}
+            aria-describedby="document-file-hint"
+          />
+          <label for="document-file">
+            <strong>Drop a file here</strong> or <span class="linklike">choose one</span>
+          </label>
+          <p class="hint" id="document-file-hint">
+            Text, Markdown, HTML or PDF.
+          </p>
+          {file && (
+            <p class="selected-file" aria-live="polite">
+              Selected: <strong>{file.name}</strong> ({formatBytes(file.size)})
+            </p>
+          )}
+        </div>
+        <div class="field">
+          <label for="document-title">Title (optional)</label>
+          <input
+            id="document-title"
+            value={title}
+            maxLength={300}
+            placeholder={file?.name ?? 'Defaults to the file name'}
+            onInput={(event) => setTitle(event.currentTarget.value)}
+          />
+        </div>
+        <ErrorText error={error} id="upload-error" />
+        <div>
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Uploading…' : 'Upload'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

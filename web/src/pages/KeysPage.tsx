@@ -1,0 +1,293 @@
+import { useState } from 'preact/hooks';
+import { keys as keysApi } from '../api/endpoints';
+import { type ApiError, asApiError } from '../api/http';
+import type { ApiKey } from '../api/types';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Dialog } from '../components/Dialog';
+import { ErrorText } from '../components/ErrorText';
+import { PageHeading } from '../components/PageHeading';
+import { SecretKeyDialog } from '../components/SecretKeyDialog';
+import { Time } from '../components/Time';
+import { endOfLocalDay, localTimeZone, toDateInput } from '../lib/format';
+import { useResource } from '../lib/use-resource';
+
+export type KeyStatus = 'active' | 'expired' | 'revoked';
+
+/** Expired when its expiry has passed; otherwise revoked (or rotated away) when inactive. */
+export function keyStatus(key: ApiKey, now = Date.now()): KeyStatus {
+  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
+  return key.is_active ? 'active' : 'revoked';
+}
+
+const STATUS_LABEL: Record<KeyStatus, string> = { active: 'Active', expired: 'Expired', revoked: 'Revoked' };
+
+type Action = { kind: 'expiry' | 'rotate' | 'revoke'; key: ApiKey };
+
+export function KeysPage() {
+  const list = useResource(() => keysApi.list(), []);
+  const [action, setAction] = useState<Action | null>(null);
+  const [revealed, setRevealed] = useState<{ key: ApiKey; rotated: boolean } | null>(null);
+  const [status, setStatus] = useState('');
+
+  const finish = async (message: string) => {
+    await list.reload();
+    setAction(null);
+    setStatus(message);
+  };
+
+  return (
+    <>
+      <PageHeading title="API keys" />
+      <p class="lede">
+        Keys let your servers call the API without a password: send one as the <code>X-API-Key</code> header. Each key is
+        shown in full only once.
+      </p>
+
+      <CreateKeyForm
+        onCreated={(key) => {
+          setStatus('');
+          setRevealed({ key, rotated: false });
+          void list.reload();
+        }}
+      />
+
+      <section aria-labelledby="keys-heading">
+        <div class="section-header">
+          <h2 id="keys-heading">Your keys</h2>
+          <button type="button" onClick={() => list.reload()} disabled={list.loading}>
+            Refresh
+          </button>
+        </div>
+        <p class="hint" role="status">
+          {status}
+        </p>
+        <ErrorText error={list.error} />
+        {list.data && list.data.length === 0 && <p>No keys yet. Create one above.</p>}
+        {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={setAction} />}
+        {!list.data && list.loading && <p aria-live="polite">Loading keys…</p>}
+      </section>
+
+      {action?.kind === 'expiry' && (
+        <ExpiryDialog
+          apiKey={action.key}
+          onCancel={() => setAction(null)}
+          onSaved={(updated) =>
+            finish(updated.expires_at ? `“${updated.name}” now expires ${new Date(updated.expires_at).toLocaleString()}.` : `“${updated.name}” no longer expires.`)
+          }
+        />
+      )}
+      {action?.kind === 'rotate' && (
+        <ConfirmDialog
+          title={`Rotate “${action.key.name}”?`}
+          confirmLabel="Rotate key"
+          onCancel={() => setAction(null)}
+          onConfirm={async () => {
+            const replacement = await keysApi.rotate(action.key.id);
+            await finish(`“${action.key.name}” was rotated: ${action.key.key_prefix}… no longer works.`);
+            setRevealed({ key: replacement, rotated: true });
+          }}
+        >
+          <p>
+            A new key with the same name and expiry is issued and shown once. The current key{' '}
+            <code>{action.key.key_prefix}…</code> stops working immediately: update every place that uses it.
+          </p>
+        </ConfirmDialog>
+      )}
+      {action?.kind === 'revoke' && (
+        <ConfirmDialog
+          title={`Revoke “${action.key.name}”?`}
+          confirmLabel="Revoke key"
+          danger
+          onCancel={() => setAction(null)}
+          onConfirm={async () => {
+            await keysApi.revoke(action.key.id);
+            await finish(`“${action.key.name}” was revoked.`);
+          }}
+        >
+          <p>
+            Requests with <code>{action.key.key_prefix}…</code> are refused from now on. This cannot be undone; the key stays in
+            the list as revoked.
+          </p>
+        </ConfirmDialog>
+      )}
+      {revealed && <SecretKeyDialog apiKey={revealed.key} rotated={revealed.rotated} onClose={() => setRevealed(null)} />}
+    </>
+  );
+}
+
+function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey) => void }) {
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await keysApi.create(name);
+      setName('');
+      onCreated(created);
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="create-key-heading" class="card">
+      <h2 id="create-key-heading">Create a key</h2>
+      <form onSubmit={submit} class="inline-form">
+        <div class="field grow">
+          <label for="key-name">Name</label>
+          <input
+            id="key-name"
+            required
+            maxLength={100}
+            placeholder="e.g. production server"
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? 'create-key-error' : undefined}
+          />
+        </div>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
+      </form>
+      <ErrorText error={error} id="create-key-error" />
+    </section>
+  );
+}
+
+function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Action) => void }) {
+  return (
+    <table class="responsive-table keys-table">
+      <caption class="visually-hidden">Your API keys, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Prefix</th>
+          <th scope="col">Status</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((key) => {
+          const status = keyStatus(key);
+          return (
+            <tr key={key.id} data-key-id={key.id} data-status={status}>
+              <th scope="row" data-label="Name">
+                {key.name}
+              </th>
+              <td data-label="Prefix">
+                <code>{key.key_prefix}…</code>
+              </td>
+              <td data-label="Status">
+                <span class={`badge badge-${status}`}>{STATUS_LABEL[status]}</span>
+              </td>
+              <td data-label="Created">
+                <Time iso={key.created_at} />
+              </td>
+              <td data-label="Last used" data-field="last-used">
+                {key.last_used_at ? <Time iso={key.last_used_at} /> : 'Never'}
+              </td>
+              <td data-label="Expires" data-field="expires">
+                {key.expires_at ? <Time iso={key.expires_at} /> : 'Never'}
+              </td>
+              <td class="actions">
+                {status === 'active' && (
+                  <div class="button-row">
+                    <button type="button" onClick={() => onAction({ kind: 'expiry', key })}>
+                      Expiry<span class="visually-hidden"> of {key.name}</span>
+                    </button>
+                    <button type="button" onClick={() => onAction({ kind: 'rotate', key })}>
+                      Rotate<span class="visually-hidden"> {key.name}</span>
+                    </button>
+                    <button type="button" class="danger-outline" onClick={() => onAction({ kind: 'revoke', key })}>
+                      Revoke<span class="visually-hidden"> {key.name}</span>
+                    </button>
+                  </div>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function ExpiryDialog({ apiKey, onSaved, onCancel }: { apiKey: ApiKey; onSaved: (key: ApiKey) => Promise<void>; onCancel: () => void }) {
+  const [day, setDay] = useState(apiKey.expires_at ? toDateInput(new Date(apiKey.expires_at)) : '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  async function save(expiresAt: string | null) {
+    setBusy(true);
+    setError(null);
+    try {
+      await onSaved(await keysApi.setExpiry(apiKey.id, expiresAt));
+    } catch (caught) {
+      setError(asApiError(caught));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog title={`Expiry of “${apiKey.name}”`} onDismiss={onCancel}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save(endOfLocalDay(day));
+        }}
+        class="stack"
+      >
+        <div class="field">
+          <label for="expiry-date">Stops working at the end of</label>
+          <input
+            id="expiry-date"
+            type="date"
+            required
+            min={toDateInput(new Date())}
+            value={day}
+            onInput={(event) => setDay(event.currentTarget.value)}
+            aria-describedby={error ? 'expiry-hint expiry-error' : 'expiry-hint'}
+            aria-invalid={error ? true : undefined}
+            data-autofocus
+          />
+          <p class="hint" id="expiry-hint">
+            At 23:59:59 that day, your time ({localTimeZone()}).{' '}
+            {apiKey.expires_at ? (
+              <>
+                Now: <Time iso={apiKey.expires_at} />.
+              </>
+            ) : (
+              'Now: never expires.'
+            )}
+          </p>
+        </div>
+        <ErrorText error={error} id="expiry-error" />
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            Save expiry
+          </button>
+          {apiKey.expires_at && (
+            <button type="button" onClick={() => save(null)} disabled={busy}>
+              Remove expiry
+            </button>
+          )}
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

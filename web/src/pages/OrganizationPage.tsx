@@ -1,0 +1,168 @@
+import { useEffect, useState } from 'preact/hooks';
+import { domains as domainsApi, organizations } from '../api/endpoints';
+import { type ApiError, asApiError } from '../api/http';
+import type { Domain, Organization } from '../api/types';
+import { ErrorText } from '../components/ErrorText';
+import { PageHeading } from '../components/PageHeading';
+import { Time } from '../components/Time';
+import { useResource } from '../lib/use-resource';
+
+export function OrganizationPage() {
+  const current = useResource(() => organizations.current(), []);
+  const domains = useResource(() => domainsApi.list(), []);
+  const [organization, setOrganization] = useState<Organization | null>(null);
+  useEffect(() => {
+    if (current.data) setOrganization(current.data);
+  }, [current.data]);
+
+  return (
+    <>
+      <PageHeading title="Organization" />
+      <ErrorText error={current.error} />
+      {!organization && !current.error && <p>Loading…</p>}
+      {organization && (
+        <>
+          <p class="lede">
+            Created <Time iso={organization.created_at} dateOnly />. Only the organization's owner can change these settings.
+          </p>
+          <RenameForm organization={organization} onSaved={setOrganization} />
+          <AllowedDomainsForm organization={organization} domains={domains.data ?? []} domainsError={domains.error} onSaved={setOrganization} />
+        </>
+      )}
+    </>
+  );
+}
+
+function useSave(onSaved: (organization: Organization) => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [status, setStatus] = useState('');
+  async function save(change: Parameters<typeof organizations.update>[0], message: string) {
+    setBusy(true);
+    setError(null);
+    setStatus('');
+    try {
+      onSaved(await organizations.update(change));
+      setStatus(message);
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, status, save };
+}
+
+function RenameForm({ organization, onSaved }: { organization: Organization; onSaved: (organization: Organization) => void }) {
+  const [name, setName] = useState(organization.name);
+  const { busy, error, status, save } = useSave(onSaved);
+  return (
+    <section aria-labelledby="name-heading" class="card">
+      <h2 id="name-heading">Name</h2>
+      <form
+        class="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save({ name: name.trim() }, 'The name was saved.');
+        }}
+      >
+        <div class="field grow">
+          <label for="organization-name">Organization name</label>
+          <input
+            id="organization-name"
+            required
+            maxLength={200}
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? 'name-error' : undefined}
+          />
+        </div>
+        <button type="submit" class="primary" disabled={busy}>
+          Rename
+        </button>
+      </form>
+      <ErrorText error={error} id="name-error" />
+      <p class="hint" role="status">
+        {status}
+      </p>
+    </section>
+  );
+}
+
+interface AllowedDomainsFormProps {
+  organization: Organization;
+  domains: Domain[];
+  domainsError: ApiError | null;
+  onSaved: (organization: Organization) => void;
+}
+
+function AllowedDomainsForm({ organization, domains, domainsError, onSaved }: AllowedDomainsFormProps) {
+  const [restricted, setRestricted] = useState(organization.allowed_domains !== null);
+  const [selected, setSelected] = useState(new Set(organization.allowed_domains ?? []));
+  const { busy, error, status, save } = useSave(onSaved);
+  // Slugs still listed but no longer among the active domains stay visible, so they can be removed.
+  const unknown = [...selected].filter((slug) => !domains.some((domain) => domain.slug === slug));
+
+  function toggle(slug: string, on: boolean) {
+    const next = new Set(selected);
+    if (on) next.add(slug);
+    else next.delete(slug);
+    setSelected(next);
+  }
+
+  return (
+    <section aria-labelledby="domains-heading" class="card">
+      <h2 id="domains-heading">Allowed domains</h2>
+      <form
+        class="stack"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save({ allowed_domains: restricted ? [...selected] : null }, 'Allowed domains were saved.');
+        }}
+      >
+        <fieldset>
+          <legend>Which public domains may your organization query?</legend>
+          <label class="checkbox">
+            <input type="radio" name="domain-scope" checked={!restricted} onChange={() => setRestricted(false)} /> All public
+            domains (no restriction)
+          </label>
+          <label class="checkbox">
+            <input type="radio" name="domain-scope" checked={restricted} onChange={() => setRestricted(true)} /> Only the domains
+            selected below
+          </label>
+        </fieldset>
+        <fieldset disabled={!restricted} aria-describedby="domains-hint">
+          <legend>Domains</legend>
+          <ErrorText error={domainsError} />
+          {domains.length === 0 && unknown.length === 0 && <p class="hint">There are no public domains yet.</p>}
+          {domains.map((domain) => (
+            <label class="checkbox" key={domain.slug}>
+              <input type="checkbox" checked={selected.has(domain.slug)} onChange={(event) => toggle(domain.slug, event.currentTarget.checked)} />{' '}
+              {domain.name} <code>{domain.slug}</code>
+              {domain.region && <span class="subtle"> · {domain.region}</span>}
+            </label>
+          ))}
+          {unknown.map((slug) => (
+            <label class="checkbox" key={slug}>
+              <input type="checkbox" checked onChange={(event) => toggle(slug, event.currentTarget.checked)} /> <code>{slug}</code>{' '}
+              <span class="subtle">(not an active domain)</span>
+            </label>
+          ))}
+          <p class="hint" id="domains-hint">
+            With none selected, only the private knowledge base can be queried.
+          </p>
+        </fieldset>
+        <ErrorText error={error} id="domains-error" />
+        <div>
+          <button type="submit" class="primary" disabled={busy}>
+            Save allowed domains
+          </button>
+        </div>
+        <p class="hint" role="status">
+          {status}
+        </p>
+      </form>
+    </section>
+  );
+}

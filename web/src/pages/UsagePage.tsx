@@ -1,0 +1,47 @@
+import { useEffect } from 'preact/hooks';
+import { billing } from '../api/endpoints';
+import { ErrorText } from '../components/ErrorText';
+import { PageHeading } from '../components/PageHeading';
+import { QuotaMeter } from '../components/QuotaMeter';
+import { UsageChart } from '../components/UsageChart';
+import { formatDate } from '../lib/format';
+import { useStore } from '../lib/store';
+import { useResource } from '../lib/use-resource';
+import { quota, reloadQuota } from '../state';
+
+export function UsagePage() {
+  const { subscription, error } = useStore(quota);
+  const daily = useResource(() => billing.daily(), []);
+  useEffect(() => {
+    void reloadQuota();
+  }, []);
+
+  return (
+    <>
+      <PageHeading title="Usage" />
+      <p class="lede">Every query and chat message costs credits. The quota is monthly (UTC) and refills when the period ends.</p>
+      <section aria-labelledby="quota-heading" class="card">
+        <h2 id="quota-heading">Quota</h2>
+        <ErrorText error={error} />
+        {subscription ? <QuotaMeter subscription={subscription} /> : !error && <p>Loading the quota…</p>}
+      </section>
+      <section aria-labelledby="daily-heading" class="card">
+        <h2 id="daily-heading">
+          Credits per day
+          {subscription && (
+            <span class="subtle">
+              {' '}
+              · {formatDate(subscription.current_quota.period_start)} to {formatDate(subscription.current_quota.period_end)}
+            </span>
+          )}
+        </h2>
+        <ErrorText error={daily.error} />
+        {subscription && daily.data ? (
+          <UsageChart usage={daily.data} periodStart={subscription.current_quota.period_start} periodEnd={subscription.current_quota.period_end} />
+        ) : (
+          !daily.error && <p>Loading usage…</p>
+        )}
+      </section>
+    </>
+  );
+}
