@@ -1,7 +1,9 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/env.schema.js';
 import { type DatabaseTarget, dataSourceOptions } from './database.js';
+import { runMigrationsExclusively } from './run-migrations.js';
 
 export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
 
@@ -12,7 +14,22 @@ export class DatabaseModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: DatabaseModule,
-      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(config, target), retryAttempts: 3, retryDelay: 1000 })],
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(config, target), migrationsRun: false, retryAttempts: 3, retryDelay: 1000 }),
+          // Migrations run here rather than through `migrationsRun`, so that they hold the migration lock.
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            try {
+              if (config.MIGRATIONS_RUN) await runMigrationsExclusively(dataSource, target);
+            } catch (error) {
+              await dataSource.destroy();
+              throw error;
+            }
+            return dataSource;
+          },
+        }),
+      ],
       providers: [{ provide: DATABASE_TARGET, useValue: target }],
       exports: [DATABASE_TARGET],
     };
