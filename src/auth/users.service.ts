@@ -69,11 +69,17 @@ export class UsersService implements OnApplicationBootstrap {
 
   /** Creates the admin, or promotes the existing account and sets its password to the one given. */
   async ensureAdmin(email: string, password: string): Promise<User> {
-    const existing = await this.dataSource.getRepository(User).findOneBy({ email: email.toLowerCase() });
+    let existing = await this.dataSource.getRepository(User).findOneBy({ email: email.toLowerCase() });
     if (!existing) {
-      const admin = await this.register(email, password, true);
-      this.logger.log(`created administrator ${admin.email}`);
-      return admin;
+      try {
+        const admin = await this.register(email, password, true);
+        this.logger.log(`created administrator ${admin.email}`);
+        return admin;
+      } catch (error) {
+        // Another instance booting at the same moment created it first: promote that account instead.
+        if (!(error instanceof ValidationFailedError)) throw error;
+        existing = await this.dataSource.getRepository(User).findOneByOrFail({ email: email.toLowerCase() });
+      }
     }
     const current = await this.dataSource
       .getRepository(User)
