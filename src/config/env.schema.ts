@@ -91,6 +91,22 @@ export class EnvSchema {
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
   LOG_LEVEL = 'info';
+
+  /** Prefix of every Redis key the service writes (several deployments can share one Redis). */
+  @IsString() @MinLength(1)
+  REDIS_KEY_PREFIX = 'kqs:';
+
+  /** After SIGTERM, keep accepting requests this long (readiness already 503) so load balancers move away. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(120_000)
+  SHUTDOWN_DELAY_MS = 0;
+
+  /** Then at most this long for requests in flight to finish before their connections are cut. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  SHUTDOWN_GRACE_MS = 10_000;
+
+  /** Express `trust proxy`: which proxies may set X-Forwarded-For (client address for sign-in limits). */
+  @IsString()
+  TRUST_PROXY = 'false';
 }
 
 export type AppConfig = Readonly<EnvSchema>;
@@ -105,6 +121,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems = validateSync(config, { skipMissingProperties: false }).map(
     (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`,
   );
+  // Half an administrator is a typo, not a choice: without this the boot would silently skip it.
+  if (config.ADMIN_EMAIL && !config.ADMIN_PASSWORD) problems.push('ADMIN_PASSWORD: must be set when ADMIN_EMAIL is');
+  if (config.ADMIN_PASSWORD && !config.ADMIN_EMAIL) problems.push('ADMIN_EMAIL: must be set when ADMIN_PASSWORD is');
   if (config.NODE_ENV === 'production' && Buffer.byteLength(config.JWT_SECRET ?? '') < 32) {
     problems.push('JWT_SECRET: must be set to at least 32 bytes when NODE_ENV=production');
   }
