@@ -1,0 +1,161 @@
+import { ConfigError, loadConfig } from '../src/config/env.schema.js';
+
+const STRONG_SECRET = 's'.repeat(32);
+
+/** The message loadConfig refuses `env` with; fails the test when it accepts it. */
+function refusal(env: Record<string, string | undefined>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('configuration', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      DATA_DIR: './data',
+      JWT_ACCESS_TTL_SECONDS: 1800,
+      JWT_REFRESH_TTL_SECONDS: 2_592_000,
+      ALLOW_SIGNUP: true,
+      DEFAULT_MONTHLY_CREDITS: 1000,
+      QUERY_CREDIT_COST: 1,
+      RATE_LIMIT_PER_MINUTE: 1200,
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.JWT_SECRET).toBeUndefined();
+    expect(config.REDIS_URL).toBeUndefined();
+  });
+
+  it('reads every documented variable, typed', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://user:pw@db.internal:5432/kqs',
+      DATA_DIR: '/var/lib/kqs',
+      JWT_SECRET: STRONG_SECRET,
+      JWT_ACCESS_TTL_SECONDS: '600',
+      JWT_REFRESH_TTL_SECONDS: '86400',
+      ADMIN_EMAIL: 'root@example.com',
+      ADMIN_PASSWORD: 'admin password',
+      ALLOW_SIGNUP: 'false',
+      DEFAULT_MONTHLY_CREDITS: '50',
+      QUERY_CREDIT_COST: '2',
+      RATE_LIMIT_PER_MINUTE: '60',
+      REDIS_URL: 'redis://cache:6379',
+    });
+    expect(config).toMatchObject({
+      PORT: 8080,
+      DATABASE_URL: 'postgres://user:pw@db.internal:5432/kqs',
+      DATA_DIR: '/var/lib/kqs',
+      JWT_SECRET: STRONG_SECRET,
+      JWT_ACCESS_TTL_SECONDS: 600,
+      JWT_REFRESH_TTL_SECONDS: 86400,
+      ADMIN_EMAIL: 'root@example.com',
+      ADMIN_PASSWORD: 'admin password',
+      ALLOW_SIGNUP: false,
+      DEFAULT_MONTHLY_CREDITS: 50,
+      QUERY_CREDIT_COST: 2,
+      RATE_LIMIT_PER_MINUTE: 60,
+      REDIS_URL: 'redis://cache:6379',
+    });
+  });
+
+  it.each(['true', 'TRUE', '1', 'yes'])('reads ALLOW_SIGNUP=%s as true', (value) => {
+    expect(loadConfig({ ALLOW_SIGNUP: value }).ALLOW_SIGNUP).toBe(true);
+  });
+
+  it.each(['false', 'False', '0', 'no'])('reads ALLOW_SIGNUP=%s as false', (value) => {
+    expect(loadConfig({ ALLOW_SIGNUP: value }).ALLOW_SIGNUP).toBe(false);
+  });
+
+  it('treats an empty optional variable as unset', () => {
+    const config = loadConfig({ DATABASE_URL: '', JWT_SECRET: '', REDIS_URL: '' });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.JWT_SECRET).toBeUndefined();
+    expect(config.REDIS_URL).toBeUndefined();
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(() => loadConfig({ HOME: '/root', PATH: '/usr/bin', SOMETHING_ELSE: 'x' })).not.toThrow();
+  });
+
+  it('returns a frozen object', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://db/kqs'],
+    ['DATABASE_URL', 'not a url'],
+    ['JWT_ACCESS_TTL_SECONDS', '10'],
+    ['JWT_ACCESS_TTL_SECONDS', 'thirty minutes'],
+    ['JWT_REFRESH_TTL_SECONDS', '0'],
+    ['ADMIN_EMAIL', 'not-an-email'],
+    ['ADMIN_PASSWORD', 'short'],
+    ['ALLOW_SIGNUP', 'maybe'],
+    ['DEFAULT_MONTHLY_CREDITS', '-5'],
+    ['DEFAULT_MONTHLY_CREDITS', 'lots'],
+    ['QUERY_CREDIT_COST', '1.5'],
+    ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['NODE_ENV', 'staging'],
+    ['DATA_DIR', ''],
+  ])('stops the boot on %s=%j, naming the variable', (name, value) => {
+    const env: Record<string, string> = { [name]: value };
+    // An admin e-mail needs its password and vice versa; give the partner so only the bad value is wrong.
+    if (name === 'ADMIN_EMAIL') env.ADMIN_PASSWORD = 'long enough password';
+    if (name === 'ADMIN_PASSWORD') env.ADMIN_EMAIL = 'root@example.com';
+    const message = refusal(env);
+    expect(message).toMatch(new RegExp(`\\b${name}\\b`));
+    // Only the bad variable is blamed.
+    const blamed = message.match(/\b[A-Z][A-Z_]{2,}\b(?=:)/g);
+    expect(blamed).toEqual([name]);
+  });
+
+  it('names every bad variable at once', () => {
+    const message = refusal({ PORT: 'x', ALLOW_SIGNUP: 'perhaps', REDIS_URL: 'ftp://x' });
+    for (const name of ['PORT', 'ALLOW_SIGNUP', 'REDIS_URL']) expect(message).toContain(name);
+  });
+
+  it('never echoes a secret value in its refusal', () => {
+    const message = refusal({ NODE_ENV: 'production', JWT_SECRET: 'hunter2-short-secret' });
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('accepts an administrator only as a pair: ADMIN_EMAIL without ADMIN_PASSWORD stops the boot', () => {
+    expect(refusal({ ADMIN_EMAIL: 'root@example.com' })).toMatch(/\bADMIN_PASSWORD\b/);
+    expect(refusal({ ADMIN_PASSWORD: 'long enough password' })).toMatch(/\bADMIN_EMAIL\b/);
+  });
+
+  describe('NODE_ENV=production', () => {
+    it('refuses to start without JWT_SECRET, naming it', () => {
+      expect(refusal({ NODE_ENV: 'production' })).toMatch(/\bJWT_SECRET\b.*32 bytes/);
+    });
+
+    it('refuses a JWT_SECRET of 31 bytes', () => {
+      expect(refusal({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(31) })).toMatch(/\bJWT_SECRET\b/);
+    });
+
+    it('counts bytes, not characters: 11 three-byte characters (33 bytes) are enough, 10 (30 bytes) are not', () => {
+      expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: '€'.repeat(11) }).JWT_SECRET).toBe('€'.repeat(11));
+      expect(refusal({ NODE_ENV: 'production', JWT_SECRET: '€'.repeat(10) })).toMatch(/\bJWT_SECRET\b/);
+    });
+
+    it('starts with a JWT_SECRET of 32 bytes', () => {
+      expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET }).NODE_ENV).toBe('production');
+    });
+  });
+
+  it('does not require JWT_SECRET outside production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'development' })).not.toThrow();
+    expect(() => loadConfig({ NODE_ENV: 'test' })).not.toThrow();
+  });
+});
