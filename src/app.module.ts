@@ -7,7 +7,10 @@ import type { AppConfig } from './config/env.schema.js';
 import { DatabaseModule } from './database/database.module.js';
 import type { DatabaseTarget } from './database/database.js';
 import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 
 @Module({})
 export class AppModule {
@@ -18,6 +21,9 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config, database),
         HealthModule,
+        LifecycleModule,
+        ObservabilityModule,
+        RateLimitModule,
         AuthModule,
         ApiKeysModule,
         OrganizationsModule,

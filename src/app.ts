@@ -10,28 +10,35 @@ import { BodyValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/env.schema.js';
 import { mountDashboard } from './dashboard/dashboard.js';
 import { openDatabaseTarget } from './database/database.js';
+import type { DestinationStream } from './observability/logger.js';
+import { createLogging, observeHttp } from './observability/setup.js';
+import { parseTrustProxy } from './rate-limit/client-address.js';
 
 export interface CreateAppOptions {
   logger?: LoggerService | false;
+  /** Where the JSON logs go instead of stdout (tests capture them); given, they are written even with `logger: false`. */
+  logStream?: DestinationStream;
 }
 
 /** Builds the whole service for a configuration: used by main.ts, the tests and the benchmarks. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<INestApplication> {
   const database = await openDatabaseTarget(config);
+  const logging = createLogging(config, options);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
     bodyParser: false,
-    logger: options.logger,
+    logger: logging.nest,
     abortOnError: false,
   });
   const http = app.getHttpAdapter().getInstance() as express.Express;
   http.disable('x-powered-by');
   http.set('etag', false);
+  http.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
+  observeHttp(app, logging);
   // JSON only as a Nest middleware, so its parse and size errors reach the global filter.
   app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: false }));
   mountDashboard(app, config.DASHBOARD_DIR);
   app.useGlobalFilters(new GlobalExceptionFilter(new RouteTable(http), config.MAX_BODY_BYTES));
   app.useGlobalPipes(new BodyValidationPipe());
-  app.enableShutdownHooks();
   const close = app.close.bind(app);
   app.close = async () => {
     await close();

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/env.schema.js';
+import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
 async function main(): Promise<void> {
   let config;
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   await app.listen(config.PORT);
+  installGracefulShutdown(app, config);
   const store = config.DATABASE_URL ? 'PostgreSQL' : `the embedded store in ${config.DATA_DIR}`;
   new Logger('Bootstrap').log(`listening on port ${config.PORT}, data in ${store}`);
 }

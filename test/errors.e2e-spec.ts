@@ -118,7 +118,9 @@ describe('error responses', () => {
 
     it('answers 500 with a generic detail and nothing internal', async () => {
       const response = await test.http().get(KEYS).set(alice.auth).expect(500);
-      expect(Object.keys(response.body)).toEqual(['detail']);
+      // Issue 4: a 500 names its request id, which is also in the X-Request-Id header and the log.
+      expect(Object.keys(response.body)).toEqual(['detail', 'request_id']);
+      expect(response.body.request_id).toBe(response.headers['x-request-id']);
       expect(response.body.detail).toMatch(/retry/i);
       expectNothingInternal(response.body);
     });

@@ -11,6 +11,8 @@ import {
   PermissionDeniedError,
 } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { observeCredential } from '../observability/metrics.js';
+import { PrincipalRateLimiter } from '../rate-limit/principal-rate-limiter.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
@@ -33,6 +35,7 @@ export class CompositeAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     jwtStrategy: JwtAccessStrategy,
     apiKeyStrategy: ApiKeyStrategy,
+    private readonly rateLimiter: PrincipalRateLimiter,
   ) {
     this.passport.use('jwt', jwtStrategy);
     this.passport.use('api-key', apiKeyStrategy);
@@ -50,9 +53,10 @@ export class CompositeAuthGuard implements CanActivate {
 
     const principal =
       credential.kind === 'api_key'
-        ? await this.authenticate('api-key', context, () => new ApiKeyInvalidError())
-        : await this.authenticate('jwt', context, () => new AccessTokenInvalidError());
+        ? await observeCredential('api_key', this.authenticate('api-key', context, () => new ApiKeyInvalidError()))
+        : await observeCredential('jwt', this.authenticate('jwt', context, () => new AccessTokenInvalidError()));
     request.user = principal;
+    this.rateLimiter.consume(principal);
     if (requirement.adminOnly && !principal.isAdmin) throw new PermissionDeniedError();
     return true;
   }

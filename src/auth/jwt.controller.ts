@@ -1,5 +1,7 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { Public } from '../common/auth.decorators.js';
+import { SignInThrottle } from '../rate-limit/sign-in-throttle.js';
 import { CredentialsDto, RefreshDto, VerifyDto } from './dto/auth.dto.js';
 import { TokensService } from './tokens.service.js';
 import { UsersService } from './users.service.js';
@@ -11,12 +13,13 @@ export class JwtController {
   constructor(
     private readonly users: UsersService,
     private readonly tokens: TokensService,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   @Post('create')
   @HttpCode(200)
-  async create(@Body() body: CredentialsDto): Promise<{ access: string; refresh: string }> {
-    const user = await this.users.authenticate(body.email, body.password);
+  async create(@Body() body: CredentialsDto, @Req() request: Request): Promise<{ access: string; refresh: string }> {
+    const user = await this.throttle.attempt(body.email, request.ip, () => this.users.authenticate(body.email, body.password));
     return this.tokens.issuePair(user.id);
   }
 

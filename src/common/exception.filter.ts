@@ -1,7 +1,17 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiError, BadRequestError, HttpStatusError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError } from './errors.js';
+import {
+  ApiError,
+  BadRequestError,
+  HttpStatusError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+} from './errors.js';
 import type { RouteTable } from './route-table.js';
+import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../lifecycle/database-faults.js';
+import { requestIdOf } from '../observability/request-id.js';
 
 interface BodyParserError {
   type?: string;
@@ -37,7 +47,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     if (!error) {
       this.logFailure(exception, request);
-      response.status(500).json({ detail: INTERNAL_ERROR_DETAIL });
+      response.status(500).json({ detail: INTERNAL_ERROR_DETAIL, request_id: requestIdOf(request) });
       return;
     }
     response.status(error.status).set(error.headers).json(error.body());
@@ -45,6 +55,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 
   private toApiError(exception: unknown, request: Request): ApiError | null {
     if (exception instanceof ApiError) return exception;
+    if (isDatabaseUnavailable(exception)) return new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL);
     if (exception instanceof NotFoundException) return this.routeMiss(request);
     // Nest wraps body-parser's errors in an HttpException and keeps the original as its cause.
     const parserError = ((exception instanceof HttpException ? exception.cause : exception) ?? {}) as BodyParserError;
@@ -65,6 +76,6 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 
   private logFailure(exception: unknown, request: Request): void {
     const stack = exception instanceof Error ? exception.stack : String(exception);
-    this.logger.error(`${request.method} ${request.path} failed: ${stack}`);
+    this.logger.error(`${request.method} ${request.path} failed (request ${requestIdOf(request)}): ${stack}`);
   }
 }

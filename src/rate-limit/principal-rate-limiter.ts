@@ -1,0 +1,112 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { ThrottledError } from '../common/errors.js';
+import type { Principal } from '../common/principal.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
+import { rateLimited } from '../observability/metrics.js';
+import { REDIS } from './redis.js';
+
+const WINDOW_MS = 60_000;
+/** How often local counts are pushed to Redis and the shared totals read back. */
+export const SYNC_INTERVAL_MS = 100;
+
+interface Window {
+  window: number;
+  /** The shared total as Redis last reported it (this instance's flushed counts included). */
+  shared: number;
+  /** Sent to Redis, reply not yet in. */
+  sending: number;
+  /** Counted here since the last send. */
+  pending: number;
+  touched: boolean;
+}
+
+/**
+ * RATE_LIMIT_PER_MINUTE per API key and per user (JWT), in fixed one-minute windows. The decision is
+ * local and synchronous, so the request path never waits on Redis: each instance counts in memory
+ * and every SYNC_INTERVAL_MS pushes its new counts to Redis in one pipeline (INCRBY) and reads the
+ * shared totals back. Alone, an instance is exact; several together can overshoot by what the others
+ * served within one sync interval. Without REDIS_URL, or while Redis is down, counts are per instance.
+ */
+@Injectable()
+export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(PrincipalRateLimiter.name);
+  private readonly windows = new Map<string, Window>();
+  private timer: NodeJS.Timeout | null = null;
+  private syncing = false;
+  private readonly limit: number;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis | null,
+  ) {
+    this.limit = config.RATE_LIMIT_PER_MINUTE;
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sync(), this.redis ? SYNC_INTERVAL_MS : WINDOW_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Counts one request of this principal, or throws the 429 (with Retry-After) when over the limit. */
+  consume(principal: Principal, now = Date.now()): void {
+    const id = principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
+    const window = Math.floor(now / WINDOW_MS);
+    let entry = this.windows.get(id);
+    if (!entry || entry.window !== window) {
+      entry = { window, shared: 0, sending: 0, pending: 0, touched: false };
+      this.windows.set(id, entry);
+    }
+    entry.touched = true;
+    if (entry.shared + entry.sending + entry.pending >= this.limit) {
+      rateLimited.inc({ limit: 'principal' });
+      throw new ThrottledError(((window + 1) * WINDOW_MS - now) / 1000);
+    }
+    entry.pending++;
+  }
+
+  /** Pushes pending counts and refreshes the shared totals of every principal seen since the last sync. */
+  async sync(now = Date.now()): Promise<void> {
+    const current = Math.floor(now / WINDOW_MS);
+    const batch: [string, Window, number][] = [];
+    for (const [id, entry] of this.windows) {
+      if (entry.window < current) this.windows.delete(id);
+      else if (entry.touched && this.redis) batch.push([id, entry, entry.pending]);
+    }
+    if (!this.redis || this.syncing || batch.length === 0) return;
+    this.syncing = true;
+    const pipeline = this.redis.pipeline();
+    for (const [id, entry, count] of batch) {
+      entry.touched = false;
+      entry.pending -= count;
+      entry.sending += count;
+      const key = `rl:${id}:${entry.window}`;
+      pipeline.incrby(key, count).pexpire(key, 2 * WINDOW_MS);
+    }
+    try {
+      const replies = (await pipeline.exec()) ?? [];
+      batch.forEach(([, entry, count], i) => {
+        entry.sending -= count;
+        const [error, total] = replies[i * 2] ?? [new Error('no reply')];
+        if (error) {
+          entry.pending += count;
+          entry.touched = true;
+        } else entry.shared = Math.max(entry.shared, Number(total) - entry.sending);
+      });
+    } catch (error) {
+      for (const [, entry, count] of batch) {
+        entry.sending -= count;
+        entry.pending += count;
+        entry.touched = true;
+      }
+      this.logger.debug(`rate-limit sync failed: ${(error as Error).message}`);
+    } finally {
+      this.syncing = false;
+    }
+  }
+}
