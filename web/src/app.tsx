@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { session } from './api/session';
 import { QuotaMeter } from './components/QuotaMeter';
 import { AskPage } from './pages/AskPage';
@@ -25,9 +25,12 @@ export function App() {
   const auth = useStore(session.state);
   const path = useStore(route);
 
+  const firstRender = useRef(true);
   useEffect(() => {
-    // Sign-in, sign-out and an expired session all change the whole screen: move focus with it.
-    requestPageFocus();
+    // Sign-in, sign-out and an expired session change the whole screen: move focus with it (but
+    // leave it alone on the first load, where the browser's own start is right).
+    if (!firstRender.current) requestPageFocus();
+    firstRender.current = false;
     if (!auth.signedIn) resetSignedInState();
   }, [auth.signedIn]);
 

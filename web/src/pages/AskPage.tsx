@@ -71,6 +71,7 @@ export function AskPage({ sessionId }: { sessionId?: string }) {
             <Conversation key={sessionId} sessionId={sessionId} domains={allDomains} onActivity={() => loadSessions()} />
           ) : (
             <NewConversation
+              loading={bases.loading}
               domains={bases.data?.allowed ?? []}
               domainsError={bases.error}
               onStarted={(session) => {
@@ -85,7 +86,14 @@ export function AskPage({ sessionId }: { sessionId?: string }) {
   );
 }
 
-function NewConversation({ domains, domainsError, onStarted }: { domains: Domain[]; domainsError: ApiError | null; onStarted: (session: ChatSession) => void }) {
+interface NewConversationProps {
+  loading: boolean;
+  domains: Domain[];
+  domainsError: ApiError | null;
+  onStarted: (session: ChatSession) => void;
+}
+
+function NewConversation({ loading, domains, domainsError, onStarted }: NewConversationProps) {
   const [domain, setDomain] = useState('');
   const [question, setQuestion] = useState('');
   const [busy, setBusy] = useState(false);
@@ -114,7 +122,13 @@ function NewConversation({ domains, domainsError, onStarted }: { domains: Domain
       <form onSubmit={submit} class="stack">
         <div class="field">
           <label for="knowledge-base">Knowledge base</label>
-          <select id="knowledge-base" value={domain} onChange={(event) => setDomain(event.currentTarget.value)} aria-describedby="knowledge-base-hint">
+          <select
+            id="knowledge-base"
+            value={domain}
+            onChange={(event) => setDomain(event.currentTarget.value)}
+            aria-describedby="knowledge-base-hint"
+            aria-busy={loading}
+          >
             <option value="">Private knowledge base (your documents)</option>
             {domains.map((candidate) => (
               <option key={candidate.slug} value={candidate.slug}>
