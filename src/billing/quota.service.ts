@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { NotFoundError, QuotaExhaustedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { creditsSpent } from '../observability/metrics.js';
 import { CURRENT_PERIOD_SQL, periodBounds, toIsoSeconds } from './billing-period.js';
 
 export interface QuotaView {
@@ -18,6 +19,8 @@ export interface QuotaView {
 /** Credits taken for one operation; given back with `refund` if the operation then fails. */
 export interface Reservation {
   eventId: string;
+  operation: MeteredOperation;
+  credits: number;
   periodStart: string;
   creditsRemaining: number;
   resetsAt: string;
@@ -75,10 +78,17 @@ export class QuotaService {
     }
     return {
       eventId: spent.event_id,
+      operation,
+      credits: cost,
       periodStart: spent.period_start,
       creditsRemaining: spent.remaining,
       resetsAt: toIsoSeconds(periodBounds(spent.period_start).end),
     };
+  }
+
+  /** The operation succeeded: the reservation stands. Counted only now, since a refund cannot un-count. */
+  settle(reservation: Reservation): void {
+    creditsSpent.inc({ kind: reservation.operation }, reservation.credits);
   }
 
   /** Undoes a reservation: the ledger line goes, and the credits come back if the period is the same. */
