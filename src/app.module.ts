@@ -5,12 +5,15 @@ import { BillingModule } from './billing/billing.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/env.schema.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DocumentsModule } from './documents/documents.module.js';
+import { DomainsModule } from './domains/domains.module.js';
 import type { DatabaseTarget } from './database/database.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { RetrievalModule } from './retrieval/retrieval.module.js';
 
 @Module({})
 export class AppModule {
@@ -28,6 +31,9 @@ export class AppModule {
         ApiKeysModule,
         OrganizationsModule,
         BillingModule,
+        RetrievalModule,
+        DocumentsModule,
+        DomainsModule,
       ],
     };
   }

@@ -177,3 +177,11 @@ export class DomainNotAllowedError extends ApiError {
 
 /** An upstream model or retrieval failure: the spec's transient 500, with nothing of the upstream leaked. */
 export class UpstreamFailureError extends Error {}
+
+/** An uploaded file over `MAX_UPLOAD_BYTES`. */
+export class FileTooLargeError extends ApiError {
+  readonly status = 413;
+  constructor(limitBytes: number) {
+    super(`The uploaded file is too large; the limit is ${formatBytes(limitBytes)}.`);
+  }
+}

@@ -61,6 +61,10 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(1024)
   MAX_BODY_BYTES = 1_048_576;
 
+  /** Largest accepted document upload (multipart `file`). */
+  @Transform(toInt) @IsInt() @Min(1)
+  MAX_UPLOAD_BYTES = 10_485_760;
+
   /** The built dashboard (`npm run build`); unset, `web/dist` in the checkout. Served at /app/. */
   @Transform(blankToUndefined) @IsOptional() @IsString()
   DASHBOARD_DIR?: string;

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { ValidationFailedError } from '../common/errors.js';
+import { BodyValidationPipe } from '../common/validation.js';
+import { CreateDocumentDto, TITLE_MAX, UploadFieldsDto } from './dto/document.dto.js';
+import { metadataProblem } from './dto/metadata.field.js';
+import { extractUpload, type UploadedFile } from './extraction/extract-upload.js';
+
+/** A validated document, ready to chunk and store. */
+export interface NewDocument {
+  title: string;
+  content: string;
+  metadata: Record<string, string | number>;
+  contentType: string;
+  sizeBytes: number;
+}
+
+/**
+ * Turns either form of `POST .../documents/` into a NewDocument: a JSON `{title, content, metadata?}`
+ * or a multipart upload (`file`, optional `title` defaulting to the file name, optional `metadata` as
+ * a JSON string).
+ */
+@Injectable()
+export class DocumentInputReader {
+  private readonly validation = new BodyValidationPipe();
+
+  async read(body: unknown, file: UploadedFile | undefined): Promise<NewDocument> {
+    return file ? this.fromUpload(body, file) : this.fromJson(body);
+  }
+
+  private async fromJson(body: unknown): Promise<NewDocument> {
+    const dto = (await this.validation.transform(body, { type: 'body', metatype: CreateDocumentDto })) as CreateDocumentDto;
+    return {
+      title: dto.title,
+      content: dto.content,
+      metadata: dto.metadata ?? {},
+      contentType: 'text/plain',
+      sizeBytes: Buffer.byteLength(dto.content),
+    };
+  }
+
+  private async fromUpload(body: unknown, file: UploadedFile): Promise<NewDocument> {
+    const fields = (await this.validation.transform(body, { type: 'body', metatype: UploadFieldsDto })) as UploadFieldsDto;
+    const metadata = this.parseMetadata(fields.metadata);
+    const { text, contentType } = await extractUpload(file);
+    const title = fields.title ?? (file.originalname.trim().slice(0, TITLE_MAX) || 'Untitled');
+    return { title, content: text.trim(), metadata, contentType, sizeBytes: file.size };
+  }
+
+  private parseMetadata(raw: string | undefined): Record<string, string | number> {
+    if (raw === undefined || raw.trim() === '') return {};
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw ValidationFailedError.field('metadata', 'Must be a JSON object (sent as a string field), e.g. {"source": "wiki"}.');
+    }
+    const problem = metadataProblem(value);
+    if (problem) throw ValidationFailedError.field('metadata', problem);
+    return (value ?? {}) as Record<string, string | number>;
+  }
+}

@@ -1,0 +1,39 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * A document of a public domain (`domainId`) or of an organization's private knowledge base
+ * (`organizationId`); exactly one is set. Its chunks live in `document_chunks`, written by the
+ * retrieval module's CorpusIndexer.
+ */
+@Entity('documents')
+export class Document {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'domain_id', type: 'uuid', nullable: true })
+  domainId: string | null;
+
+  @Column({ name: 'organization_id', type: 'uuid', nullable: true })
+  organizationId: string | null;
+
+  @Column({ type: 'varchar', length: 300 })
+  title: string;
+
+  @Column({ type: 'text', select: false })
+  content: string;
+
+  @Column({ type: 'jsonb', default: {} })
+  metadata: Record<string, string | number>;
+
+  @Column({ name: 'content_type', type: 'varchar', length: 50 })
+  contentType: string;
+
+  @Column({ name: 'size_bytes', type: 'integer' })
+  sizeBytes: number;
+
+  @Column({ name: 'chunk_count', type: 'integer', default: 0 })
+  chunkCount: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', update: false })
+  createdAt: Date;
+}

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { NotFoundError } from '../common/errors.js';
+import type { PageRequest } from '../common/pagination.js';
+import { CorpusIndexer } from '../retrieval/corpus-indexer.js';
+import { type SearchScope, scopeIdOf } from '../retrieval/retriever.js';
+import { chunkText } from './chunker.js';
+import { Document } from './document.entity.js';
+import type { NewDocument } from './document-input.js';
+import { isForeignKeyViolation } from './pg-errors.js';
+
+/** Where a document belongs: a public domain, or an organization's private knowledge base. */
+export type DocumentOwner = SearchScope;
+
+function ownerColumns(owner: DocumentOwner): { domainId: string | null; organizationId: string | null } {
+  return 'domainId' in owner ? { domainId: owner.domainId, organizationId: null } : { domainId: null, organizationId: owner.organizationId };
+}
+
+/** The owner as a filter (the other column is null by the table's check constraint). */
+function ownerFilter(owner: DocumentOwner): { domainId: string } | { organizationId: string } {
+  return 'domainId' in owner ? { domainId: owner.domainId } : { organizationId: owner.organizationId };
+}
+
+/**
+ * Documents of one owner. Storing a document chunks it and indexes the chunks in the same transaction,
+ * so a document is searchable exactly when it is listed, and the owner's statistics always match.
+ */
+@Injectable()
+export class DocumentsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly indexer: CorpusIndexer,
+  ) {}
+
+  async create(owner: DocumentOwner, input: NewDocument): Promise<Document> {
+    const [created] = await this.createMany(owner, [input]);
+    return created;
+  }
+
+  /** Stores several documents in one transaction (bulk loads use this; the API stores one at a time). */
+  async createMany(owner: DocumentOwner, inputs: readonly NewDocument[]): Promise<Document[]> {
+    const prepared = inputs.map((input) => ({ input, chunks: chunkText(input.content) }));
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const rows: Document[] = await manager.save(
+          prepared.map(({ input, chunks }) =>
+            manager.create(Document, {
+              ...ownerColumns(owner),
+              title: input.title,
+              content: input.content,
+              metadata: input.metadata,
+              contentType: input.contentType,
+              sizeBytes: input.sizeBytes,
+              chunkCount: chunks.length,
+            }),
+          ),
+        );
+        await this.indexer.addDocuments(
+          manager,
+          scopeIdOf(owner),
+          rows.map((row, i) => ({ documentId: row.id, title: row.title, chunks: prepared[i].chunks })),
+        );
+        return rows;
+      });
+    } catch (error) {
+      // The domain or organization was deleted while this was being stored.
+      if (isForeignKeyViolation(error)) throw new NotFoundError();
+      throw error;
+    }
+  }
+
+  async list(owner: DocumentOwner, page: PageRequest): Promise<{ count: number; documents: Document[] }> {
+    const [documents, count] = await this.dataSource.getRepository(Document).findAndCount({
+      where: ownerFilter(owner),
+      order: { createdAt: 'DESC', id: 'ASC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { count, documents };
+  }
+
+  /** One document with its content; another owner's document is a 404 like a missing one. */
+  async get(owner: DocumentOwner, id: string): Promise<Document> {
+    const document = await this.dataSource
+      .getRepository(Document)
+      .createQueryBuilder('d')
+      .addSelect('d.content')
+      .where({ id, ...ownerFilter(owner) })
+      .getOne();
+    if (!document) throw new NotFoundError();
+    return document;
+  }
+
+  /** Deletes a document, its chunks and its share of the statistics. */
+  async remove(owner: DocumentOwner, id: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const found = await this.lockOwned(manager, owner, id);
+      if (!found) throw new NotFoundError();
+      await this.indexer.removeDocuments(manager, scopeIdOf(owner), [id]);
+      await manager.delete(Document, { id });
+    });
+  }
+
+  private async lockOwned(manager: EntityManager, owner: DocumentOwner, id: string): Promise<boolean> {
+    const document = await manager.findOne(Document, { where: { id, ...ownerFilter(owner) }, lock: { mode: 'pessimistic_write' } });
+    return document !== null;
+  }
+}

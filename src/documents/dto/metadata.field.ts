@@ -1,0 +1,39 @@
+import { registerDecorator } from 'class-validator';
+
+const MAX_KEYS = 50;
+const MAX_KEY_LENGTH = 100;
+const MAX_VALUE_LENGTH = 1000;
+export const METADATA_MESSAGE = 'Must be a flat JSON object whose values are strings or numbers.';
+
+/** Null when `value` is acceptable document metadata, else the reason. */
+export function metadataProblem(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) return METADATA_MESSAGE;
+  const entries = Object.entries(value);
+  if (entries.length > MAX_KEYS) return `Ensure this object has no more than ${MAX_KEYS} keys.`;
+  for (const [key, item] of entries) {
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH) return `Keys must be 1 to ${MAX_KEY_LENGTH} characters long.`;
+    if (typeof item === 'number' ? !Number.isFinite(item) : typeof item !== 'string') return METADATA_MESSAGE;
+    if (typeof item === 'string' && item.length > MAX_VALUE_LENGTH) return `Ensure each value has no more than ${MAX_VALUE_LENGTH} characters.`;
+  }
+  return null;
+}
+
+/** Optional `metadata`: a flat object of strings and finite numbers, small enough to return with every source. */
+export function MetadataField() {
+  return (target: object, propertyName: string) => {
+    let message = '';
+    registerDecorator({
+      name: 'metadataField',
+      target: target.constructor,
+      propertyName,
+      options: { message: () => message },
+      validator: {
+        validate(value: unknown) {
+          message = metadataProblem(value) ?? '';
+          return message === '';
+        },
+      },
+    });
+  };
+}

@@ -1,0 +1,66 @@
+import { extname } from 'node:path';
+import { ValidationFailedError } from '../../common/errors.js';
+import { decodeText } from './decode-text.js';
+import { htmlToText } from './html-text.js';
+import { pdfToText } from './pdf-text.js';
+
+export type DocumentContentType = 'text/plain' | 'text/markdown' | 'text/html' | 'application/pdf';
+
+export interface UploadedFile {
+  originalname: string;
+  mimetype: string;
+  size: number;
+  buffer: Buffer;
+}
+
+const BY_EXTENSION: Record<string, DocumentContentType> = {
+  '.txt': 'text/plain',
+  '.text': 'text/plain',
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.xhtml': 'text/html',
+  '.pdf': 'application/pdf',
+};
+
+const BY_MIME_TYPE: Record<string, DocumentContentType> = {
+  'text/plain': 'text/plain',
+  'text/markdown': 'text/markdown',
+  'text/x-markdown': 'text/markdown',
+  'text/html': 'text/html',
+  'application/xhtml+xml': 'text/html',
+  'application/pdf': 'application/pdf',
+};
+
+/** The file's type from its extension, else from its declared MIME type; null when neither is supported. */
+export function detectContentType(file: Pick<UploadedFile, 'originalname' | 'mimetype'>): DocumentContentType | null {
+  const extension = extname(file.originalname).toLowerCase();
+  if (extension && BY_EXTENSION[extension]) return BY_EXTENSION[extension];
+  if (extension && extension !== '.') return null;
+  return BY_MIME_TYPE[file.mimetype.split(';')[0].trim().toLowerCase()] ?? null;
+}
+
+/** The text of an uploaded document, or a 400 naming `file` that says why there is none. */
+export async function extractUpload(file: UploadedFile): Promise<{ text: string; contentType: DocumentContentType }> {
+  const contentType = detectContentType(file);
+  if (!contentType) {
+    throw ValidationFailedError.field(
+      'file',
+      `Unsupported file type "${file.originalname || file.mimetype}". Upload plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
+    );
+  }
+  if (file.size === 0 || file.buffer.length === 0) throw ValidationFailedError.field('file', 'The submitted file is empty.');
+  let text: string;
+  if (contentType === 'application/pdf') {
+    text = await pdfToText(file.buffer);
+    if (text.trim() === '') {
+      throw ValidationFailedError.field('file', 'The PDF contains no extractable text (it may be a scanned image); upload a PDF with a text layer.');
+    }
+  } else {
+    const decoded = decodeText(file.buffer);
+    text = contentType === 'text/html' ? htmlToText(decoded).text : decoded;
+    if (text.trim() === '') throw ValidationFailedError.field('file', 'The file contains no text.');
+  }
+  return { text, contentType };
+}

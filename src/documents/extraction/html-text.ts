@@ -1,0 +1,64 @@
+import { Parser } from 'htmlparser2';
+
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'iframe', 'object', 'canvas']);
+const BLOCKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
+  'footer', 'form', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot',
+  'th', 'thead', 'tr', 'ul', 'caption',
+]);
+const HEADINGS: Record<string, string> = { h1: '#', h2: '##', h3: '###', h4: '####', h5: '#####', h6: '######' };
+
+/**
+ * Readable text of an HTML page: scripts, styles and the head dropped, entities decoded, block elements
+ * on their own paragraphs and headings turned into Markdown headings, so the chunker sees the structure.
+ * Returns the page `<title>` separately.
+ */
+export function htmlToText(html: string): { text: string; title: string | null } {
+  const out: string[] = [];
+  let skipDepth = 0;
+  let inTitle = false;
+  let title = '';
+  let pre = 0;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (name === 'title') inTitle = true;
+        if (SKIPPED.has(name)) skipDepth++;
+        if (skipDepth > 0) return;
+        if (name === 'pre') pre++;
+        if (HEADINGS[name]) out.push(`\n\n${HEADINGS[name]} `);
+        else if (name === 'br') out.push('\n');
+        else if (name === 'li') out.push('\n\n- ');
+        else if (name === 'td' || name === 'th') out.push(' ');
+        else if (BLOCKS.has(name)) out.push('\n\n');
+      },
+      ontext(text) {
+        if (inTitle) title += text;
+        if (skipDepth > 0) return;
+        out.push(pre > 0 ? text : text.replace(/\s+/g, ' '));
+      },
+      onclosetag(name) {
+        if (name === 'title') inTitle = false;
+        if (SKIPPED.has(name)) {
+          skipDepth = Math.max(0, skipDepth - 1);
+          return;
+        }
+        if (skipDepth > 0) return;
+        if (name === 'pre') pre = Math.max(0, pre - 1);
+        if (HEADINGS[name] || BLOCKS.has(name)) out.push('\n\n');
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true },
+  );
+  parser.write(html);
+  parser.end();
+  const text = out
+    .join('')
+    .split('\n')
+    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+    .join('\n')
+    .replace(/^(#{1,6}) *\n+/gm, '') // headings left empty
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return { text, title: title.replace(/\s+/g, ' ').trim() || null };
+}

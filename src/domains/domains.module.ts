@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { DocumentsModule } from '../documents/documents.module.js';
+import { RetrievalModule } from '../retrieval/retrieval.module.js';
+import { DomainDocumentsController } from './domain-documents.controller.js';
+import { DomainsController } from './domains.controller.js';
+import { DomainsService } from './domains.service.js';
+import { RegionsController } from './regions.controller.js';
+import { RegionsService } from './regions.service.js';
+
+/** Regions and public domains (admin-managed), and the documents of each domain. */
+@Module({
+  imports: [DocumentsModule, RetrievalModule],
+  controllers: [RegionsController, DomainsController, DomainDocumentsController],
+  providers: [RegionsService, DomainsService],
+  exports: [DomainsService],
+})
+export class DomainsModule {}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { toIsoMicros } from '../common/timestamps.js';
+import { CorpusIndexer } from '../retrieval/corpus-indexer.js';
+import { Domain } from './domain.entity.js';
+import type { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
+import { Region } from './region.entity.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../documents/pg-errors.js';
+
+export interface DomainRecord {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  /** The region's slug, or null. */
+  region: string | null;
+  is_active: boolean;
+  created_at: string;
+}
+
+export function presentDomain(domain: Domain): DomainRecord {
+  return {
+    id: domain.id,
+    name: domain.name,
+    slug: domain.slug,
+    description: domain.description,
+    region: domain.region?.slug ?? null,
+    is_active: domain.isActive,
+    created_at: toIsoMicros(domain.createdAt),
+  };
+}
+
+/** Public domains. Other features look domains up here (`findActiveBySlug`, `unknownSlugs`). */
+@Injectable()
+export class DomainsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly indexer: CorpusIndexer,
+  ) {}
+
+  private get domains() {
+    return this.dataSource.getRepository(Domain);
+  }
+
+  async list(options: { includeInactive: boolean }): Promise<DomainRecord[]> {
+    const domains = await this.domains.find({
+      where: options.includeInactive ? {} : { isActive: true },
+      relations: { region: true },
+      order: { name: 'ASC', slug: 'ASC' },
+    });
+    return domains.map(presentDomain);
+  }
+
+  /** An active domain by slug; null when there is none or it is inactive (callers answer 404). */
+  async findActiveBySlug(slug: string): Promise<Domain | null> {
+    return this.domains.findOne({ where: { slug, isActive: true }, relations: { region: true } });
+  }
+
+  /** Any domain by slug, active or not (administrators manage inactive ones). */
+  async findBySlug(slug: string): Promise<Domain | null> {
+    return this.domains.findOne({ where: { slug }, relations: { region: true } });
+  }
+
+  /** A domain the caller may see: admins see inactive ones too; 404 otherwise. */
+  async getVisible(slug: string, isAdmin: boolean): Promise<Domain> {
+    const domain = isAdmin ? await this.findBySlug(slug) : await this.findActiveBySlug(slug);
+    if (!domain) throw new NotFoundError();
+    return domain;
+  }
+
+  /** Of `slugs`, those that name no domain (active or not), in the order given, without repeats. */
+  async unknownSlugs(slugs: string[]): Promise<string[]> {
+    const wanted = [...new Set(slugs.filter((slug) => typeof slug === 'string'))];
+    if (wanted.length === 0) return [];
+    const found = new Set((await this.domains.find({ select: { slug: true }, where: { slug: In(wanted) } })).map((d) => d.slug));
+    return wanted.filter((slug) => !found.has(slug));
+  }
+
+  async create(dto: CreateDomainDto): Promise<DomainRecord> {
+    const region = await this.regionFor(dto.region);
+    const domain = this.domains.create({
+      name: dto.name,
+      slug: dto.slug,
+      description: dto.description ?? '',
+      regionId: region?.id ?? null,
+      isActive: true,
+    });
+    const saved = await this.saving(() => this.domains.save(domain));
+    return presentDomain(Object.assign(saved, { region }));
+  }
+
+  async update(slug: string, dto: UpdateDomainDto): Promise<DomainRecord> {
+    const domain = await this.findBySlug(slug);
+    if (!domain) throw new NotFoundError();
+    for (const field of ['name', 'slug', 'is_active'] as const) {
+      if (dto[field] === null) throw ValidationFailedError.field(field, 'This field may not be null.');
+    }
+    if (dto.name !== undefined) domain.name = dto.name;
+    if (dto.slug !== undefined) domain.slug = dto.slug;
+    if (dto.description !== undefined) domain.description = dto.description ?? '';
+    if (dto.is_active !== undefined) domain.isActive = dto.is_active;
+    if (dto.region !== undefined) {
+      domain.region = await this.regionFor(dto.region);
+      domain.regionId = domain.region?.id ?? null;
+    }
+    const { name, description, isActive, regionId } = domain;
+    await this.saving(() => this.domains.update({ id: domain.id }, { name, slug: domain.slug, description, isActive, regionId }));
+    return presentDomain(domain);
+  }
+
+  /** Deletes the domain with its documents, chunks and statistics. */
+  async remove(slug: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const domain = await manager.findOne(Domain, { where: { slug }, lock: { mode: 'pessimistic_write' } });
+      if (!domain) throw new NotFoundError();
+      await this.indexer.dropScope(manager, domain.id);
+      await manager.delete(Domain, { id: domain.id });
+    });
+  }
+
+  private async regionFor(slug: string | null | undefined): Promise<Region | null> {
+    if (slug === undefined || slug === null) return null;
+    const region = await this.dataSource.getRepository(Region).findOneBy({ slug });
+    if (!region) throw ValidationFailedError.field('region', `No region has the slug "${slug}".`);
+    return region;
+  }
+
+  private async saving<T>(save: () => Promise<T>): Promise<T> {
+    try {
+      return await save();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw ValidationFailedError.field('slug', 'A domain with this slug already exists.');
+      // The region was deleted meanwhile.
+      if (isForeignKeyViolation(error)) throw ValidationFailedError.field('region', 'The region no longer exists.');
+      throw error;
+    }
+  }
+}

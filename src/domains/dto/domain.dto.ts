@@ -1,0 +1,50 @@
+import { BooleanField, StringField } from '../../common/validation.js';
+import { SlugField } from './slug.field.js';
+
+export class CreateRegionDto {
+  @StringField({ max: 100 })
+  name: string;
+
+  @SlugField()
+  slug: string;
+}
+
+export class UpdateRegionDto {
+  @StringField({ max: 100, optional: true })
+  name?: string;
+
+  @SlugField({ optional: true })
+  slug?: string;
+}
+
+export class CreateDomainDto {
+  @StringField({ max: 100 })
+  name: string;
+
+  @SlugField()
+  slug: string;
+
+  @StringField({ max: 2000, optional: true, allowBlank: true })
+  description?: string;
+
+  /** A region's slug, or null for none. */
+  @SlugField({ optional: true, nullable: true })
+  region?: string | null;
+}
+
+export class UpdateDomainDto {
+  @StringField({ max: 100, optional: true })
+  name?: string;
+
+  @SlugField({ optional: true })
+  slug?: string;
+
+  @StringField({ max: 2000, optional: true, allowBlank: true })
+  description?: string;
+
+  @SlugField({ optional: true, nullable: true })
+  region?: string | null;
+
+  @BooleanField()
+  is_active?: boolean;
+}

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { toIsoMicros } from '../common/timestamps.js';
+import type { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
+import { isUniqueViolation } from '../documents/pg-errors.js';
+import { Region } from './region.entity.js';
+
+export interface RegionRecord {
+  id: string;
+  name: string;
+  slug: string;
+  created_at: string;
+}
+
+export function presentRegion(region: Region): RegionRecord {
+  return { id: region.id, name: region.name, slug: region.slug, created_at: toIsoMicros(region.createdAt) };
+}
+
+@Injectable()
+export class RegionsService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private get regions() {
+    return this.dataSource.getRepository(Region);
+  }
+
+  async list(): Promise<RegionRecord[]> {
+    return (await this.regions.find({ order: { name: 'ASC', slug: 'ASC' } })).map(presentRegion);
+  }
+
+  async findBySlug(slug: string): Promise<Region | null> {
+    return this.regions.findOneBy({ slug });
+  }
+
+  async create(dto: CreateRegionDto): Promise<RegionRecord> {
+    return presentRegion(await this.saving(() => this.regions.save(this.regions.create({ name: dto.name, slug: dto.slug }))));
+  }
+
+  async update(slug: string, dto: UpdateRegionDto): Promise<RegionRecord> {
+    const region = await this.findBySlug(slug);
+    if (!region) throw new NotFoundError();
+    if (dto.name === null) throw ValidationFailedError.field('name', 'This field may not be null.');
+    if (dto.name !== undefined) region.name = dto.name;
+    if (dto.slug !== undefined) region.slug = dto.slug;
+    return presentRegion(await this.saving(() => this.regions.save(region)));
+  }
+
+  /** Domains of a deleted region keep existing, without a region. */
+  async remove(slug: string): Promise<void> {
+    const result = await this.regions.delete({ slug });
+    if (!result.affected) throw new NotFoundError();
+  }
+
+  private async saving<T>(save: () => Promise<T>): Promise<T> {
+    try {
+      return await save();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw ValidationFailedError.field('slug', 'A region with this slug already exists.');
+      throw error;
+    }
+  }
+}

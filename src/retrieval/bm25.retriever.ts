@@ -1,0 +1,208 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { type RetrievedSource, type Retriever, type SearchScope, scopeIdOf } from './retriever.js';
+import { anyOf, anyOfExcept, TEXT_SEARCH_CONFIG } from './text-search.js';
+
+export interface Bm25Params {
+  /** Term-frequency saturation. */
+  k1: number;
+  /** Length normalisation (0 = none, 1 = full). */
+  b: number;
+  /** A title occurrence counts as this many body occurrences (BM25F-style, before saturation). */
+  titleWeight: number;
+  /** Weight of a term that comes only from `contextQueries`, relative to one from the query itself. */
+  contextWeight: number;
+  /** At most this many query terms are used: the most informative ones (long queries stay cheap). */
+  maxTerms: number;
+  /** Chunks scored per round, estimated from document frequencies (see `rank`). */
+  roundBudget: number;
+  /** Chunks scored per search at most; beyond it the result is the best of what was scored. */
+  candidateCap: number;
+}
+
+/** Tuned on the SciFact training queries only (bench/scifact.js); k1 and b start from Anserini's defaults. */
+export const DEFAULT_BM25_PARAMS: Bm25Params = {
+  k1: 0.9,
+  b: 0.4,
+  titleWeight: 1,
+  contextWeight: 0.3,
+  maxTerms: 64,
+  roundBudget: 1500,
+  candidateCap: 6000,
+};
+
+interface QueryTerm {
+  term: string;
+  /** weight × idf: the term's share of a score before tf saturation. */
+  weightedIdf: number;
+  df: number;
+}
+
+interface QueryPlan {
+  terms: QueryTerm[];
+  avgLength: number;
+}
+
+interface Hit {
+  chunkId: string;
+  documentId: string;
+  score: number;
+}
+
+interface TermRow {
+  term: string;
+  main_tf: number;
+  context_tf: number;
+  df: number;
+  chunk_count: number;
+  total_tokens: number;
+}
+
+/**
+ * BM25 over the chunks of one scope, entirely in PostgreSQL. The GIN index on `search_vector` finds
+ * candidates with an OR of the stemmed query terms; each candidate is scored with BM25 from the scope's
+ * stored statistics (`term_stats`, `corpus_stats`), the term frequencies being read from its tsvector.
+ */
+@Injectable()
+export class Bm25Retriever implements Retriever {
+  params: Bm25Params = DEFAULT_BM25_PARAMS;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async search(query: string, scope: SearchScope, options: { limit: number; contextQueries?: string[] }): Promise<RetrievedSource[]> {
+    const limit = Math.max(1, Math.floor(options.limit));
+    const scopeId = scopeIdOf(scope);
+    const plan = await this.plan(scopeId, query, options.contextQueries ?? []);
+    if (!plan) return [];
+    const hits = await this.rank(scopeId, plan, limit);
+    return this.present(hits, plan);
+  }
+
+  /** The query's stemmed terms that occur in the scope, with their weights; null when none do. */
+  private async plan(scopeId: string, query: string, contextQueries: string[]): Promise<QueryPlan | null> {
+    const rows: TermRow[] = await this.dataSource.query(
+      `WITH q AS (
+         SELECT e.lexeme AS term, cardinality(e.positions) AS main_tf, 0 AS context_tf
+           FROM unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', $2)) e
+         UNION ALL
+         SELECT e.lexeme, 0, cardinality(e.positions)
+           FROM unnest($3::text[]) AS c(text), unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', c.text)) e
+       )
+       SELECT q.term, sum(q.main_tf)::int AS main_tf, sum(q.context_tf)::int AS context_tf, t.df,
+              s.chunk_count, s.total_tokens
+         FROM q
+         JOIN term_stats t ON t.scope_id = $1 AND t.term = q.term AND t.df > 0
+         JOIN corpus_stats s ON s.scope_id = $1 AND s.chunk_count > 0
+        GROUP BY q.term, t.df, s.chunk_count, s.total_tokens`,
+      [scopeId, query, contextQueries],
+    );
+    if (rows.length === 0) return null;
+    const { chunk_count: chunks, total_tokens: tokens } = rows[0];
+    const { contextWeight, maxTerms } = this.params;
+    const terms = rows
+      .map((row) => {
+        // Lucene's BM25 idf: always positive, even for a term in most chunks.
+        const idf = Math.log(1 + (chunks - row.df + 0.5) / (row.df + 0.5));
+        // A repeated query word counts once per occurrence (as in Lucene); context terms count less.
+        const weight = row.main_tf + contextWeight * row.context_tf;
+        return { term: row.term, weightedIdf: weight * idf, df: row.df };
+      })
+      .sort((a, b) => b.weightedIdf - a.weightedIdf)
+      .slice(0, maxTerms);
+    return { terms, avgLength: Math.max(1, tokens / chunks) };
+  }
+
+  /**
+   * Exact top-k by BM25 without scoring every chunk that shares a common word with the query
+   * (MaxScore-style pruning). Terms are taken most informative first, in rounds of about `roundBudget`
+   * candidate chunks; each round fully scores the chunks that hold one of its terms and none of the
+   * earlier rounds'. A chunk that holds none of the terms used so far can score at most the sum of
+   * the remaining terms' upper bounds (weight × idf × (k1 + 1)), so once the k-th best score reaches
+   * that sum the ranking is final. A query made only of very common words would otherwise score most
+   * of the corpus; after `candidateCap` chunks it stops and returns the best of what it scored, which
+   * are exactly the chunks holding the rarest of those words.
+   */
+  private async rank(scopeId: string, plan: QueryPlan, limit: number): Promise<Hit[]> {
+    const { terms } = plan;
+    const upperBound = (from: number) => terms.slice(from).reduce((sum, t) => sum + t.weightedIdf * (this.params.k1 + 1), 0);
+    const best = new Map<string, Hit>();
+    let next = 0;
+    let scored = 0;
+    while (next < terms.length) {
+      let end = next + 1;
+      let estimate = terms[next].df;
+      while (end < terms.length && estimate + terms[end].df <= this.params.roundBudget) estimate += terms[end++].df;
+      const include = terms.slice(next, end).map((t) => t.term);
+      const exclude = terms.slice(0, next).map((t) => t.term);
+      for (const hit of await this.scoreRound(scopeId, plan, anyOfExcept(include, exclude), limit)) {
+        const known = best.get(hit.documentId);
+        if (!known || hit.score > known.score) best.set(hit.documentId, hit);
+      }
+      next = end;
+      scored += estimate;
+      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+      const kth = ranked.length >= limit ? ranked[limit - 1].score : -Infinity;
+      if (kth >= upperBound(next) || scored >= this.params.candidateCap) break;
+    }
+    return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /**
+   * Scores the chunks matching `tsquery` against all the plan's terms; returns the best chunk of each of
+   * the top `limit` documents. Per chunk: setweight+ts_filter keep only the query's lexemes (with their
+   * positions), so tf is the number of positions, and width_bucket counts those inside the title
+   * (positions 1..title_end, see CorpusIndexer).
+   */
+  private async scoreRound(scopeId: string, plan: QueryPlan, tsquery: string, limit: number): Promise<Hit[]> {
+    const { k1, b, titleWeight } = this.params;
+    const rows: Array<{ chunk_id: string; document_id: string; score: number }> = await this.dataSource.query(
+      `SELECT chunk_id, document_id, score FROM (
+         SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
+           FROM document_chunks c
+          CROSS JOIN LATERAL (
+            SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5 + 1) * f.tf
+                       / (f.tf + $5 * (1 - $6 + $6 * c.token_count / $7))) AS score
+              FROM unnest(ts_filter(setweight(c.search_vector, 'A', $3::text[]), '{a}')) e
+             CROSS JOIN LATERAL (
+               SELECT cardinality(e.positions) + ($8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
+             ) f
+          ) s
+          WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
+          ORDER BY c.document_id, s.score DESC
+       ) best
+       ORDER BY score DESC, chunk_id
+       LIMIT $9`,
+      [scopeId, tsquery, plan.terms.map((t) => t.term), plan.terms.map((t) => t.weightedIdf), k1, b, plan.avgLength, titleWeight, limit],
+    );
+    return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: Number(row.score) }));
+  }
+
+  private async present(hits: Hit[], plan: QueryPlan): Promise<RetrievedSource[]> {
+    if (hits.length === 0) return [];
+    const rows: Array<{ id: string; document_id: string; content: string; title: string; metadata: Record<string, string | number>; snippet: string }> =
+      await this.dataSource.query(
+        `SELECT c.id, c.document_id, c.content, d.title, d.metadata,
+                ts_headline('${TEXT_SEARCH_CONFIG}', c.content, $2::tsquery,
+                  'StartSel=**, StopSel=**, MaxWords=40, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
+           FROM document_chunks c JOIN documents d ON d.id = c.document_id
+          WHERE c.id = ANY($1::uuid[])`,
+        [hits.map((hit) => hit.chunkId), anyOf(plan.terms.map((t) => t.term))],
+      );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return hits.flatMap((hit) => {
+      const row = byId.get(hit.chunkId);
+      if (!row) return []; // deleted between ranking and presenting
+      return [
+        {
+          documentId: row.document_id,
+          chunkId: row.id,
+          title: row.title,
+          content: row.content,
+          snippet: row.snippet.replace(/\s+/g, ' ').trim(),
+          score: Math.round(hit.score * 10_000) / 10_000,
+          metadata: row.metadata,
+        },
+      ];
+    });
+  }
+}

@@ -1,0 +1,26 @@
+/** Which corpus a search runs over: a public domain's documents, or one organization's private ones. */
+export type SearchScope = { domainId: string } | { organizationId: string };
+
+export interface RetrievedSource {
+  documentId: string;
+  chunkId: string;
+  title: string;
+  content: string;
+  /** A short passage of the chunk, plain text, with the matched words wrapped in `**`. */
+  snippet: string;
+  score: number;
+  metadata: Record<string, string | number>;
+}
+
+/** The seam between the API and the ranking method: BM25 today, a vector or hybrid retriever later. */
+export interface Retriever {
+  /** Best chunk per document, the top `limit` distinct documents, best first. `contextQueries` (earlier user turns of a chat) widen the search with a lower weight. */
+  search(query: string, scope: SearchScope, options: { limit: number; contextQueries?: string[] }): Promise<RetrievedSource[]>;
+}
+
+export const RETRIEVER = Symbol('RETRIEVER');
+
+/** The id under which a scope's chunks and statistics are stored (domain and organization ids are UUIDs, so they never collide). */
+export function scopeIdOf(scope: SearchScope): string {
+  return 'domainId' in scope ? scope.domainId : scope.organizationId;
+}

@@ -1,0 +1,56 @@
+import type { TestApp } from './app.js';
+import { ADMIN, signIn } from './app.js';
+
+/**
+ * A minimal, valid one-page PDF (Helvetica, one text line per entry, correct xref offsets), written
+ * by hand so the tests need no PDF library. No lines: a page without any text.
+ */
+export function makePdf(lines: string[]): Buffer {
+  const escape = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
+  const stream = lines.length > 0 ? `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((line) => `(${escape(line)}) Tj T*`).join(' ')} ET` : '';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let pdf = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, index) => {
+    offsets.push(Buffer.byteLength(pdf, 'latin1'));
+    pdf += `${index + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(pdf, 'latin1');
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  pdf += offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(pdf, 'latin1');
+}
+
+export async function signInAdmin(test: TestApp) {
+  return signIn(test, ADMIN.email, ADMIN.password);
+}
+
+export interface StatsCheck {
+  stored: Array<{ term: string; df: number }>;
+  expected: Array<{ term: string; df: number }>;
+  corpus: { chunk_count: number; total_tokens: number } | null;
+  expectedCorpus: { chunk_count: number; total_tokens: number };
+}
+
+/** The scope's stored BM25 statistics next to the same figures recomputed from its chunks. */
+export async function statsOf(test: TestApp, scopeId: string): Promise<StatsCheck> {
+  const stored = await test.db.query('SELECT term, df FROM term_stats WHERE scope_id = $1 ORDER BY term', [scopeId]);
+  const expected = await test.db.query(
+    `SELECT e.lexeme AS term, count(*)::int AS df FROM document_chunks c, unnest(c.search_vector) e
+      WHERE c.scope_id = $1 GROUP BY e.lexeme ORDER BY e.lexeme`,
+    [scopeId],
+  );
+  const corpus = await test.db.query('SELECT chunk_count::int, total_tokens::int FROM corpus_stats WHERE scope_id = $1', [scopeId]);
+  const expectedCorpus = await test.db.query(
+    'SELECT count(*)::int AS chunk_count, coalesce(sum(token_count), 0)::int AS total_tokens FROM document_chunks WHERE scope_id = $1',
+    [scopeId],
+  );
+  return { stored: stored.rows, expected: expected.rows, corpus: corpus.rows[0] ?? null, expectedCorpus: expectedCorpus.rows[0] };
+}
