@@ -1,17 +1,49 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { QuotaService } from '../billing/quota.service.js';
+import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
+import type { Principal } from '../common/principal.js';
+import { DomainsService } from '../domains/domains.service.js';
 import { Organization } from './organization.entity.js';
 
 @Injectable()
 export class OrganizationsService {
-  constructor(private readonly quota: QuotaService) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly quota: QuotaService,
+    private readonly domains: DomainsService,
+  ) {}
 
-  /** The organization every new account gets, owned by it. Runs inside the registration transaction. */
+  /** The organization every new account gets, owned by it, with its subscription. Runs inside registration. */
   async createForOwner(manager: EntityManager, ownerId: string, email: string): Promise<Organization> {
     const name = `${email.split('@')[0]}'s organization`.slice(0, 100);
     const organization = await manager.save(manager.create(Organization, { name, ownerId, allowedDomains: null }));
     await this.quota.open(manager, organization.id);
     return organization;
+  }
+
+  async current(caller: Principal): Promise<Organization> {
+    const organization = await this.dataSource.getRepository(Organization).findOneBy({ id: caller.organizationId });
+    if (!organization) throw new NotFoundError();
+    return organization;
+  }
+
+  /** Only the owner changes the organization; unknown domain slugs are refused, naming them. */
+  async update(caller: Principal, changes: { name?: string; allowedDomains?: string[] | null }): Promise<Organization> {
+    const organization = await this.current(caller);
+    if (organization.ownerId !== caller.userId) throw new PermissionDeniedError();
+    let allowedDomains = changes.allowedDomains;
+    if (allowedDomains) {
+      allowedDomains = [...new Set(allowedDomains.map((slug) => slug.trim().toLowerCase()))];
+      const unknown = await this.domains.unknownSlugs(allowedDomains);
+      if (unknown.length > 0) {
+        throw ValidationFailedError.field('allowed_domains', `Unknown domain: ${unknown.slice(0, 5).join(', ')}.`);
+      }
+    }
+    const update: Partial<Organization> = {};
+    if (changes.name !== undefined) update.name = changes.name;
+    if (allowedDomains !== undefined) update.allowedDomains = allowedDomains;
+    if (Object.keys(update).length > 0) await this.dataSource.getRepository(Organization).update({ id: organization.id }, update);
+    return Object.assign(organization, update);
   }
 }
