@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { BillingModule } from './billing/billing.module.js';
+import { ChatModule } from './chat/chat.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/env.schema.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -12,6 +13,7 @@ import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
+import { QueryModule } from './query/query.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RetrievalModule } from './retrieval/retrieval.module.js';
 
@@ -34,6 +36,8 @@ export class AppModule {
         RetrievalModule,
         DocumentsModule,
         DomainsModule,
+        QueryModule,
+        ChatModule,
       ],
     };
   }

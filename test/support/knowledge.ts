@@ -54,3 +54,64 @@ export async function statsOf(test: TestApp, scopeId: string): Promise<StatsChec
   );
   return { stored: stored.rows, expected: expected.rows, corpus: corpus.rows[0] ?? null, expectedCorpus: expectedCorpus.rows[0] };
 }
+
+export interface SeedDocument {
+  title: string;
+  content: string;
+  metadata?: Record<string, string | number>;
+}
+
+/** An active public domain with documents, created through the admin API. Returns the documents' ids. */
+export async function createDomain(test: TestApp, slug: string, documents: SeedDocument[]): Promise<string[]> {
+  const admin = await signInAdmin(test);
+  await test.http().post('/v1/domains/').set(admin.auth).send({ name: `Domain ${slug}`, slug }).expect(201);
+  const ids: string[] = [];
+  for (const document of documents) {
+    const created = await test.http().post(`/v1/domains/${slug}/documents/`).set(admin.auth).send(document).expect(201);
+    ids.push(created.body.id);
+  }
+  return ids;
+}
+
+export async function organizationIdOf(test: TestApp, userId: string): Promise<string> {
+  const { rows } = await test.db.query('SELECT organization_id FROM users WHERE id = $1', [userId]);
+  return rows[0].organization_id;
+}
+
+export async function setCredits(test: TestApp, userId: string, total: number, used = 0): Promise<void> {
+  await test.db.query('UPDATE subscriptions SET monthly_credits = $2, credits_used = $3 WHERE organization_id = $1', [
+    await organizationIdOf(test, userId),
+    total,
+    used,
+  ]);
+}
+
+export async function creditsUsed(test: TestApp, userId: string): Promise<number> {
+  const { rows } = await test.db.query('SELECT credits_used FROM subscriptions WHERE organization_id = $1', [
+    await organizationIdOf(test, userId),
+  ]);
+  return rows[0].credits_used;
+}
+
+/** A tiny handbook: each document clearly answers one kind of question. */
+export const HANDBOOK: SeedDocument[] = [
+  {
+    title: 'Rotating API keys',
+    content:
+      'To rotate an API key, call the rotate endpoint with a JWT access token. The old key stops working at once unless a grace period is given. ' +
+      'Rotation issues a new key with the same name and expiry.',
+    metadata: { section: 'keys', page: 12 },
+  },
+  {
+    title: 'Monthly credit quota',
+    content:
+      'Every organization receives a monthly credit quota. Each query costs one credit. When the quota is exhausted the service answers 402 until the next calendar month.',
+    metadata: { section: 'billing' },
+  },
+  {
+    title: 'Uploading documents',
+    content:
+      'Documents can be uploaded as plain text, Markdown, HTML or PDF. The text is split into chunks at headings and paragraphs and indexed for full-text search.',
+    metadata: { section: 'documents' },
+  },
+];

@@ -1,0 +1,22 @@
+import type { RetrievedSource } from '../../retrieval/retriever.js';
+
+export interface ConversationTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface AnswerInput {
+  question: string;
+  passages: RetrievedSource[];
+  /** Earlier turns of a chat, oldest first. */
+  history?: ConversationTurn[];
+}
+
+/** Writes the answer as a sequence of text deltas; failures surface while iterating. */
+export interface Answerer {
+  answer(input: AnswerInput): AsyncIterable<string>;
+}
+
+export const ANSWERER = Symbol('ANSWERER');
+
+export const NOTHING_FOUND = 'I could not find anything in the knowledge base that answers this question.';

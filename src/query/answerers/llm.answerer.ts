@@ -1,0 +1,72 @@
+import { Logger } from '@nestjs/common';
+import { UpstreamFailureError } from '../../common/errors.js';
+import type { AnswerInput, Answerer } from './answerer.js';
+import { NOTHING_FOUND } from './answerer.js';
+
+export interface LlmSettings {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  timeoutMs: number;
+}
+
+const SYSTEM_PROMPT =
+  'You answer questions using only the numbered passages provided. Cite passages as [n]. ' +
+  'If the passages do not contain the answer, say that the knowledge base does not cover it.';
+
+/**
+ * Asks an OpenAI-compatible chat-completions endpoint, grounded on the retrieved passages. Any upstream
+ * failure or timeout becomes an UpstreamFailureError: a generic 500 for the client, details in the log.
+ */
+export class LlmAnswerer implements Answerer {
+  private readonly logger = new Logger(LlmAnswerer.name);
+
+  constructor(private readonly settings: LlmSettings) {}
+
+  async *answer({ question, passages, history = [] }: AnswerInput): AsyncIterable<string> {
+    if (passages.length === 0) {
+      yield NOTHING_FOUND;
+      return;
+    }
+    const context = passages.map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.content}`).join('\n\n');
+    const messages = [
+      { role: 'system', content: SYSTEM_PROMPT },
+      ...history.slice(-6),
+      { role: 'user', content: `Passages:\n${context}\n\nQuestion: ${question}` },
+    ];
+    yield await this.complete(messages);
+  }
+
+  private async complete(messages: { role: string; content: string }[]): Promise<string> {
+    const url = `${this.settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          ...(this.settings.apiKey ? { Authorization: `Bearer ${this.settings.apiKey}` } : {}),
+        },
+        body: JSON.stringify({ model: this.settings.model, messages, temperature: 0.2 }),
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+    } catch (error) {
+      this.logger.warn(`model request failed: ${(error as Error).name}`);
+      throw new UpstreamFailureError('model request failed or timed out');
+    }
+    if (!response.ok) {
+      this.logger.warn(`model answered HTTP ${response.status}`);
+      await response.body?.cancel().catch(() => undefined);
+      throw new UpstreamFailureError(`model answered HTTP ${response.status}`);
+    }
+    let body: { choices?: { message?: { content?: unknown } }[] };
+    try {
+      body = (await response.json()) as typeof body;
+    } catch {
+      throw new UpstreamFailureError('model answered with a body that is not JSON');
+    }
+    const content = body.choices?.[0]?.message?.content;
+    if (typeof content !== 'string' || content.trim() === '') throw new UpstreamFailureError('model answered without content');
+    return content.trim();
+  }
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { DomainNotAllowedError, NotFoundError } from '../common/errors.js';
+import type { Principal } from '../common/principal.js';
+import { DomainsService } from '../domains/domains.service.js';
+import { OrganizationsService } from '../organizations/organizations.service.js';
+import type { SearchScope } from '../retrieval/retriever.js';
+
+export interface KnowledgeScope {
+  /** The public domain's slug, or null for the organization's private knowledge base. */
+  domain: string | null;
+  search: SearchScope;
+}
+
+/** Where a question is asked: a public domain (404 unknown or inactive, then 403 not allowed) or the private base. */
+@Injectable()
+export class KnowledgeScopeService {
+  constructor(
+    private readonly domains: DomainsService,
+    private readonly organizations: OrganizationsService,
+  ) {}
+
+  async resolve(caller: Principal, slug: string | null | undefined): Promise<KnowledgeScope> {
+    if (slug === null || slug === undefined) {
+      return { domain: null, search: { organizationId: caller.organizationId } };
+    }
+    const domain = await this.domains.findActiveBySlug(slug.toLowerCase());
+    if (!domain) throw new NotFoundError();
+    const organization = await this.organizations.current(caller);
+    if (organization.allowedDomains !== null && !organization.allowedDomains.includes(domain.slug)) {
+      throw new DomainNotAllowedError();
+    }
+    return { domain: domain.slug, search: { domainId: domain.id } };
+  }
+}

@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type MeteredOperation, QuotaService, type Reservation } from '../billing/quota.service.js';
+import type { Principal } from '../common/principal.js';
+import { RETRIEVER, type RetrievedSource, type Retriever } from '../retrieval/retriever.js';
+import { ANSWERER, type Answerer, type ConversationTurn } from './answerers/answerer.js';
+import { KnowledgeScopeService } from './knowledge-scope.service.js';
+
+export interface Question {
+  text: string;
+  domain?: string | null;
+  topK: number;
+  operation: MeteredOperation;
+  /** Chat: earlier turns, oldest first. Their user turns also widen the search. */
+  history?: ConversationTurn[];
+}
+
+/** Everything checked and paid for; only the answer's text is still to come. */
+export interface PreparedAnswer {
+  domain: string | null;
+  sources: RetrievedSource[];
+  reservation: Reservation;
+  deltas: AsyncIterable<string>;
+}
+
+const CONTEXT_TURNS = 3;
+
+@Injectable()
+export class QueryService {
+  constructor(
+    private readonly scopes: KnowledgeScopeService,
+    private readonly quota: QuotaService,
+    @Inject(RETRIEVER) private readonly retriever: Retriever,
+    @Inject(ANSWERER) private readonly answerer: Answerer,
+  ) {}
+
+  /**
+   * The contract's order: the domain (404, then 403), then the quota (402), then the work. Everything
+   * that can refuse happens here, before a streamed response writes its first byte. A failure after
+   * the spend gives the credits back.
+   */
+  async prepare(caller: Principal, question: Question): Promise<PreparedAnswer> {
+    const scope = await this.scopes.resolve(caller, question.domain);
+    const reservation = await this.quota.spend(caller, question.operation, scope.domain);
+    try {
+      const contextQueries = (question.history ?? [])
+        .filter((turn) => turn.role === 'user')
+        .slice(-CONTEXT_TURNS)
+        .map((turn) => turn.content);
+      const sources = await this.retriever.search(question.text, scope.search, { limit: question.topK, contextQueries });
+      const deltas = this.answerer.answer({ question: question.text, passages: sources, history: question.history });
+      return { domain: scope.domain, sources, reservation, deltas };
+    } catch (error) {
+      await this.quota.refund(reservation);
+      throw error;
+    }
+  }
+
+  /** Reads the answer to the end, handing each delta to `onDelta`; refunds if the answerer fails. */
+  async complete(prepared: PreparedAnswer, onDelta: (text: string) => void = () => undefined): Promise<string> {
+    let answer = '';
+    try {
+      for await (const delta of prepared.deltas) {
+        answer += delta;
+        onDelta(delta);
+      }
+      this.quota.settle(prepared.reservation);
+      return answer;
+    } catch (error) {
+      await this.quota.refund(prepared.reservation);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import { createDomain, creditsUsed } from './support/knowledge.js';
+
+type Mode = 'ok' | 'fail' | 'hang' | 'garbage';
+
+/** A stand-in for an OpenAI-compatible server, on loopback. */
+async function startFakeModel(): Promise<{ url: string; mode: Mode; requests: any[]; close(): Promise<void> }> {
+  const state = { mode: 'ok' as Mode, requests: [] as any[] };
+  const hanging: IncomingMessage[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      state.requests.push({ path: request.url, authorization: request.headers.authorization, body: JSON.parse(body) });
+      if (state.mode === 'hang') return void hanging.push(request);
+      if (state.mode === 'fail') {
+        response.writeHead(500, { 'content-type': 'text/plain' });
+        return void response.end('upstream exploded: secret-internal-detail');
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      if (state.mode === 'garbage') return void response.end('{"choices": "no"');
+      response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Feed them krill [1].' } }] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    get mode() {
+      return state.mode;
+    },
+    set mode(mode: Mode) {
+      state.mode = mode;
+    },
+    requests: state.requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('the model answerer (LLM_BASE_URL)', () => {
+  let model: Awaited<ReturnType<typeof startFakeModel>>;
+  let test: TestApp;
+  let user: SignedInUser;
+  const ask = (body: object = { query: 'What do penguins eat?', domain: 'zoo' }) => test.http().post('/v1/query/').set(user.auth).send(body);
+
+  beforeAll(async () => {
+    model = await startFakeModel();
+    test = await startTestApp({ LLM_BASE_URL: model.url, LLM_API_KEY: 'sk-test-upstream', LLM_MODEL: 'tiny', LLM_TIMEOUT_MS: '500' });
+    await createDomain(test, 'zoo', [{ title: 'Penguins', content: 'Penguins eat krill and small fish.' }]);
+  });
+  afterAll(async () => {
+    await test.close();
+    await model.close();
+  });
+  beforeEach(async () => {
+    model.mode = 'ok';
+    model.requests.length = 0;
+    user = await signUp(test);
+  });
+
+  it('sends the question with the retrieved passages and returns the model\'s answer', async () => {
+    const response = await ask().expect(200);
+    expect(response.body.answer).toBe('Feed them krill [1].');
+    expect(response.body.sources[0].title).toBe('Penguins');
+    const [sent] = model.requests;
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect(sent.authorization).toBe('Bearer sk-test-upstream');
+    expect(sent.body.model).toBe('tiny');
+    expect(sent.body.messages.at(-1).content).toContain('Penguins eat krill and small fish.');
+    expect(sent.body.messages.at(-1).content).toContain('What do penguins eat?');
+    expect(await creditsUsed(test, user.id)).toBe(1);
+  });
+
+  it.each<[Mode]>([['fail'], ['garbage']])('answers a generic transient 500 when the model %s, and costs nothing', async (mode) => {
+    model.mode = mode;
+    const response = await ask().expect(500);
+    expect(response.body).toEqual({ detail: expect.stringMatching(/transient/), request_id: response.headers['x-request-id'] });
+    expect(JSON.stringify(response.body)).not.toContain('secret-internal-detail');
+    expect(await creditsUsed(test, user.id)).toBe(0);
+    const ledger = await test.db.query('SELECT count(*)::int AS n FROM usage_events WHERE user_id = $1', [user.id]);
+    expect(ledger.rows[0].n).toBe(0);
+  });
+
+  it('gives up on a hanging model after LLM_TIMEOUT_MS with a 500, and costs nothing', async () => {
+    model.mode = 'hang';
+    const started = Date.now();
+    await ask().expect(500);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(await creditsUsed(test, user.id)).toBe(0);
+  });
+
+  it('reports a failure during a stream as an error event and refunds the credit', async () => {
+    model.mode = 'fail';
+    const response = await ask({ query: 'What do penguins eat?', domain: 'zoo', stream: true })
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      })
+      .expect(200);
+    const body = response.body as string;
+    expect(body).toMatch(/^event: sources\n/);
+    expect(body).toContain('event: error\ndata: {"detail":"The answer could not be completed. It is transient: retry with exponential back-off."}');
+    expect(body).not.toContain('secret-internal-detail');
+    expect(await creditsUsed(test, user.id)).toBe(0);
+  });
+
+  it('does not call the model when nothing was found', async () => {
+    const response = await ask({ query: 'the of and', domain: 'zoo' }).expect(200);
+    expect(response.body.sources).toEqual([]);
+    expect(model.requests).toHaveLength(0);
+  });
+});
