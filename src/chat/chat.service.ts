@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NotFoundError } from '../common/errors.js';
+import type { PageRequest } from '../common/pagination.js';
+import type { Principal } from '../common/principal.js';
+import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
+import { QueryService } from '../query/query.service.js';
+import { presentSource, type SourceRecord } from '../query/source.presenter.js';
+import { QuotaService } from '../billing/quota.service.js';
+import { ChatMessage } from './chat-message.entity.js';
+import { ChatSession } from './chat-session.entity.js';
+
+const HISTORY_TURNS = 10;
+/** `updated_at` from the database clock, as `created_at` is. */
+const TOUCHED = () => 'clock_timestamp()';
+const DEFAULT_TOP_K = 5;
+
+@Injectable()
+export class ChatService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly scopes: KnowledgeScopeService,
+    private readonly queries: QueryService,
+    private readonly quota: QuotaService,
+  ) {}
+
+  /** The domain is checked now (404/403) so a session never points at something it cannot ask. */
+  async create(caller: Principal, title: string | undefined, domain: string | null | undefined): Promise<ChatSession> {
+    const scope = await this.scopes.resolve(caller, domain);
+    const sessions = this.dataSource.getRepository(ChatSession);
+    return sessions.save(
+      sessions.create({
+        organizationId: caller.organizationId,
+        userId: caller.userId,
+        title: title || 'New chat',
+        domain: scope.domain,
+      }),
+    );
+  }
+
+  async list(caller: Principal, page: PageRequest): Promise<[ChatSession[], number]> {
+    return this.dataSource.getRepository(ChatSession).findAndCount({
+      where: { userId: caller.userId },
+      order: { updatedAt: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+  }
+
+  async get(caller: Principal, sessionId: string): Promise<ChatSession> {
+    const session = await this.dataSource.getRepository(ChatSession).findOneBy({ id: sessionId, userId: caller.userId });
+    if (!session) throw new NotFoundError();
+    return session;
+  }
+
+  messages(sessionId: string): Promise<ChatMessage[]> {
+    return this.dataSource.getRepository(ChatMessage).find({ where: { sessionId }, order: { createdAt: 'ASC' } });
+  }
+
+  async rename(caller: Principal, sessionId: string, title: string): Promise<ChatSession> {
+    const session = await this.get(caller, sessionId);
+    await this.dataSource.getRepository(ChatSession).update({ id: session.id }, { title, updatedAt: TOUCHED });
+    return this.get(caller, session.id);
+  }
+
+  async remove(caller: Principal, sessionId: string): Promise<void> {
+    const session = await this.get(caller, sessionId);
+    await this.dataSource.getRepository(ChatSession).delete({ id: session.id });
+  }
+
+  /**
+   * Answers a new message with the session's recent history in mind, costing credits like a query.
+   * Both messages are stored together, only once the answer exists; if storing fails, the credit
+   * comes back.
+   */
+  async post(caller: Principal, sessionId: string, content: string): Promise<{ user: ChatMessage; assistant: ChatMessage }> {
+    const session = await this.get(caller, sessionId);
+    const history = (await this.recentMessages(session.id)).map((message) => ({ role: message.role, content: message.content }));
+    const prepared = await this.queries.prepare(caller, {
+      text: content,
+      domain: session.domain,
+      topK: DEFAULT_TOP_K,
+      operation: 'chat_message',
+      history,
+    });
+    const answer = await this.queries.complete(prepared);
+    try {
+      return await this.storeExchange(session, content, answer, prepared.sources.map(presentSource));
+    } catch (error) {
+      await this.quota.refund(prepared.reservation);
+      throw error;
+    }
+  }
+
+  private storeExchange(session: ChatSession, content: string, answer: string, sources: SourceRecord[]) {
+    return this.dataSource.transaction(async (manager) => {
+      const user = await manager.save(manager.create(ChatMessage, { sessionId: session.id, role: 'user', content, sources: [] }));
+      const assistant = await manager.save(
+        manager.create(ChatMessage, {
+          sessionId: session.id,
+          role: 'assistant',
+          content: answer,
+          sources,
+        }),
+      );
+      await manager.update(ChatSession, { id: session.id }, { updatedAt: TOUCHED });
+      return { user, assistant };
+    });
+  }
+
+  private async recentMessages(sessionId: string): Promise<ChatMessage[]> {
+    const newestFirst = await this.dataSource
+      .getRepository(ChatMessage)
+      .find({ where: { sessionId }, order: { createdAt: 'DESC' }, take: HISTORY_TURNS });
+    return newestFirst.reverse();
+  }
+}
