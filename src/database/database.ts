@@ -4,6 +4,7 @@ import { entities } from './entities.js';
 import { startEmbeddedStore } from './embedded-store.js';
 import { migrations } from './migrations/index.js';
 import { installPgTypeParsers } from './pg-types.js';
+import { TYPEORM_SLOW_QUERY_MS, TypeOrmLogger } from '../observability/typeorm-logger.js';
 
 /** Where the service's data lives: a PostgreSQL URL, and whether it is the in-process embedded store. */
 export interface DatabaseTarget {
@@ -32,6 +33,8 @@ export function dataSourceOptions(config: AppConfig, target: Pick<DatabaseTarget
     poolSize: config.DATABASE_POOL_SIZE,
     // Fail fast while the database is unreachable instead of queueing requests behind it.
     extra: { connectionTimeoutMillis: 3000, query_timeout: 15_000 },
-    logging: ['error', 'migration'],
+    logging: ['error', 'warn', 'migration'],
+    logger: new TypeOrmLogger(),
+    maxQueryExecutionTime: TYPEORM_SLOW_QUERY_MS,
   };
 }

@@ -19,14 +19,13 @@ interface Window {
   sending: number;
   /** Counted here since the last send. */
   pending: number;
-  touched: boolean;
 }
 
 /**
  * RATE_LIMIT_PER_MINUTE per API key and per user (JWT), in fixed one-minute windows. The decision is
  * local and synchronous, so the request path never waits on Redis: each instance counts in memory
  * and every SYNC_INTERVAL_MS pushes its new counts to Redis in one pipeline (INCRBY) and reads the
- * shared totals back. Alone, an instance is exact; several together can overshoot by what the others
+ * shared totals of this minute's principals back. Alone, an instance is exact; several together can overshoot by what the others
  * served within one sync interval. Without REDIS_URL, or while Redis is down, counts are per instance.
  */
 @Injectable()
@@ -59,10 +58,9 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
     const window = Math.floor(now / WINDOW_MS);
     let entry = this.windows.get(id);
     if (!entry || entry.window !== window) {
-      entry = { window, shared: 0, sending: 0, pending: 0, touched: false };
+      entry = { window, shared: 0, sending: 0, pending: 0 };
       this.windows.set(id, entry);
     }
-    entry.touched = true;
     if (entry.shared + entry.sending + entry.pending >= this.limit) {
       rateLimited.inc({ limit: 'principal' });
       throw new ThrottledError(((window + 1) * WINDOW_MS - now) / 1000);
@@ -70,39 +68,46 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
     entry.pending++;
   }
 
-  /** Pushes pending counts and refreshes the shared totals of every principal seen since the last sync. */
+  /**
+   * Pushes pending counts (INCRBY) and reads back the shared total of every principal seen in the
+   * current window (GET for those with nothing new), so no instance's view is older than one interval.
+   */
   async sync(now = Date.now()): Promise<void> {
     const current = Math.floor(now / WINDOW_MS);
-    const batch: [string, Window, number][] = [];
+    const batch: { entry: Window; count: number; reply: number }[] = [];
     for (const [id, entry] of this.windows) {
       if (entry.window < current) this.windows.delete(id);
-      else if (entry.touched && this.redis) batch.push([id, entry, entry.pending]);
     }
-    if (!this.redis || this.syncing || batch.length === 0) return;
+    if (!this.redis || this.syncing || this.windows.size === 0) return;
     this.syncing = true;
     const pipeline = this.redis.pipeline();
-    for (const [id, entry, count] of batch) {
-      entry.touched = false;
-      entry.pending -= count;
-      entry.sending += count;
+    let replies = 0;
+    for (const [id, entry] of this.windows) {
       const key = `rl:${id}:${entry.window}`;
-      pipeline.incrby(key, count).pexpire(key, 2 * WINDOW_MS);
+      const count = entry.pending;
+      entry.pending = 0;
+      entry.sending += count;
+      batch.push({ entry, count, reply: replies });
+      if (count > 0) {
+        pipeline.incrby(key, count).pexpire(key, 2 * WINDOW_MS);
+        replies += 2;
+      } else {
+        pipeline.get(key);
+        replies += 1;
+      }
     }
     try {
-      const replies = (await pipeline.exec()) ?? [];
-      batch.forEach(([, entry, count], i) => {
+      const results = (await pipeline.exec()) ?? [];
+      for (const { entry, count, reply } of batch) {
         entry.sending -= count;
-        const [error, total] = replies[i * 2] ?? [new Error('no reply')];
-        if (error) {
-          entry.pending += count;
-          entry.touched = true;
-        } else entry.shared = Math.max(entry.shared, Number(total) - entry.sending);
-      });
+        const [error, total] = results[reply] ?? [new Error('no reply')];
+        if (error) entry.pending += count;
+        else entry.shared = Math.max(entry.shared, Number(total ?? 0) - entry.sending);
+      }
     } catch (error) {
-      for (const [, entry, count] of batch) {
+      for (const { entry, count } of batch) {
         entry.sending -= count;
         entry.pending += count;
-        entry.touched = true;
       }
       this.logger.debug(`rate-limit sync failed: ${(error as Error).message}`);
     } finally {

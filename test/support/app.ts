@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import pg from 'pg';
 import request from 'supertest';
-import { createApp } from '../../src/app.js';
+import { type CreateAppOptions, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/env.schema.js';
 import { connect, createTestDatabase, type TestDatabase } from './database.js';
 
@@ -19,7 +19,11 @@ export interface TestApp {
 }
 
 /** Boots the service as main.ts does, on a fresh database, listening on a loopback port. */
-export async function startTestApp(env: Record<string, string> = {}, database?: TestDatabase): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  database?: TestDatabase,
+  options: CreateAppOptions = {},
+): Promise<TestApp> {
   const ownDatabase = !database;
   const target = database ?? (await createTestDatabase());
   const config = loadConfig({
@@ -31,7 +35,7 @@ export async function startTestApp(env: Record<string, string> = {}, database?: 
     LAST_USED_FLUSH_MS: '200',
     ...env,
   });
-  const app = await createApp(config, { logger: process.env.TEST_LOGS ? undefined : false });
+  const app = await createApp(config, { logger: process.env.TEST_LOGS ? undefined : false, ...options });
   await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer() as Server;
   const db = await connect(target.url);
