@@ -34,6 +34,8 @@ import { startService } from './lib/service.js';
 
 const SECTIONS = {
   core: () => import('./sections/core.js'),
+  query: () => import('./sections/query.js'),
+  quota: () => import('./sections/quota.js'),
 };
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
