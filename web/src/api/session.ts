@@ -4,6 +4,8 @@ import { ApiError, readBody, send } from './http';
 interface Tokens {
   access: string;
   refresh: string;
+  /** When this browser received the access token (its own clock), so skew with the server's does not matter. */
+  receivedAt: number;
 }
 
 export type AuthState = { signedIn: true } | { signedIn: false; notice?: string };
@@ -39,8 +41,10 @@ class Session {
   }
 
   async signIn(email: string, password: string): Promise<void> {
-    const tokens = await readBody<Tokens>(await send('POST', '/auth/jwt/create/', { json: { email, password } }));
-    this.keep(tokens);
+    const { access, refresh } = await readBody<{ access: string; refresh: string }>(
+      await send('POST', '/auth/jwt/create/', { json: { email, password } }),
+    );
+    this.keep({ access, refresh, receivedAt: Date.now() });
     this.state.set({ signedIn: true });
   }
 
@@ -80,7 +84,7 @@ class Session {
     }
     const { access } = await readBody<{ access: string }>(response);
     if (this.tokens !== current) throw sessionEnded(); // signed out (or in again) meanwhile
-    this.keep({ ...current, access });
+    this.keep({ ...current, access, receivedAt: Date.now() });
     return access;
   }
 
@@ -125,9 +129,16 @@ class Session {
     }, delay);
   }
 
+  /**
+   * Time left on the access token by this browser's clock: its lifetime (exp - iat) counted from when it
+   * arrived. Comparing exp with a clock that runs ahead would refresh in a loop.
+   */
   private msLeft(): number {
-    const claims = this.tokens ? decodeClaims(this.tokens.access) : null;
-    return claims?.exp ? claims.exp * 1000 - Date.now() : Number.POSITIVE_INFINITY;
+    if (!this.tokens) return Number.POSITIVE_INFINITY;
+    const claims = decodeClaims(this.tokens.access);
+    if (!claims?.exp) return Number.POSITIVE_INFINITY; // not readable: the server will say, and a 401 refreshes
+    if (!claims.iat) return claims.exp * 1000 - Date.now();
+    return this.tokens.receivedAt + (claims.exp - claims.iat) * 1000 - Date.now();
   }
 
   /** Refresh a minute early, or a quarter of the lifetime early for short-lived tokens. */
@@ -146,7 +157,7 @@ function readStored(): Tokens | null {
   try {
     const value = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<Tokens> | null;
     return value && typeof value.access === 'string' && typeof value.refresh === 'string'
-      ? { access: value.access, refresh: value.refresh }
+      ? { access: value.access, refresh: value.refresh, receivedAt: typeof value.receivedAt === 'number' ? value.receivedAt : 0 }
       : null;
   } catch {
     return null;
