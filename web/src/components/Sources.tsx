@@ -1,10 +1,17 @@
 import type { Source } from '../api/types';
 
+/** The search marks the matched words as **word** in snippets: shown highlighted, never as HTML. */
+function Highlighted({ text }: { text: string }) {
+  const parts = text.split(/\*\*(.+?)\*\*/g); // odd indexes are the marked words
+  return <>{parts.map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part))}</>;
+}
+
 /** The passages an answer cites, best first. */
 export function Sources({ sources }: { sources: Source[] }) {
   if (sources.length === 0) return <p class="hint">No sources were found for this answer.</p>;
   return (
-    <section class="sources" aria-label="Sources">
+    // Not a labelled section: one region landmark per answer would all be called "Sources".
+    <div class="sources">
       <h3>Sources</h3>
       <ol>
         {sources.map((source) => (
@@ -15,7 +22,9 @@ export function Sources({ sources }: { sources: Source[] }) {
                 score {source.score.toFixed(2)}
               </span>
             </div>
-            <blockquote>{source.snippet}</blockquote>
+            <blockquote>
+              <Highlighted text={source.snippet} />
+            </blockquote>
             {source.metadata && Object.keys(source.metadata).length > 0 && (
               <dl class="metadata">
                 {Object.entries(source.metadata).map(([name, value]) => (
@@ -29,6 +38,6 @@ export function Sources({ sources }: { sources: Source[] }) {
           </li>
         ))}
       </ol>
-    </section>
+    </div>
   );
 }
