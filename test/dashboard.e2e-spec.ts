@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,12 @@ import { ADMIN, signIn, type SignedInUser, startTestApp, type TestApp } from './
 // The page.evaluate callbacks run in the browser; this project's types have no DOM, so just these.
 declare const document: { activeElement: { tagName: string; textContent: string | null } | null; documentElement: { scrollWidth: number } };
 declare const localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
+declare const axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> };
+interface AxeViolation {
+  id: string;
+  help: string;
+  nodes: { target: string[] }[];
+}
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 declare class DataTransfer {
   items: { add(file: File): void };
@@ -60,6 +66,17 @@ const is =
   (value: T) =>
     value === expected;
 
+/** Fails with axe-core's WCAG 2.1 A/AA findings for what the page shows now. */
+async function expectAccessible(target: Page, screen: string): Promise<void> {
+  // Evaluated through the DevTools protocol, so the page's content security policy does not block it.
+  await target.evaluate(await readFile(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  const { violations } = await target.evaluate(() =>
+    axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }),
+  );
+  const findings = violations.map((violation) => `${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  expect({ screen, findings }).toEqual({ screen, findings: [] });
+}
+
 /** A fresh build of web/ into a private directory: no race with other test runs over web/dist. */
 async function buildDashboard(): Promise<string> {
   const outDir = await mkdtemp(join(tmpdir(), 'kqs-dashboard-'));
@@ -91,7 +108,11 @@ describe('dashboard in a real browser', () => {
   let admin: SignedInUser;
   let firstKey: string;
 
-  const shot = (name: string, target: Page = page) => target.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+  /** A screenshot of a main screen, which must also pass axe-core's checks. */
+  const shot = async (name: string, target: Page = page) => {
+    await target.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+    await expectAccessible(target, name);
+  };
   const api = () => test.http();
   const userJwt = async () => (await signIn(test, email, PASSWORD)).auth;
   const keyRow = (name: string, status = 'active'): Locator => page.locator(`tr[data-status="${status}"]`, { has: page.getByRole('rowheader', { name, exact: true }) });
@@ -424,6 +445,24 @@ describe('dashboard in a real browser', () => {
         localStorage.setItem('kqs.session', JSON.stringify({ ...tokens, access: value }));
       }, access);
 
+    it('refreshes the access token shortly before it expires', async () => {
+      // A context of its own (a fake clock applies to a whole context), signed in with the same tokens.
+      const clockedContext = await browser.newContext({ storageState: await context.storageState() });
+      const clocked = await clockedContext.newPage();
+      try {
+        await clocked.clock.install();
+        await clocked.goto(`${base}/app/keys`);
+        await clocked.getByRole('rowheader', { name: 'ci server' }).first().waitFor();
+        const before = await clocked.evaluate(() => JSON.parse(localStorage.getItem('kqs.session')!).access as string);
+        const refreshed = clocked.waitForResponse((response) => response.url().endsWith('/auth/jwt/refresh/'));
+        await clocked.clock.fastForward('29:30'); // 30-minute tokens, refreshed a minute early
+        expect((await refreshed).status()).toBe(200);
+        await eventually(() => clocked.evaluate(() => JSON.parse(localStorage.getItem('kqs.session')!).access as string), (access) => access !== before);
+      } finally {
+        await clockedContext.close();
+      }
+    }, SLOW);
+
     it('refreshes an expired access token silently', async () => {
       const expired = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ token_type: 'access', exp: Math.floor(Date.now() / 1000) - 60, iat: Math.floor(Date.now() / 1000) - 1860 })).toString('base64url')}.x`;
       await setAccess(expired);
@@ -495,7 +534,7 @@ describe('dashboard in a real browser', () => {
         await eventually(focused, (value) => value.startsWith('MAIN:'));
         await small.getByRole('link', { name: 'Ask', exact: true }).click();
         await eventually(focused, is('H1:Ask'));
-        await small.locator('.session-list a').first().click();
+        await small.locator('.session-list a', { hasText: 'How many days of paid holiday' }).click();
         await small.locator('.message-assistant').first().waitFor();
         await expect(small.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
         await shot('ask-phone', small);
