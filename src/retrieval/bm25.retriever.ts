@@ -20,11 +20,16 @@ export interface Bm25Params {
   candidateCap: number;
 }
 
-/** Tuned on the SciFact training queries only (bench/scifact.js); k1 and b start from Anserini's defaults. */
+/**
+ * Tuned on the SciFact training queries only (809 claims; the test split is held out). nDCG@10 on them:
+ * Anserini's k1 0.9, b 0.4: 0.693; k1 1.2, b 0.75 (Robertson's classic): 0.700; with a title weight of 2:
+ * 0.701. Neighbours (k1 1.0 to 1.4, b 0.5 to 0.9, title 1 to 3) all land within 0.69 to 0.70, so this
+ * is a plateau rather than a lucky point.
+ */
 export const DEFAULT_BM25_PARAMS: Bm25Params = {
-  k1: 0.9,
-  b: 0.4,
-  titleWeight: 1,
+  k1: 1.2,
+  b: 0.75,
+  titleWeight: 2,
   contextWeight: 0.3,
   maxTerms: 64,
   roundBudget: 1500,
@@ -160,18 +165,18 @@ export class Bm25Retriever implements Retriever {
          SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
            FROM document_chunks c
           CROSS JOIN LATERAL (
-            SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5 + 1) * f.tf
-                       / (f.tf + $5 * (1 - $6 + $6 * c.token_count / $7))) AS score
+            SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5::float8 + 1) * f.tf
+                       / (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.token_count / $7::float8))) AS score
               FROM unnest(ts_filter(setweight(c.search_vector, 'A', $3::text[]), '{a}')) e
              CROSS JOIN LATERAL (
-               SELECT cardinality(e.positions) + ($8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
+               SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
              ) f
           ) s
           WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
           ORDER BY c.document_id, s.score DESC
        ) best
        ORDER BY score DESC, chunk_id
-       LIMIT $9`,
+       LIMIT $9::int`,
       [scopeId, tsquery, plan.terms.map((t) => t.term), plan.terms.map((t) => t.weightedIdf), k1, b, plan.avgLength, titleWeight, limit],
     );
     return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: Number(row.score) }));

@@ -1,0 +1,186 @@
+import { Bm25Retriever, DEFAULT_BM25_PARAMS } from '../src/retrieval/bm25.retriever.js';
+import { RETRIEVER, type Retriever } from '../src/retrieval/retriever.js';
+import { type SignedInUser, signUp, startTestApp, type TestApp } from './support/app.js';
+import { signInAdmin, statsOf } from './support/knowledge.js';
+
+const BIOLOGY = [
+  {
+    title: 'Photosynthesis',
+    content:
+      'Plants capture light energy with chlorophyll in their leaves. The light reactions split water and release oxygen, ' +
+      'and the Calvin cycle fixes carbon dioxide into sugar.',
+    metadata: { chapter: 1 },
+  },
+  {
+    title: 'Cellular respiration',
+    content: 'Mitochondria break down glucose to make ATP. Oxygen is the final electron acceptor of the respiratory chain.',
+    metadata: { chapter: 2 },
+  },
+  {
+    title: 'Plate tectonics',
+    content: 'The lithosphere is broken into plates that drift over the mantle. Earthquakes happen where plates meet.',
+    metadata: { chapter: 3 },
+  },
+  { title: 'Marsupials', content: 'The kangaroo carries its young in a pouch.', metadata: { chapter: 4 } },
+  { title: 'Model organisms', content: 'The zebrafish is transparent as an embryo, which makes development easy to watch.', metadata: { chapter: 5 } },
+];
+
+describe('BM25 retrieval', () => {
+  let test: TestApp;
+  let retriever: Retriever;
+  let domainId: string;
+  let alice: SignedInUser;
+  let aliceOrg: string;
+  let bob: SignedInUser;
+  let bobOrg: string;
+  const ids: Record<string, string> = {};
+
+  const orgOf = async (user: SignedInUser) => (await test.http().get('/auth/users/me/').set(user.auth).expect(200)).body.organization_id as string;
+
+  beforeAll(async () => {
+    test = await startTestApp();
+    retriever = test.app.get(RETRIEVER);
+    const admin = await signInAdmin(test);
+    domainId = (await test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Biology', slug: 'biology' }).expect(201)).body.id;
+    for (const doc of BIOLOGY) {
+      ids[doc.title] = (await test.http().post('/v1/domains/biology/documents/').set(admin.auth).send(doc).expect(201)).body.id;
+    }
+    alice = await signUp(test);
+    bob = await signUp(test);
+    [aliceOrg, bobOrg] = [await orgOf(alice), await orgOf(bob)];
+    await test
+      .http()
+      .post('/v1/documents/')
+      .set(alice.auth)
+      .send({ title: 'Quarterly numbers', content: 'Our confidential photosynthesis startup lost money on kelp farming.' })
+      .expect(201);
+    await test.http().post('/v1/documents/').set(bob.auth).send({ title: 'Bob notes', content: 'Kelp is a brown alga.' }).expect(201);
+  });
+  afterAll(() => test.close());
+
+  it('ranks the obviously relevant document first, with its metadata and a marked snippet', async () => {
+    const results = await retriever.search('How do plants use light energy?', { domainId }, { limit: 5 });
+    expect(results[0]).toMatchObject({ documentId: ids.Photosynthesis, title: 'Photosynthesis', metadata: { chapter: 1 } });
+    expect(results[0].content).toContain('chlorophyll');
+    expect(results[0].snippet).toContain('**light**');
+    expect(results[0].snippet).toMatch(/\*\*Plants\*\*/);
+    expect(results[0].score).toBeGreaterThan(0);
+    const scores = results.map((r) => r.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('finds documents that share only some of the words (OR, not AND) and ranks by how many and how rare', async () => {
+    const results = await retriever.search('oxygen earthquakes', { domainId }, { limit: 10 });
+    expect(results.map((r) => r.title).sort()).toEqual(['Cellular respiration', 'Photosynthesis', 'Plate tectonics']);
+    // "earthquakes" is in one document, "oxygen" in two: the rarer word weighs more.
+    expect(results[0].title).toBe('Plate tectonics');
+  });
+
+  it('stems: a query word matches other forms of it', async () => {
+    const results = await retriever.search('drifting plate', { domainId }, { limit: 3 });
+    expect(results[0].title).toBe('Plate tectonics');
+  });
+
+  it('matches words of the title', async () => {
+    const results = await retriever.search('marsupials', { domainId }, { limit: 3 });
+    expect(results.map((r) => r.title)).toEqual(['Marsupials']);
+  });
+
+  it('returns distinct documents, at most `limit`', async () => {
+    const results = await retriever.search('oxygen plants mitochondria plates kangaroo zebrafish', { domainId }, { limit: 3 });
+    expect(results).toHaveLength(3);
+    expect(new Set(results.map((r) => r.documentId)).size).toBe(3);
+  });
+
+  it.each([['the and of to is'], ['?!... --- ;;'], [''], ['   ']])('returns nothing, without error, for %j', async (query) => {
+    await expect(retriever.search(query, { domainId }, { limit: 5 })).resolves.toEqual([]);
+  });
+
+  it('returns nothing for words no document holds', async () => {
+    await expect(retriever.search('xylophone quasar', { domainId }, { limit: 5 })).resolves.toEqual([]);
+  });
+
+  it('survives a 10,000-word query', async () => {
+    const words = ['kangaroo', 'the', 'pouch', 'of', 'random', 'words'];
+    const query = Array.from({ length: 10_000 }, (_, i) => `${words[i % words.length]}${i % 7 === 0 ? '' : i}`).join(' ');
+    const started = Date.now();
+    const results = await retriever.search(query, { domainId }, { limit: 5 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(results[0].title).toBe('Marsupials');
+  });
+
+  it('widens the search with context queries, at a lower weight', async () => {
+    const alone = await retriever.search('zebrafish', { domainId }, { limit: 5 });
+    expect(alone.map((r) => r.title)).toEqual(['Model organisms']);
+    const widened = await retriever.search('zebrafish', { domainId }, { limit: 5, contextQueries: ['kangaroo pouch'] });
+    expect(widened.map((r) => r.title)).toEqual(['Model organisms', 'Marsupials']);
+  });
+
+  it("keeps each organization's private documents to itself", async () => {
+    const own = await retriever.search('photosynthesis kelp', { organizationId: aliceOrg }, { limit: 5 });
+    expect(own.map((r) => r.title)).toEqual(['Quarterly numbers']);
+    const other = await retriever.search('confidential photosynthesis startup kelp', { organizationId: bobOrg }, { limit: 5 });
+    expect(other.map((r) => r.title)).toEqual(['Bob notes']);
+    const publicOnly = await retriever.search('confidential startup kelp farming', { domainId }, { limit: 5 });
+    expect(publicOnly).toEqual([]);
+    for (const source of [...other, ...publicOnly]) expect(source.content).not.toContain('confidential');
+  });
+
+  it('gives the same ranking with pruning as when scoring every candidate', async () => {
+    const vocabulary = Array.from({ length: 60 }, (_, i) => `term${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`);
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const pick = () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)];
+    const user = await signUp(test);
+    const org = await orgOf(user);
+    for (let d = 0; d < 40; d++) {
+      const content = Array.from({ length: 30 + Math.floor(random() * 60) }, pick).join(' ');
+      await test.http().post('/v1/documents/').set(user.auth).send({ title: `Doc ${d} ${pick()}`, content }).expect(201);
+    }
+    const bm25 = test.app.get(Bm25Retriever);
+    try {
+      for (let q = 0; q < 15; q++) {
+        const query = Array.from({ length: 2 + (q % 5) }, pick).join(' ');
+        bm25.params = { ...DEFAULT_BM25_PARAMS, roundBudget: 1_000_000, candidateCap: 1_000_000 };
+        const exhaustive = await bm25.search(query, { organizationId: org }, { limit: 5 });
+        bm25.params = { ...DEFAULT_BM25_PARAMS, roundBudget: 1, candidateCap: 1_000_000 };
+        const pruned = await bm25.search(query, { organizationId: org }, { limit: 5 });
+        expect(pruned.map((r) => [r.documentId, r.score])).toEqual(exhaustive.map((r) => [r.documentId, r.score]));
+      }
+    } finally {
+      bm25.params = DEFAULT_BM25_PARAMS;
+    }
+  });
+
+  it('keeps the statistics exact under concurrent inserts and deletes', async () => {
+    const user = await signUp(test);
+    const org = await orgOf(user);
+    const texts = Array.from({ length: 24 }, (_, i) => `Shared words everywhere, plus unique${i} and common${i % 3} terms. Kelp grows.`);
+    const created = await Promise.all(
+      texts.map((content, i) => test.http().post('/v1/documents/').set(user.auth).send({ title: `Doc ${i}`, content }).expect(201)),
+    );
+    let stats = await statsOf(test, org);
+    expect(stats.stored).toEqual(stats.expected);
+    expect(stats.stored).toContainEqual({ term: 'share', df: 24 });
+    expect(stats.corpus).toEqual(stats.expectedCorpus);
+    expect(stats.corpus?.chunk_count).toBe(24);
+
+    await Promise.all(created.slice(0, 12).map((r) => test.http().delete(`/v1/documents/${r.body.id}/`).set(user.auth).expect(204)));
+    stats = await statsOf(test, org);
+    expect(stats.stored).toEqual(stats.expected);
+    expect(stats.stored).toContainEqual({ term: 'share', df: 12 });
+    expect(stats.stored.map((row) => row.term)).not.toContain('unique0');
+    expect(stats.corpus).toEqual({ ...stats.expectedCorpus, chunk_count: 12 });
+  });
+
+  it('forgets a deleted domain: documents, chunks and statistics', async () => {
+    const admin = await signInAdmin(test);
+    const temp = (await test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Temp', slug: 'temp' }).expect(201)).body.id;
+    await test.http().post('/v1/domains/temp/documents/').set(admin.auth).send({ title: 'T', content: 'Temporary kangaroo text.' }).expect(201);
+    await test.http().delete('/v1/domains/temp/').set(admin.auth).expect(204);
+    for (const table of ['documents WHERE domain_id', 'document_chunks WHERE scope_id', 'term_stats WHERE scope_id', 'corpus_stats WHERE scope_id']) {
+      expect((await test.db.query(`SELECT count(*)::int AS n FROM ${table} = $1`, [temp])).rows[0].n).toBe(0);
+    }
+    await expect(retriever.search('kangaroo', { domainId: temp }, { limit: 5 })).resolves.toEqual([]);
+  });
+});
