@@ -39,10 +39,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   mountDashboard(app, config.DASHBOARD_DIR);
   app.useGlobalFilters(new GlobalExceptionFilter(new RouteTable(http), config.MAX_BODY_BYTES));
   app.useGlobalPipes(new BodyValidationPipe());
-  const close = app.close.bind(app);
-  app.close = async () => {
-    await close();
+  // Nest hands out a Proxy whose `set` trap drops assignments, so `app.close = …` would be a silent
+  // no-op (and the embedded store never closed). A proxy of our own adds the store to close().
+  const close = async () => {
+    await app.close();
     await database.close();
   };
-  return app;
+  return new Proxy(app, { get: (target, property, receiver) => (property === 'close' ? close : Reflect.get(target, property, receiver)) });
 }
