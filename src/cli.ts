@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
+import { AppModule } from './app.module.js';
+import { RegisterDto } from './auth/dto/auth.dto.js';
+import { User } from './auth/user.entity.js';
+import { UsersService } from './auth/users.service.js';
+import { ConfigError, loadConfig } from './config/env.schema.js';
+import { openDatabaseTarget } from './database/database.js';
+import { toFieldErrors } from './common/validation.js';
+
+const USAGE = `Usage: npm run cli -- create-admin --email <address> --password <password>
+
+Commands:
+  create-admin   Create a platform administrator, or promote an existing account and set its password.
+                 Uses DATABASE_URL, or the embedded store under DATA_DIR; runs pending migrations first.`;
+
+/** Exit codes: 0 done, 1 the work failed (configuration, database), 2 bad command line. */
+class UsageError extends Error {}
+
+function parseCommandLine(argv: string[]): { email: string; password: string } {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError('no command given');
+  if (command !== 'create-admin') throw new UsageError(`unknown command "${command}"`);
+  let values: { email?: string; password?: string };
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { email: { type: 'string' }, password: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    // Node's message may quote the offending argument, which could be the password: say it in our words.
+    const code = (error as { code?: string }).code;
+    throw new UsageError(
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? 'unknown option'
+        : code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+          ? 'unexpected argument'
+          : 'an option is missing its value (write --password=-value for a value that starts with a dash)',
+    );
+  }
+  if (!values.email) throw new UsageError('--email is required');
+  if (!values.password) throw new UsageError('--password is required');
+  // The same rules as sign-up: a valid address, a password of 8+ characters that is not all digits.
+  const dto = plainToInstance(RegisterDto, { email: values.email, password: values.password });
+  const problems = toFieldErrors(validateSync(dto, { stopAtFirstError: true }));
+  const [field, messages] = Object.entries(problems)[0] ?? [];
+  if (field) throw new UsageError(`--${field}: ${messages![0]}`);
+  return { email: dto.email, password: dto.password };
+}
+
+async function createAdmin(email: string, password: string): Promise<void> {
+  const config = { ...loadConfig(), MIGRATIONS_RUN: true };
+  const target = await openDatabaseTarget(config);
+  try {
+    // The whole application context, without HTTP: the same wiring, migrations and rules as the service.
+    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config, target), { logger: false, abortOnError: false });
+    try {
+      const existed = await context.get(DataSource).getRepository(User).existsBy({ email: email.toLowerCase() });
+      const admin = await context.get(UsersService).ensureAdmin(email, password);
+      console.log(existed ? `Promoted ${admin.email} to administrator and set the given password.` : `Created administrator ${admin.email}.`);
+    } finally {
+      await context.close();
+    }
+  } finally {
+    await target.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseCommandLine(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`error: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    await createAdmin(args.email, args.password);
+    return 0;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
+    console.error(error instanceof ConfigError ? message : `create-admin failed: ${message}`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  // Open handles (pools, timers) must not keep a finished command alive.
+  process.exit(code);
+});
