@@ -1,6 +1,37 @@
-import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import type { Server } from 'node:http';
+import request from 'supertest';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config/env.schema.js';
+import { ADMIN, createKey, signUp, startTestApp, TEST_JWT_SECRET, type SignedInUser, type TestApp } from './support/app.js';
 import { fromNow, keyWorks, sleep } from './support/core.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { connect, createTestDatabase, type TestDatabase } from './support/database.js';
+
+/** startTestApp's instance, with the service's JSON log lines collected into `lines`. */
+async function bootWithLog(database: TestDatabase, lines: string[]): Promise<TestApp> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    JWT_SECRET: TEST_JWT_SECRET,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    LAST_USED_FLUSH_MS: '200',
+  });
+  const app = await createApp(config, { logger: false, logStream: { write: (line: string) => void lines.push(line) } });
+  await app.listen(0, '127.0.0.1');
+  const server = app.getHttpServer() as Server;
+  const db = await connect(database.url);
+  return {
+    app,
+    server,
+    db,
+    database,
+    http: () => request(server),
+    async close() {
+      await db.end();
+      await app.close();
+    },
+  };
+}
 
 const KEYS = '/v1/billings/api-keys/';
 
@@ -27,17 +58,8 @@ describe('API-key changes across instances', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     // Booted together, as a deployment's replicas are: migrations and the admin account must not race.
-    // TypeORM reports a failed migration on the console (and Nest then retries the whole boot).
-    const log = console.log;
-    console.log = (...args: unknown[]) => {
-      bootLog.push(args.map(String).join(' '));
-      log(...args);
-    };
-    try {
-      [a, b] = await Promise.all([startTestApp({}, database), startTestApp({}, database)]);
-    } finally {
-      console.log = log;
-    }
+    // A lost race shows in the log (a failed migration, then Nest retrying the boot), so it is captured.
+    [a, b] = await Promise.all([bootWithLog(database, bootLog), bootWithLog(database, bootLog)]);
     owner = await signUp(a);
     // Both instances listen for key changes before any test relies on it.
     const deadline = Date.now() + 5000;
@@ -62,7 +84,9 @@ describe('API-key changes across instances', () => {
     expect(migrations.rows.every((row: { n: number }) => row.n === 1)).toBe(true);
     const admins = await a.db.query('SELECT count(*)::int AS n FROM users WHERE is_admin');
     expect(admins.rows[0].n).toBe(1);
-    expect(bootLog.filter((line) => /migration/i.test(line) && /fail/i.test(line))).toEqual([]);
+    expect(bootLog.length).toBeGreaterThan(0); // the capture works
+    // (The admin race is expected and handled: one instance's INSERT fails and it promotes instead.)
+    expect(bootLog.filter((line) => /migration[^"]*fail|retrying|unable to connect/i.test(line))).toEqual([]);
   });
 
   it('has both instances listening for key changes', async () => {
