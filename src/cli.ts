@@ -1,16 +1,10 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { parseArgs } from 'node:util';
-import { DataSource } from 'typeorm';
-import { AppModule } from './app.module.js';
 import { RegisterDto } from './auth/dto/auth.dto.js';
-import { User } from './auth/user.entity.js';
-import { UsersService } from './auth/users.service.js';
-import { ConfigError, loadConfig } from './config/env.schema.js';
-import { openDatabaseTarget } from './database/database.js';
 import { toFieldErrors } from './common/validation.js';
+import { ConfigError, loadConfig } from './config/env.schema.js';
 
 const USAGE = `Usage: npm run cli -- create-admin --email <address> --password <password>
 
@@ -56,6 +50,15 @@ function parseCommandLine(argv: string[]): { email: string; password: string } {
 
 async function createAdmin(email: string, password: string): Promise<void> {
   const config = { ...loadConfig(), MIGRATIONS_RUN: true };
+  // Loaded only now, so that a usage error answers without loading the whole application.
+  const [{ NestFactory }, { DataSource }, { AppModule }, { User }, { UsersService }, { openDatabaseTarget }] = await Promise.all([
+    import('@nestjs/core'),
+    import('typeorm'),
+    import('./app.module.js'),
+    import('./auth/user.entity.js'),
+    import('./auth/users.service.js'),
+    import('./database/database.js'),
+  ]);
   const target = await openDatabaseTarget(config);
   try {
     // The whole application context, without HTTP: the same wiring, migrations and rules as the service.

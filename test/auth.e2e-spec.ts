@@ -56,6 +56,22 @@ describe('accounts and JWT', () => {
       });
     });
 
+    it('lets exactly one of several simultaneous sign-ups for one address through', async () => {
+      const body = { email: 'racer@example.com', password: 'a long enough password' };
+      const responses = await Promise.all(Array.from({ length: 5 }, () => test.http().post('/auth/users/').send(body)));
+      expect(responses.map((response) => response.status).sort()).toEqual([201, 400, 400, 400, 400]);
+      for (const response of responses.filter((r) => r.status === 400)) {
+        expect(response.body.detail).toBe('email: A user with that email already exists.');
+      }
+      const { rows } = await test.db.query('SELECT count(*)::int AS n FROM users WHERE email = $1', [body.email]);
+      expect(rows[0].n).toBe(1);
+      const organizations = await test.db.query(
+        'SELECT count(*)::int AS n FROM organizations o JOIN users u ON u.id = o.owner_id WHERE u.email = $1',
+        [body.email],
+      );
+      expect(organizations.rows[0].n).toBe(1);
+    });
+
     it.each([
       ['under 8 characters', 'short1!', 'password: This password is too short. It must contain at least 8 characters.'],
       ['all digits', '1234567890', 'password: This password is entirely numeric.'],
