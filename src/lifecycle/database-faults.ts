@@ -12,13 +12,18 @@ const MESSAGES = [
   'timeout exceeded when trying to connect',
   'Query read timeout',
   'Client has encountered a connection error',
+  'Client was closed and is not queryable',
   'Connection refused',
   'the database system is',
 ];
 
+// TypeORM releases a query runner whose connection died; the transaction's COMMIT then throws this.
+const ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError']);
+
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 3) return false;
-  const { code, message, driverError, cause } = error as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
+  const { code, message, driverError, cause, name } = error as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; name?: unknown };
+  if (typeof name === 'string' && ERROR_NAMES.has(name)) return true;
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SQLSTATE.test(code))) return true;
   if (typeof message === 'string' && MESSAGES.some((text) => message.includes(text))) return true;
   // AggregateError from a connect that tried several addresses.
