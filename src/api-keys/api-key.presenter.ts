@@ -23,7 +23,9 @@ export function presentApiKey(
   key: ApiKey,
   extras: { lastUsedAt?: Date; fullKey?: string; rotatedFrom?: string } = {},
 ): ApiKeyRecord {
-  const lastUsedAt = extras.lastUsedAt ?? key.lastUsedAt;
+  // This instance's unwritten use, unless the stored one (perhaps another instance's) is later.
+  const stored = key.lastUsedAt;
+  const lastUsedAt = extras.lastUsedAt && (!stored || extras.lastUsedAt.getTime() > stored.getTime()) ? extras.lastUsedAt : stored;
   return {
     id: key.id,
     name: key.name,

@@ -11,6 +11,8 @@ import type { AppConfig } from '../config/env.schema.js';
 export class LastUsedRecorder implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(LastUsedRecorder.name);
   private pending = new Map<string, Date>();
+  private lastBatch = new Map<string, Date>();
+  private queue: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -32,15 +34,29 @@ export class LastUsedRecorder implements OnModuleInit, OnApplicationShutdown {
     this.pending.set(keyId, at);
   }
 
-  /** A use not yet written, so this instance's own list shows it without waiting for the flush. */
+  /**
+   * A use this instance knows of that the database may not show yet: pending, or in the batch being
+   * written (a read that races that write would otherwise see neither). Kept until the next flush.
+   */
   pendingFor(keyId: string): Date | undefined {
-    return this.pending.get(keyId);
+    return this.pending.get(keyId) ?? this.lastBatch.get(keyId);
   }
 
-  async flush(): Promise<void> {
-    if (this.pending.size === 0) return;
+  /**
+   * Writes what is pending. One write at a time: a caller arriving while the timer's write is in
+   * flight waits for it, so `await flush()` (shutdown, tests) means every stamp so far is stored.
+   */
+  flush(): Promise<void> {
+    const next = this.queue.then(() => this.write());
+    this.queue = next;
+    return next;
+  }
+
+  private async write(): Promise<void> {
     const batch = this.pending;
     this.pending = new Map();
+    this.lastBatch = batch;
+    if (batch.size === 0) return;
     try {
       await this.dataSource.query(
         `UPDATE api_keys AS k SET last_used_at = u.used_at
