@@ -1,3 +1,4 @@
+import { LastUsedRecorder } from '../src/api-keys/last-used-recorder.js';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import {
   API_KEY_MESSAGE,
@@ -174,6 +175,17 @@ describe('API keys', () => {
       expect(Math.abs(stored.getTime() - Date.parse(listed.last_used_at))).toBeLessThan(1000);
     });
 
+    it('is stored once a flush returns, even when another flush was already writing (as at shutdown)', async () => {
+      const { id, key } = await createKey(test, alice, 'flush race');
+      const recorder = test.app.get(LastUsedRecorder);
+      await recorder.flush();
+      expect(await keyWorks(test, key)).toBe(true);
+      const timerWrite = recorder.flush(); // what the interval timer does: it takes the pending stamps
+      await recorder.flush(); // what shutdown does right after
+      expect((await keyRow(test.db, id)).last_used_at).toBeInstanceOf(Date);
+      await timerWrite;
+    });
+
     it('is not set by a refused use of a revoked key', async () => {
       const { id, key } = await createKey(test, alice, 'revoked before use');
       await test.http().delete(`${KEYS}${id}/`).set(alice.auth).expect(204);
@@ -304,7 +316,7 @@ describe('API keys', () => {
 
     it('never extends the old key past its own expires_at', async () => {
       const old = await createKey(test, alice, 'expires during grace');
-      const expiresAt = fromNow(1500);
+      const expiresAt = fromNow(2000);
       await test.http().patch(`${KEYS}${old.id}/update/`).set(alice.auth).send({ expires_at: expiresAt }).expect(200);
       const rotated = await test.http().post(`${KEYS}${old.id}/rotate/`).set(alice.auth).send({ grace_period_seconds: 3600 }).expect(201);
       expect(rotated.body.expires_at).toBe(expiresAt.replace('Z', '000Z'));
@@ -355,7 +367,7 @@ describe('API keys', () => {
 
     it('refuses to rotate an expired key with 400', async () => {
       const { id, key } = await createKey(test, alice, 'about to expire');
-      const expiresAt = fromNow(1000);
+      const expiresAt = fromNow(1200);
       await test.http().patch(`${KEYS}${id}/update/`).set(alice.auth).send({ expires_at: expiresAt }).expect(200);
       await sleep(Math.max(0, Date.parse(expiresAt) + 100 - Date.now()));
       expect(await keyWorks(test, key)).toBe(false);
