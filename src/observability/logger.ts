@@ -28,7 +28,7 @@ export function createRootLogger(config: Pick<AppConfig, 'LOG_LEVEL'>, destinati
       },
       serializers: { err: (error: unknown) => serializeError(error) },
     },
-    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 
