@@ -3,6 +3,7 @@ import { type INestApplication, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
+import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module.js';
 import { GlobalExceptionFilter } from './common/exception.filter.js';
 import { RouteTable } from './common/route-table.js';
@@ -13,6 +14,10 @@ import { openDatabaseTarget } from './database/database.js';
 import type { DestinationStream } from './observability/logger.js';
 import { createLogging, observeHttp } from './observability/setup.js';
 import { parseTrustProxy } from './rate-limit/client-address.js';
+
+function isMultipart(request: IncomingMessage): boolean {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/');
+}
 
 export interface CreateAppOptions {
   logger?: LoggerService | false;
@@ -34,8 +39,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   http.set('etag', false);
   http.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   observeHttp(app, logging);
-  // JSON only as a Nest middleware, so its parse and size errors reach the global filter.
-  app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: false }));
+  // JSON only as a Nest middleware, so its parse and size errors reach the global filter. Every body
+  // but a multipart upload is read as JSON, whatever its Content-Type: `curl -d` says form-urlencoded.
+  app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: false, type: (request) => !isMultipart(request) }));
   mountDashboard(app, config.DASHBOARD_DIR);
   app.useGlobalFilters(new GlobalExceptionFilter(new RouteTable(http), config.MAX_BODY_BYTES));
   app.useGlobalPipes(new BodyValidationPipe());

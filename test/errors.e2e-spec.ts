@@ -87,10 +87,16 @@ describe('error responses', () => {
       expect(response.body).toEqual({ detail: expect.stringMatching(/too large/i) });
     });
 
-    it('treats a body that is not JSON as no body: the required field is named', async () => {
+    it('reads JSON whatever the Content-Type says, as curl -d sends form-urlencoded', async () => {
+      const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/x-www-form-urlencoded').send('{"name":"from curl"}').expect(201);
+      expect(response.body.name).toBe('from curl');
+      await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'text/plain').send('{"name":"plain"}').expect(201);
+    });
+
+    it('answers a body that is not JSON with the malformed-JSON 400 and stores nothing', async () => {
       await expectNoStoredChange(test, async () => {
         const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'text/plain').send('name=x').expect(400);
-        expect(response.body).toEqual({ detail: 'name: This field is required.', fields: { name: ['This field is required.'] } });
+        expect(response.body).toEqual({ detail: 'Malformed JSON in the request body.' });
       });
     });
 
