@@ -36,13 +36,27 @@ export interface StringRule {
   allowBlank?: boolean;
   /** Keep surrounding white space (passwords). */
   noTrim?: boolean;
+  /** With `optional`: may be absent, but not null (a column that cannot be cleared). */
+  notNull?: boolean;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why PostgreSQL could not store this text (NUL, or a lone surrogate that is not UTF-8), or null. */
+export function unstorableText(value: string): string | null {
+  if (value.includes('\u0000')) return 'Null characters are not allowed.';
+  if (LONE_SURROGATE.test(value)) return 'Surrogate characters are not allowed.';
+  return null;
 }
 
 /** A string field with DRF's wording: required, a string, not blank, within length. */
 export function StringField(rule: StringRule = {}) {
   const check: Check = (value) => {
+    if (value === null && rule.optional && rule.notNull) return 'This field may not be null.';
     if (value === undefined || value === null) return rule.optional ? null : REQUIRED;
     if (typeof value !== 'string') return 'Not a valid string.';
+    const unstorable = unstorableText(value);
+    if (unstorable) return unstorable;
     if (!rule.allowBlank && value.trim() === '') return 'This field may not be blank.';
     if (rule.max !== undefined && value.length > rule.max) return `Ensure this field has no more than ${rule.max} characters.`;
     if (rule.min !== undefined && value.length < rule.min) return `Ensure this field has at least ${rule.min} characters.`;

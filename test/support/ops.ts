@@ -32,3 +32,42 @@ export function metricValue(exposition: string, name: string, labels: Record<str
   }
   return total;
 }
+
+export interface RegisteredRoute {
+  method: string;
+  path: string;
+}
+
+/** Every route the Express app registered (Nest's controllers included), as `{method, path}`. */
+export function registeredRoutes(app: { getHttpAdapter(): { getInstance(): unknown } }): RegisteredRoute[] {
+  const http = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+  const routes: RegisteredRoute[] = [];
+  for (const layer of http.router.stack) {
+    if (!layer.route) continue;
+    for (const [method, enabled] of Object.entries(layer.route.methods)) {
+      if (enabled && method !== '_all') routes.push({ method: method.toUpperCase(), path: layer.route.path });
+    }
+  }
+  return routes;
+}
+
+/**
+ * A fingerprint of everything stored in the public schema (the migrations table aside): equal
+ * fingerprints mean no row was added, removed or changed. `ignore` names columns that change on
+ * their own, e.g. `api_keys.last_used_at`, written in the background after a key is used.
+ */
+export async function databaseFingerprint(
+  db: { query(sql: string): Promise<{ rows: Record<string, unknown>[] }> },
+  ignore: string[] = ['api_keys.last_used_at'],
+): Promise<string> {
+  const { rows } = await db.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const tables = rows.map((row) => String(row.table_name)).filter((name) => name !== 'migrations');
+  const parts = tables.map((name) => {
+    const dropped = ignore.filter((column) => column.startsWith(`${name}.`)).map((column) => ` - '${column.slice(name.length + 1)}'`).join('');
+    return `SELECT '${name}' AS t, md5(coalesce(string_agg((to_jsonb(x)${dropped})::text, '|' ORDER BY (to_jsonb(x)${dropped})::text), '')) AS h FROM "${name}" x`;
+  });
+  const result = await db.query(`SELECT string_agg(t || ':' || h, ',' ORDER BY t) AS fingerprint FROM (${parts.join(' UNION ALL ')}) s`);
+  return String(result.rows[0].fingerprint);
+}

@@ -1,4 +1,6 @@
 import { registerDecorator } from 'class-validator';
+import { NULL_CHARACTERS } from './no-null-characters.js';
+import { unstorableText } from '../../common/validation.js';
 
 const MAX_KEYS = 50;
 const MAX_KEY_LENGTH = 100;
@@ -13,7 +15,10 @@ export function metadataProblem(value: unknown): string | null {
   if (entries.length > MAX_KEYS) return `Ensure this object has no more than ${MAX_KEYS} keys.`;
   for (const [key, item] of entries) {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) return `Keys must be 1 to ${MAX_KEY_LENGTH} characters long.`;
+    const unstorable = unstorableText(key) ?? (typeof item === 'string' ? unstorableText(item) : null);
+    if (unstorable) return unstorable;
     if (typeof item === 'number' ? !Number.isFinite(item) : typeof item !== 'string') return METADATA_MESSAGE;
+    if (key.includes('\u0000') || (typeof item === 'string' && item.includes('\u0000'))) return NULL_CHARACTERS;
     if (typeof item === 'string' && item.length > MAX_VALUE_LENGTH) return `Ensure each value has no more than ${MAX_VALUE_LENGTH} characters.`;
   }
   return null;

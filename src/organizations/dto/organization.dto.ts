@@ -25,7 +25,7 @@ function AllowedDomainsField() {
 }
 
 export class UpdateOrganizationDto {
-  @StringField({ optional: true, max: 100 })
+  @StringField({ optional: true, notNull: true, max: 100 })
   name?: string;
 
   @AllowedDomainsField()
