@@ -56,6 +56,9 @@ describe('private documents (JSON)', () => {
     [{ title: 'T', content: 'x', metadata: { nested: { a: 1 } } }, 'metadata: Must be a flat JSON object whose values are strings or numbers.'],
     [{ title: 'T', content: 'x', metadata: { ok: true } }, 'metadata: Must be a flat JSON object whose values are strings or numbers.'],
     [{ title: 'T', content: 'x', metadata: 'text' }, 'metadata: Must be a flat JSON object whose values are strings or numbers.'],
+    [{ title: 'T', content: 'a\u0000b' }, 'content: Null characters are not allowed.'],
+    [{ title: 'T\u0000', content: 'x' }, 'title: Null characters are not allowed.'],
+    [{ title: 'T', content: 'x', metadata: { k: 'v\u0000' } }, 'metadata: Null characters are not allowed.'],
   ])('refuses %j with a 400 naming the field', async (body, detail) => {
     const response = await test.http().post('/v1/documents/').set(alice.auth).send(body).expect(400);
     expect(response.body.detail).toBe(detail);

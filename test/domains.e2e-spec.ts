@@ -77,6 +77,7 @@ describe('regions and domains', () => {
       [{ name: 'X', slug: 'with space' }, `slug: ${SLUG_INVALID}`],
       [{ name: 'X', slug: 'a'.repeat(51) }, `slug: ${SLUG_INVALID}`],
       [{ name: 'X', slug: 7 }, 'slug: Not a valid string.'],
+      [{ name: 'X\u0000', slug: 'nul' }, 'name: Null characters are not allowed.'],
     ])('refuses %j', async (body, detail) => {
       const response = await test.http().post('/v1/regions/').set(admin.auth).send(body).expect(400);
       expect(response.body.detail).toBe(detail);

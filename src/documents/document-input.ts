@@ -42,7 +42,7 @@ export class DocumentInputReader {
     const fields = (await this.validation.transform(body, { type: 'body', metatype: UploadFieldsDto })) as UploadFieldsDto;
     const metadata = this.parseMetadata(fields.metadata);
     const { text, contentType } = await extractUpload(file);
-    const title = fields.title ?? (file.originalname.trim().slice(0, TITLE_MAX) || 'Untitled');
+    const title = fields.title ?? (file.originalname.replace(/\u0000/g, '').trim().slice(0, TITLE_MAX) || 'Untitled');
     return { title, content: text.trim(), metadata, contentType, sizeBytes: file.size };
   }
 

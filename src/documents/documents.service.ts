@@ -8,6 +8,7 @@ import { chunkText } from './chunker.js';
 import { Document } from './document.entity.js';
 import type { NewDocument } from './document-input.js';
 import { isForeignKeyViolation } from './pg-errors.js';
+import { ScopeBatcher } from './scope-batcher.js';
 
 /** Where a document belongs: a public domain, or an organization's private knowledge base. */
 export type DocumentOwner = SearchScope;
@@ -27,17 +28,22 @@ function ownerFilter(owner: DocumentOwner): { domainId: string } | { organizatio
  */
 @Injectable()
 export class DocumentsService {
+  private readonly batcher = new ScopeBatcher<{ owner: DocumentOwner; input: NewDocument }, Document>(
+    (items) => this.createMany(items[0].owner, items.map((item) => item.input)),
+    { maxItems: 64, maxWeight: 4_000_000, weight: (item) => item.input.content.length },
+  );
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly indexer: CorpusIndexer,
   ) {}
 
-  async create(owner: DocumentOwner, input: NewDocument): Promise<Document> {
-    const [created] = await this.createMany(owner, [input]);
-    return created;
+  /** Stores one document; concurrent uploads to the same owner share a transaction (see ScopeBatcher). */
+  create(owner: DocumentOwner, input: NewDocument): Promise<Document> {
+    return this.batcher.submit(scopeIdOf(owner), { owner, input });
   }
 
-  /** Stores several documents in one transaction (bulk loads use this; the API stores one at a time). */
+  /** Stores several documents of one owner in one transaction. */
   async createMany(owner: DocumentOwner, inputs: readonly NewDocument[]): Promise<Document[]> {
     const prepared = inputs.map((input) => ({ input, chunks: chunkText(input.content) }));
     try {

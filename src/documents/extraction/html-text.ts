@@ -59,6 +59,7 @@ export function htmlToText(html: string): { text: string; title: string | null }
     .join('\n')
     .replace(/^(#{1,6}) *\n+/gm, '') // headings left empty
     .replace(/\n{3,}/g, '\n\n')
+    .replace(/\u0000/g, '')
     .trim();
   return { text, title: title.replace(/\s+/g, ' ').trim() || null };
 }

@@ -50,7 +50,8 @@ export async function pdfToText(bytes: Buffer): Promise<string> {
       pages.push(text.trim());
     }
     // Rejoin words hyphenated across a line break.
-    return pages.filter(Boolean).join('\n\n').replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2');
+    // (PostgreSQL text cannot hold U+0000, which some PDFs' text layers contain.)
+    return pages.filter(Boolean).join('\n\n').replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2').replace(/\u0000/g, '');
   } catch (error) {
     if (error instanceof ValidationFailedError) throw error;
     throw ValidationFailedError.field('file', 'The file is not a readable PDF (it is damaged or not a PDF).');
