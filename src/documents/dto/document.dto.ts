@@ -1,17 +1,14 @@
 import { StringField } from '../../common/validation.js';
 import { MetadataField } from './metadata.field.js';
-import { NoNullCharacters } from './no-null-characters.js';
 
 export const TITLE_MAX = 300;
 
 /** `POST .../documents/` as JSON. */
 export class CreateDocumentDto {
   @StringField({ max: TITLE_MAX })
-  @NoNullCharacters()
   title: string;
 
   @StringField()
-  @NoNullCharacters()
   content: string;
 
   @MetadataField()
@@ -21,7 +18,6 @@ export class CreateDocumentDto {
 /** The text fields that may accompany a multipart upload. */
 export class UploadFieldsDto {
   @StringField({ max: TITLE_MAX, optional: true })
-  @NoNullCharacters()
   title?: string;
 
   /** A JSON object, sent as a string field. */

@@ -1,5 +1,4 @@
 import { registerDecorator } from 'class-validator';
-import { NULL_CHARACTERS } from './no-null-characters.js';
 import { unstorableText } from '../../common/validation.js';
 
 const MAX_KEYS = 50;
@@ -18,7 +17,6 @@ export function metadataProblem(value: unknown): string | null {
     const unstorable = unstorableText(key) ?? (typeof item === 'string' ? unstorableText(item) : null);
     if (unstorable) return unstorable;
     if (typeof item === 'number' ? !Number.isFinite(item) : typeof item !== 'string') return METADATA_MESSAGE;
-    if (key.includes('\u0000') || (typeof item === 'string' && item.includes('\u0000'))) return NULL_CHARACTERS;
     if (typeof item === 'string' && item.length > MAX_VALUE_LENGTH) return `Ensure each value has no more than ${MAX_VALUE_LENGTH} characters.`;
   }
   return null;

@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { storableText } from './storable-text.js';
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'iframe', 'object', 'canvas']);
 const BLOCKS = new Set([
@@ -52,14 +53,13 @@ export function htmlToText(html: string): { text: string; title: string | null }
   );
   parser.write(html);
   parser.end();
-  const text = out
+  const text = storableText(out
     .join('')
     .split('\n')
     .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
     .join('\n')
     .replace(/^(#{1,6}) *\n+/gm, '') // headings left empty
     .replace(/\n{3,}/g, '\n\n')
-    .replace(/\u0000/g, '')
-    .trim();
+    .trim());
   return { text, title: title.replace(/\s+/g, ' ').trim() || null };
 }

@@ -1,4 +1,5 @@
 import { ValidationFailedError } from '../../common/errors.js';
+import { storableText } from './storable-text.js';
 
 /** Beyond these, a PDF is refused rather than tying up the process. */
 const MAX_PAGES = 2000;
@@ -50,8 +51,7 @@ export async function pdfToText(bytes: Buffer): Promise<string> {
       pages.push(text.trim());
     }
     // Rejoin words hyphenated across a line break.
-    // (PostgreSQL text cannot hold U+0000, which some PDFs' text layers contain.)
-    return pages.filter(Boolean).join('\n\n').replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2').replace(/\u0000/g, '');
+    return storableText(pages.filter(Boolean).join('\n\n').replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2'));
   } catch (error) {
     if (error instanceof ValidationFailedError) throw error;
     throw ValidationFailedError.field('file', 'The file is not a readable PDF (it is damaged or not a PDF).');

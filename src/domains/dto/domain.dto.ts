@@ -1,10 +1,8 @@
 import { BooleanField, StringField } from '../../common/validation.js';
-import { NoNullCharacters } from '../../documents/dto/no-null-characters.js';
 import { SlugField } from './slug.field.js';
 
 export class CreateRegionDto {
   @StringField({ max: 100 })
-  @NoNullCharacters()
   name: string;
 
   @SlugField()
@@ -13,7 +11,6 @@ export class CreateRegionDto {
 
 export class UpdateRegionDto {
   @StringField({ max: 100, optional: true })
-  @NoNullCharacters()
   name?: string;
 
   @SlugField({ optional: true })
@@ -22,14 +19,12 @@ export class UpdateRegionDto {
 
 export class CreateDomainDto {
   @StringField({ max: 100 })
-  @NoNullCharacters()
   name: string;
 
   @SlugField()
   slug: string;
 
   @StringField({ max: 2000, optional: true, allowBlank: true })
-  @NoNullCharacters()
   description?: string;
 
   /** A region's slug, or null for none. */
@@ -39,14 +34,12 @@ export class CreateDomainDto {
 
 export class UpdateDomainDto {
   @StringField({ max: 100, optional: true })
-  @NoNullCharacters()
   name?: string;
 
   @SlugField({ optional: true })
   slug?: string;
 
   @StringField({ max: 2000, optional: true, allowBlank: true })
-  @NoNullCharacters()
   description?: string;
 
   @SlugField({ optional: true, nullable: true })
