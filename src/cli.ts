@@ -6,24 +6,32 @@ import { RegisterDto } from './auth/dto/auth.dto.js';
 import { toFieldErrors } from './common/validation.js';
 import { ConfigError, loadConfig } from './config/env.schema.js';
 
-const USAGE = `Usage: npm run cli -- create-admin --email <address> --password <password>
+const USAGE = `Usage: npm run cli -- create-admin --email <address> (--password <password> | --password-stdin)
 
 Commands:
   create-admin   Create a platform administrator, or promote an existing account and set its password.
-                 Uses DATABASE_URL, or the embedded store under DATA_DIR; runs pending migrations first.`;
+                 Uses DATABASE_URL, or the embedded store under DATA_DIR; runs pending migrations first.
+                 --password-stdin reads the password from the first line of standard input, which keeps
+                 it out of the process list (e.g. printf '%s' "$PASSWORD" | npm run cli -- create-admin ...).`;
 
 /** Exit codes: 0 done, 1 the work failed (configuration, database), 2 bad command line. */
 class UsageError extends Error {}
 
-function parseCommandLine(argv: string[]): { email: string; password: string } {
+async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text.split(/\r?\n/)[0];
+}
+
+async function parseCommandLine(argv: string[]): Promise<{ email: string; password: string }> {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given');
   if (command !== 'create-admin') throw new UsageError(`unknown command "${command}"`);
-  let values: { email?: string; password?: string };
+  let values: { email?: string; password?: string; 'password-stdin'?: boolean };
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' } },
+      options: { email: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -39,7 +47,9 @@ function parseCommandLine(argv: string[]): { email: string; password: string } {
     );
   }
   if (!values.email) throw new UsageError('--email is required');
-  if (!values.password) throw new UsageError('--password is required');
+  if (values.password !== undefined && values['password-stdin']) throw new UsageError('give --password or --password-stdin, not both');
+  if (values['password-stdin']) values.password = await readFirstLine(process.stdin);
+  if (!values.password) throw new UsageError('--password (or --password-stdin) is required');
   // The same rules as sign-up: a valid address, a password of 8+ characters that is not all digits.
   const dto = plainToInstance(RegisterDto, { email: values.email, password: values.password });
   const problems = toFieldErrors(validateSync(dto, { stopAtFirstError: true }));
@@ -78,7 +88,7 @@ async function createAdmin(email: string, password: string): Promise<void> {
 async function main(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseCommandLine(argv);
+    args = await parseCommandLine(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`error: ${error.message}\n\n${USAGE}`);

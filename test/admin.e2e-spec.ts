@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -168,13 +168,41 @@ describe('npm run cli -- create-admin', () => {
       const outcome = await cli(args, { DATABASE_URL: database.url });
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toMatch(/^error: /);
-      expect(outcome.stderr).toContain('Usage: npm run cli -- create-admin --email <address> --password <password>');
+      expect(outcome.stderr).toContain('Usage: npm run cli -- create-admin --email <address> (--password <password> | --password-stdin)');
       expect(outcome.stdout).toBe('');
       for (const secret of [password, 'short7', '12345678901']) expectNoPassword(outcome, secret);
       expect((await db.query('SELECT count(*)::int AS n FROM users')).rows[0].n).toBe(before);
     } finally {
       await db.end();
     }
+  });
+
+  it('reads the password from standard input with --password-stdin, keeping it off the command line', async () => {
+    const stdinPassword = 'piped secret password 9';
+    const child = spawn(process.execPath, ['dist/cli.js', 'create-admin', '--email', 'piped@example.com', '--password-stdin'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: database.url },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.stdin.end(`${stdinPassword}\n`);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(output).toContain('Created administrator piped@example.com');
+    expect(output).not.toContain(stdinPassword);
+    const test = await startTestApp({ ADMIN_EMAIL: '', ADMIN_PASSWORD: '' }, database);
+    try {
+      await signIn(test, 'piped@example.com', stdinPassword);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('refuses --password and --password-stdin together', async () => {
+    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', password, '--password-stdin'], { DATABASE_URL: database.url });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain('error: give --password or --password-stdin, not both');
   });
 
   it('names the bad field when the password is too weak', async () => {
