@@ -57,7 +57,8 @@ export function summarize(latencies) {
  * An open-loop generator: requests leave at evenly spaced instants (`rate` per second) whatever the
  * previous ones are doing, and latency counts from the instant a request was due, so a stalled
  * server shows up in the figures instead of slowing the generator down (no coordinated omission).
- * `next(i)` returns `{method, path, headers, body}` for the i-th request.
+ * `next(i)` returns `{method, path, headers, body, captureBody}` for the i-th request; `onResult`
+ * gets `{index, status, latency, spec, elapsedMs, body}` (body parsed when `captureBody` was set).
  */
 export async function paced({ baseUrl, rate, durationSeconds, next, maxSockets = 64, onResult }) {
   const { hostname, port } = new URL(baseUrl);
@@ -79,12 +80,21 @@ export async function paced({ baseUrl, rate, durationSeconds, next, maxSockets =
       const spec = next(index);
       const payload = spec.body === undefined ? undefined : Buffer.from(JSON.stringify(spec.body));
       inFlight++;
+      let text = '';
       const done = (status) => {
         const latency = performance.now() - dueAt;
         latencies.push(latency);
         if (status === null) errors++;
         else statuses[status] = (statuses[status] ?? 0) + 1;
-        onResult?.({ index, status, latency, spec, elapsedMs: performance.now() - start });
+        let body;
+        if (spec.captureBody && text) {
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = text;
+          }
+        }
+        onResult?.({ index, status, latency, spec, elapsedMs: performance.now() - start, body });
         inFlight--;
         finishIfDone();
       };
@@ -99,7 +109,10 @@ export async function paced({ baseUrl, rate, durationSeconds, next, maxSockets =
           timeout: 30_000,
         },
         (response) => {
-          response.on('data', () => undefined);
+          if (spec.captureBody) response.setEncoding('utf8');
+          response.on('data', (chunk) => {
+            if (spec.captureBody) text += chunk;
+          });
           response.on('end', () => done(response.statusCode));
           response.on('error', () => done(null));
         },
