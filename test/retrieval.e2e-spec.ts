@@ -152,6 +152,29 @@ describe('BM25 retrieval', () => {
     }
   });
 
+  it('past the candidate cap, takes only chunks that hold several of the common words', async () => {
+    const user = await signUp(test);
+    const org = await orgOf(user);
+    const docs = [
+      ['Both words', 'Water and light reach the leaf.'],
+      ['Both again', 'Light and water and soil.'],
+      ['Water only', 'Water flows downhill.'],
+      ['Light only', 'Light travels fast.'],
+      ['Neither', 'Granite is hard.'],
+    ];
+    for (const [title, content] of docs) await test.http().post('/v1/documents/').set(user.auth).send({ title, content }).expect(201);
+    const bm25 = test.app.get(Bm25Retriever);
+    try {
+      bm25.params = { ...DEFAULT_BM25_PARAMS, candidateCap: 1 };
+      const capped = await bm25.search('water light', { organizationId: org }, { limit: 5 });
+      expect(capped.map((r) => r.title).sort()).toEqual(['Both again', 'Both words']);
+    } finally {
+      bm25.params = DEFAULT_BM25_PARAMS;
+    }
+    const exact = await bm25.search('water light', { organizationId: org }, { limit: 5 });
+    expect(exact).toHaveLength(4);
+  });
+
   it('keeps the statistics exact under concurrent inserts and deletes', async () => {
     const user = await signUp(test);
     const org = await orgOf(user);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type RetrievedSource, type Retriever, type SearchScope, scopeIdOf } from './retriever.js';
-import { anyOf, anyOfExcept, TEXT_SEARCH_CONFIG } from './text-search.js';
+import { anyOf, atLeast, except, TEXT_SEARCH_CONFIG } from './text-search.js';
 
 export interface Bm25Params {
   /** Term-frequency saturation. */
@@ -33,8 +33,11 @@ export const DEFAULT_BM25_PARAMS: Bm25Params = {
   contextWeight: 0.3,
   maxTerms: 64,
   roundBudget: 1500,
-  candidateCap: 6000,
+  candidateCap: 5000,
 };
+
+/** In the capped last round, how many of the remaining terms are combined (C(8, 4) = 70 groups at most). */
+const MAX_COMMON_TERMS = 8;
 
 interface QueryTerm {
   term: string;
@@ -46,6 +49,7 @@ interface QueryTerm {
 interface QueryPlan {
   terms: QueryTerm[];
   avgLength: number;
+  chunks: number;
 }
 
 interface Hit {
@@ -114,42 +118,79 @@ export class Bm25Retriever implements Retriever {
       })
       .sort((a, b) => b.weightedIdf - a.weightedIdf)
       .slice(0, maxTerms);
-    return { terms, avgLength: Math.max(1, tokens / chunks) };
+    return { terms, avgLength: Math.max(1, tokens / chunks), chunks };
   }
 
   /**
    * Exact top-k by BM25 without scoring every chunk that shares a common word with the query
    * (MaxScore-style pruning). Terms are taken most informative first, in rounds of about `roundBudget`
-   * candidate chunks; each round fully scores the chunks that hold one of its terms and none of the
-   * earlier rounds'. A chunk that holds none of the terms used so far can score at most the sum of
-   * the remaining terms' upper bounds (weight × idf × (k1 + 1)), so once the k-th best score reaches
-   * that sum the ranking is final. A query made only of very common words would otherwise score most
-   * of the corpus; after `candidateCap` chunks it stops and returns the best of what it scored, which
-   * are exactly the chunks holding the rarest of those words.
+   * candidate chunks (estimated from document frequencies); each round fully scores the chunks that
+   * hold one of its terms and none of the earlier rounds'. A chunk that holds none of the terms used so
+   * far can score at most the sum of the remaining terms' upper bounds (weight × idf × (k1 + 1)), so
+   * once the k-th best score reaches that sum the ranking is final.
+   *
+   * The cap: at most about `candidateCap` chunks are scored per search. When the terms left are so
+   * common that even one of them would pass it (a question made of everyday words), the last round
+   * takes only the chunks holding several of them: the smallest k such that, by their document
+   * frequencies, about `candidateCap` chunks hold k of them. Chunks holding fewer are skipped; they
+   * share the fewest of the query's words, so they are the least likely to belong in the top k. Such a
+   * search is approximate; every other one is exact.
    */
   private async rank(scopeId: string, plan: QueryPlan, limit: number): Promise<Hit[]> {
     const { terms } = plan;
-    const upperBound = (from: number) => terms.slice(from).reduce((sum, t) => sum + t.weightedIdf * (this.params.k1 + 1), 0);
+    const { roundBudget, candidateCap, k1 } = this.params;
+    const upperBound = (from: number) => terms.slice(from).reduce((sum, t) => sum + t.weightedIdf * (k1 + 1), 0);
     const best = new Map<string, Hit>();
-    let next = 0;
-    let scored = 0;
-    while (next < terms.length) {
-      let end = next + 1;
-      let estimate = terms[next].df;
-      while (end < terms.length && estimate + terms[end].df <= this.params.roundBudget) estimate += terms[end++].df;
-      const include = terms.slice(next, end).map((t) => t.term);
-      const exclude = terms.slice(0, next).map((t) => t.term);
-      for (const hit of await this.scoreRound(scopeId, plan, anyOfExcept(include, exclude), limit)) {
+    const merge = (hits: Hit[]) => {
+      for (const hit of hits) {
         const known = best.get(hit.documentId);
         if (!known || hit.score > known.score) best.set(hit.documentId, hit);
       }
+    };
+    const kthScore = () => {
+      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+      return ranked.length >= limit ? ranked[limit - 1].score : -Infinity;
+    };
+    let next = 0;
+    let scored = 0;
+    while (next < terms.length) {
+      const budget = candidateCap - scored;
+      const exclude = terms.slice(0, next).map((t) => t.term);
+      if (terms[next].df > budget) {
+        const common = terms.slice(next, next + MAX_COMMON_TERMS);
+        if (common.length >= 2) {
+          const k = this.severalOf(common, plan.chunks, budget);
+          merge(await this.scoreRound(scopeId, plan, except(atLeast(k, common.map((t) => t.term)), exclude), limit));
+        }
+        break;
+      }
+      let end = next + 1;
+      let estimate = terms[next].df;
+      while (end < terms.length && estimate + terms[end].df <= Math.min(roundBudget, budget)) estimate += terms[end++].df;
+      merge(await this.scoreRound(scopeId, plan, except(anyOf(terms.slice(next, end).map((t) => t.term)), exclude), limit));
       next = end;
       scored += estimate;
-      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
-      const kth = ranked.length >= limit ? ranked[limit - 1].score : -Infinity;
-      if (kth >= upperBound(next) || scored >= this.params.candidateCap) break;
+      if (kthScore() >= upperBound(next)) break;
     }
     return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /**
+   * The smallest k (at least 2) for which about `budget` chunks or fewer are expected to hold k of the
+   * terms, taking the terms to occur independently with probability df / chunks.
+   */
+  private severalOf(terms: QueryTerm[], chunks: number, budget: number): number {
+    // holding[j]: probability that a chunk holds exactly j of the terms.
+    let holding = [1];
+    for (const term of terms) {
+      const p = Math.min(1, term.df / chunks);
+      holding = [...holding, 0].map((q, j) => q * (1 - p) + (j > 0 ? holding[j - 1] * p : 0));
+    }
+    for (let k = 2; k < terms.length; k++) {
+      const expected = chunks * holding.slice(k).reduce((sum, q) => sum + q, 0);
+      if (expected <= budget) return k;
+    }
+    return terms.length;
   }
 
   /**

@@ -14,8 +14,18 @@ export function anyOf(lexemes: readonly string[]): string {
   return lexemes.map(operand).join(' | ');
 }
 
-/** Matches chunks holding any of `include` and none of `exclude`. */
-export function anyOfExcept(include: readonly string[], exclude: readonly string[]): string {
-  const wanted = `(${anyOf(include)})`;
-  return exclude.length === 0 ? wanted : `${wanted} & !(${anyOf(exclude)})`;
+/** `('a' & 'b') | ('a' & 'c') | ...`: matches a chunk that holds at least `k` of the lexemes. */
+export function atLeast(k: number, lexemes: readonly string[]): string {
+  const groups: string[] = [];
+  const pick = (start: number, chosen: string[]) => {
+    if (chosen.length === k) return void groups.push(`(${chosen.map(operand).join(' & ')})`);
+    for (let i = start; i <= lexemes.length - (k - chosen.length); i++) pick(i + 1, [...chosen, lexemes[i]]);
+  };
+  pick(0, []);
+  return groups.join(' | ');
+}
+
+/** Matches chunks that match `wanted` and hold none of `exclude`. */
+export function except(wanted: string, exclude: readonly string[]): string {
+  return exclude.length === 0 ? wanted : `(${wanted}) & !(${anyOf(exclude)})`;
 }
