@@ -13,6 +13,7 @@ import { mountDashboard } from './dashboard/dashboard.js';
 import { openDatabaseTarget } from './database/database.js';
 import type { DestinationStream } from './observability/logger.js';
 import { createLogging, observeHttp } from './observability/setup.js';
+import { setUpOpenApi } from './openapi/openapi.js';
 import { parseTrustProxy } from './rate-limit/client-address.js';
 
 function isMultipart(request: IncomingMessage): boolean {
@@ -45,6 +46,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   mountDashboard(app, config.DASHBOARD_DIR);
   app.useGlobalFilters(new GlobalExceptionFilter(new RouteTable(http), config.MAX_BODY_BYTES));
   app.useGlobalPipes(new BodyValidationPipe());
+  setUpOpenApi(app);
   // Nest hands out a Proxy whose `set` trap drops assignments, so `app.close = …` would be a silent
   // no-op (and the embedded store never closed). A proxy of our own adds the store to close().
   const close = async () => {

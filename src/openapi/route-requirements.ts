@@ -1,0 +1,34 @@
+import type { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
+import { AUTH_REQUIREMENT, type AuthRequirement } from '../common/auth.decorators.js';
+
+export interface HandlerInfo {
+  requirement: AuthRequirement;
+  /** The classes of the handler's parameters (DTOs among them). */
+  parameterTypes: unknown[];
+}
+
+/**
+ * What every controller method requires (public, JWT only, admin only, or any credential), keyed by
+ * the operation id @nestjs/swagger gives it: `<Controller>_<method>`. Read from the same metadata the
+ * auth guard reads, so the document cannot disagree with the guard.
+ */
+export function handlerInfo(app: INestApplication): Map<string, HandlerInfo> {
+  const handlers = new Map<string, HandlerInfo>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: unknown[]) => unknown) | null;
+      if (!controller?.prototype) continue;
+      const classRequirement = Reflect.getMetadata(AUTH_REQUIREMENT, controller) as AuthRequirement | undefined;
+      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+        if (name === 'constructor') continue;
+        const method = controller.prototype[name];
+        if (typeof method !== 'function') continue;
+        const requirement = (Reflect.getMetadata(AUTH_REQUIREMENT, method) as AuthRequirement | undefined) ?? classRequirement ?? {};
+        const parameterTypes = (Reflect.getMetadata('design:paramtypes', controller.prototype, name) as unknown[] | undefined) ?? [];
+        handlers.set(`${controller.name}_${name}`, { requirement, parameterTypes });
+      }
+    }
+  }
+  return handlers;
+}

@@ -1,0 +1,75 @@
+import { startTestApp, type TestApp } from './support/app.js';
+import { registeredRoutes } from './support/ops.js';
+
+type Operation = { security?: Record<string, string[]>[]; responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { $ref?: string } }> } };
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+};
+
+/** Served by Swagger itself, not part of the API. */
+const NOT_API = [/^\/docs/, /^\/openapi\.json$/, /^\/app(\/|$)/];
+
+describe('OpenAPI document', () => {
+  let test: TestApp;
+  let document: Document;
+
+  beforeAll(async () => {
+    test = await startTestApp();
+    document = (await test.http().get('/openapi.json').expect(200).expect('Content-Type', /json/)).body;
+  });
+  afterAll(() => test.close());
+
+  it('lists every route the app registers, with its method', () => {
+    const missing = registeredRoutes(test.app)
+      .filter((route) => !NOT_API.some((pattern) => pattern.test(route.path)))
+      .filter((route) => !document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()])
+      .map((route) => `${route.method} ${route.path}`);
+    expect(document.openapi).toMatch(/^3\./);
+    expect(missing).toEqual([]);
+  });
+
+  it('declares the three credentials and applies them per route', () => {
+    expect(document.components.securitySchemes).toEqual({
+      jwt: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+      apiKeyBearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      apiKeyHeader: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    });
+    expect(document.paths['/health'].get.security).toEqual([]);
+    expect(document.paths['/v1/billings/api-keys'].post.security).toEqual([{ jwt: [] }]);
+    expect(document.paths['/auth/users/me'].get.security).toEqual([{ jwt: [] }, { apiKeyBearer: [] }, { apiKeyHeader: [] }]);
+  });
+
+  it('documents the error bodies on every operation', () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const codes = Object.keys(operation.responses);
+        expect({ at: `${method} ${path}`, has500: codes.includes('500') }).toEqual({ at: `${method} ${path}`, has500: true });
+        if (operation.requestBody) expect({ at: `${method} ${path}`, codes }).toEqual({ at: `${method} ${path}`, codes: expect.arrayContaining(['400', '413']) });
+        if (operation.security && operation.security.length > 0) {
+          expect({ at: `${method} ${path}`, codes }).toEqual({ at: `${method} ${path}`, codes: expect.arrayContaining(['401', '429']) });
+        }
+      }
+    }
+    expect(Object.keys(document.paths['/v1/query'].post.responses)).toEqual(expect.arrayContaining(['400', '401', '402', '403', '404', '429', '500']));
+    expect(document.components.schemas.ServerError.required).toEqual(['detail', 'request_id']);
+  });
+
+  it('describes request bodies from the DTOs, with their required fields', () => {
+    const schemaOf = (path: string, method: string) => {
+      const ref = document.paths[path][method].requestBody!.content['application/json'].schema.$ref!;
+      return document.components.schemas[ref.split('/').pop()!];
+    };
+    expect(schemaOf('/v1/billings/api-keys', 'post')).toEqual({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+    expect(schemaOf('/auth/jwt/create', 'post').required).toEqual(['email', 'password']);
+    expect(Object.keys(schemaOf('/v1/query', 'post').properties ?? {})).toEqual(expect.arrayContaining(['query', 'domain', 'top_k', 'stream']));
+    // Rotation's only field is optional: the body may be left out.
+    expect((document.paths['/v1/billings/api-keys/{keyId}/rotate'].post.requestBody as { required?: boolean }).required).toBe(false);
+  });
+
+  it('is browsable at /docs', async () => {
+    const page = await test.http().get('/docs').redirects(1).expect(200);
+    expect(page.text).toContain('swagger-ui');
+  });
+});
