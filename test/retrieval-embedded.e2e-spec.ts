@@ -13,13 +13,7 @@ import { makePdf } from './support/knowledge.js';
 
 /**
  * The same indexing and ranking SQL on the embedded store (PGlite, PostgreSQL 18 in WASM).
- *
- * Requests are sent one at a time. With TypeORM's default pool of 10, concurrent requests on the
- * embedded store interleave at the wire-protocol level: @electric-sql/pglite-socket 0.2 queues each
- * protocol message (Parse, Bind, Execute, Sync) separately into its one PGlite session, so one
- * connection's unnamed statement can be replaced by another's between its Bind and Execute. Seen as
- * spurious 404s and 500s under concurrent writes; a pool of 1 (DATABASE_POOL_SIZE=1) avoids it. That
- * belongs to the embedded-store set-up, not to retrieval, so it is reported rather than tested here.
+ * (Concurrent requests on the embedded store are covered by embedded-concurrency.e2e-spec.ts.)
  */
 describe('retrieval on the embedded store (no DATABASE_URL)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kqs-retrieval-'));
@@ -63,7 +57,6 @@ describe('retrieval on the embedded store (no DATABASE_URL)', () => {
       ['Jupiter', 'Jupiter is a gas giant with a great red storm and dozens of moons.'],
       ['Comets', 'Comets are icy bodies that grow tails near the sun.'],
     ];
-    // One request at a time: see the note at the top of this file.
     const created = [];
     for (const [title, content] of texts) {
       created.push(await http().post('/v1/domains/astronomy/documents/').set(auth).send({ title, content }).expect(201));
