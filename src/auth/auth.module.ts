@@ -10,7 +10,7 @@ import { CompositeAuthGuard } from './composite-auth.guard.js';
 import { JWT_SECRET, resolveJwtSecret } from './jwt-secret.js';
 import { JwtController } from './jwt.controller.js';
 import { PasswordHasher } from './password-hasher.js';
-import { PrincipalLoader } from './principal-loader.js';
+import { AccountCache } from './account-cache.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 import { TokensService } from './tokens.service.js';
@@ -33,7 +33,7 @@ import { UsersService } from './users.service.js';
     { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: (config: AppConfig) => resolveJwtSecret(config) },
     { provide: APP_GUARD, useClass: CompositeAuthGuard },
     PasswordHasher,
-    PrincipalLoader,
+    AccountCache,
     TokensService,
     UsersService,
     JwtAccessStrategy,

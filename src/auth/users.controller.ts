@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/env.schema.js';
 import { CurrentPrincipal, Public } from '../common/auth.decorators.js';
 import { NotFoundError, PermissionDeniedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { AccountCache } from './account-cache.js';
 import { RegisterDto } from './dto/auth.dto.js';
 import { UsersService } from './users.service.js';
 
@@ -11,6 +12,7 @@ import { UsersService } from './users.service.js';
 export class UsersController {
   constructor(
     private readonly users: UsersService,
+    private readonly accounts: AccountCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -22,10 +24,11 @@ export class UsersController {
     return { id: user.id, email: user.email };
   }
 
+  /** The account behind the credential, JWT or API key (`is_admin` is the account's flag either way). */
   @Get('me')
   async me(@CurrentPrincipal() caller: Principal) {
-    const user = await this.users.findById(caller.userId);
-    if (!user) throw new NotFoundError();
-    return { id: user.id, email: user.email, is_admin: user.isAdmin, organization_id: user.organizationId };
+    const account = await this.accounts.get(caller.userId);
+    if (!account) throw new NotFoundError();
+    return { id: account.id, email: account.email, is_admin: account.isAdmin, organization_id: account.organizationId };
   }
 }

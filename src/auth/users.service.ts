@@ -63,10 +63,6 @@ export class UsersService implements OnApplicationBootstrap {
     return user;
   }
 
-  findById(id: string): Promise<User | null> {
-    return this.dataSource.getRepository(User).findOneBy({ id });
-  }
-
   /** Creates the admin, or promotes the existing account and sets its password to the one given. */
   async ensureAdmin(email: string, password: string): Promise<User> {
     let existing = await this.dataSource.getRepository(User).findOneBy({ email: email.toLowerCase() });

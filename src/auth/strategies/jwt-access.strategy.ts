@@ -5,7 +5,7 @@ import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AccessTokenInvalidError } from '../../common/errors.js';
 import type { Principal } from '../../common/principal.js';
 import { JWT_SECRET } from '../jwt-secret.js';
-import { PrincipalLoader } from '../principal-loader.js';
+import { AccountCache } from '../account-cache.js';
 import type { TokenClaims } from '../tokens.service.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(JWT_SECRET) secret: string,
-    private readonly principals: PrincipalLoader,
+    private readonly accounts: AccountCache,
   ) {
     // A KeyObject built once: given the string, jsonwebtoken rebuilds one on every request (~8% of CPU
     // under load). jsonwebtoken takes a KeyObject; passport-jwt's typings only admit string | Buffer.
@@ -30,8 +30,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
   async validate(claims: Partial<TokenClaims>): Promise<Principal> {
     // A refresh token is well signed too: its type is what keeps it off authenticated routes.
     if (claims.token_type !== 'access' || !UUID.test(String(claims.user_id))) throw new AccessTokenInvalidError();
-    const principal = await this.principals.forUser(claims.user_id!);
-    if (!principal) throw new AccessTokenInvalidError();
-    return principal;
+    const account = await this.accounts.get(claims.user_id!);
+    if (!account) throw new AccessTokenInvalidError();
+    return { kind: 'jwt', userId: account.id, organizationId: account.organizationId, isAdmin: account.isAdmin, apiKeyId: null, keyPrefix: null };
   }
 }

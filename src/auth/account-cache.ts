@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** What a request needs to know of the account behind a credential. */
+export interface Account {
+  id: string;
+  email: string;
+  organizationId: string;
+  isAdmin: boolean;
+}
+
+const TTL_MS = 30_000;
+const MAX_ENTRIES = 50_000;
+
+/**
+ * Active accounts by id, cached briefly: a verified token already proves who is calling, and a
+ * database read per request would halve throughput (JWT checks and `GET /auth/users/me/` both read
+ * it). Role changes show within TTL_MS, or at once on the instance that makes them (`forget`).
+ */
+@Injectable()
+export class AccountCache {
+  private readonly cache = new Map<string, { account: Account | null; storedAt: number }>();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async get(userId: string): Promise<Account | null> {
+    const cached = this.cache.get(userId);
+    if (cached && Date.now() - cached.storedAt < TTL_MS) return cached.account;
+    const rows: { id: string; email: string; organization_id: string; is_admin: boolean }[] = await this.dataSource.query(
+      'SELECT id, email, organization_id, is_admin FROM users WHERE id = $1 AND is_active AND organization_id IS NOT NULL',
+      [userId],
+    );
+    const row = rows[0];
+    const account: Account | null = row
+      ? { id: row.id, email: row.email, organizationId: row.organization_id, isAdmin: row.is_admin }
+      : null;
+    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+    this.cache.set(userId, { account, storedAt: Date.now() });
+    return account;
+  }
+
+  forget(userId: string): void {
+    this.cache.delete(userId);
+  }
+}
