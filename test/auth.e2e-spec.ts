@@ -324,5 +324,21 @@ describe('accounts and JWT', () => {
     it('accepts the scheme name in any case', async () => {
       await me().set('Authorization', `bearer ${alice.access}`).expect(200);
     });
+
+    it('refuses a token that worked before, once it has expired', async () => {
+      const soon = Math.floor(Date.now() / 1000) + 2;
+      const token = signToken({ ...decodeClaims(alice.access), iat: soon - 1800, exp: soon });
+      await me().set('Authorization', `Bearer ${token}`).expect(200);
+      await me().set('Authorization', `Bearer ${token}`).expect(200);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, soon * 1000 - Date.now()) + 50));
+      const response = await me().set('Authorization', `Bearer ${token}`).expect(401);
+      expect(response.body).toEqual(JWT_INVALID);
+    });
+
+    it('refuses a token with a tampered signature after the genuine one was accepted', async () => {
+      await me().set('Authorization', `Bearer ${alice.access}`).expect(200);
+      const response = await me().set('Authorization', `Bearer ${tamperSignature(alice.access)}`).expect(401);
+      expect(response.body).toEqual(JWT_INVALID);
+    });
   });
 });

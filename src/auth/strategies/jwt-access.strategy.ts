@@ -1,18 +1,28 @@
 import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AccessTokenInvalidError } from '../../common/errors.js';
 import type { Principal } from '../../common/principal.js';
-import { JWT_SECRET } from '../jwt-secret.js';
 import { AccountCache } from '../account-cache.js';
+import { JWT_SECRET } from '../jwt-secret.js';
 import type { TokenClaims } from '../tokens.service.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+const VERIFIED_TOKENS_MAX = 20_000;
 
 /** Bearer access tokens: HS256 only (so `alg: none` fails), unexpired, and of type `access`. */
 @Injectable()
 export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
+  /**
+   * Access tokens whose signature and claims were already checked, until their own `exp`. A browser
+   * sends one token many times; re-verifying it each time was the JWT route's own cost. Any change to
+   * a token makes it another string, which is verified in full.
+   */
+  private readonly verified = new Map<string, { userId: string; expiresAtMs: number }>();
+
   constructor(
     @Inject(JWT_SECRET) secret: string,
     private readonly accounts: AccountCache,
@@ -21,17 +31,47 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     // under load). jsonwebtoken takes a KeyObject; passport-jwt's typings only admit string | Buffer.
     const key = createSecretKey(Buffer.from(secret)) as unknown as Buffer;
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: bearerToken,
       secretOrKeyProvider: (_request: unknown, _token: unknown, done: (error: null, key: Buffer) => void) => done(null, key),
       algorithms: ['HS256'],
+      passReqToCallback: true,
     });
   }
 
-  async validate(claims: Partial<TokenClaims>): Promise<Principal> {
+  /** Passport's entry point: a token verified before goes straight to the account lookup. */
+  override authenticate(request: Request, options?: object): void {
+    const token = bearerToken(request);
+    const known = token ? this.verified.get(token) : undefined;
+    if (!known || known.expiresAtMs <= Date.now()) return super.authenticate(request, options);
+    this.principalFor(known.userId).then(
+      (principal) => this.success(principal),
+      (error: unknown) => this.error(error as Error),
+    );
+  }
+
+  /** Called by passport-jwt once the signature and expiry are good. */
+  async validate(request: Request, claims: Partial<TokenClaims>): Promise<Principal> {
     // A refresh token is well signed too: its type is what keeps it off authenticated routes.
-    if (claims.token_type !== 'access' || !UUID.test(String(claims.user_id))) throw new AccessTokenInvalidError();
-    const account = await this.accounts.get(claims.user_id!);
+    if (claims.token_type !== 'access' || !UUID.test(String(claims.user_id)) || typeof claims.exp !== 'number') {
+      throw new AccessTokenInvalidError();
+    }
+    const principal = await this.principalFor(claims.user_id!);
+    this.remember(bearerToken(request)!, claims.user_id!, claims.exp * 1000);
+    return principal;
+  }
+
+  private async principalFor(userId: string): Promise<Principal> {
+    const account = await this.accounts.get(userId);
     if (!account) throw new AccessTokenInvalidError();
     return { kind: 'jwt', userId: account.id, organizationId: account.organizationId, isAdmin: account.isAdmin, apiKeyId: null, keyPrefix: null };
+  }
+
+  private remember(token: string, userId: string, expiresAtMs: number): void {
+    if (this.verified.size >= VERIFIED_TOKENS_MAX) {
+      const now = Date.now();
+      for (const [known, entry] of this.verified) if (entry.expiresAtMs <= now) this.verified.delete(known);
+      if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.clear();
+    }
+    this.verified.set(token, { userId, expiresAtMs });
   }
 }
