@@ -37,6 +37,8 @@ const SECTIONS = {
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
   quota: () => import('./sections/quota.js'),
+  scifact: () => import('./sections/scifact.js'),
+  search: () => import('./sections/search.js'),
 };
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
