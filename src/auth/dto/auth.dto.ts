@@ -1,22 +1,9 @@
-import { isEmail, registerDecorator } from 'class-validator';
-import { StringField } from '../../common/validation.js';
+import { isEmail } from 'class-validator';
+import { fieldRule, StringField } from '../../common/validation.js';
 
+/** A further rule for a string field, checked once StringField found a string. */
 function extraRule(name: string, message: (value: string) => string | null) {
-  return (target: object, propertyName: string) => {
-    let last = '';
-    registerDecorator({
-      name,
-      target: target.constructor,
-      propertyName,
-      options: { message: () => last },
-      validator: {
-        validate(value: unknown) {
-          last = typeof value === 'string' ? (message(value) ?? '') : '';
-          return last === '';
-        },
-      },
-    });
-  };
+  return fieldRule(name, (value) => (typeof value === 'string' ? message(value) : null));
 }
 
 /** A required e-mail address (stored lower-cased). */

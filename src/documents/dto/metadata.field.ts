@@ -1,5 +1,4 @@
-import { registerDecorator } from 'class-validator';
-import { unstorableText } from '../../common/validation.js';
+import { fieldRule, unstorableText } from '../../common/validation.js';
 
 const MAX_KEYS = 50;
 const MAX_KEY_LENGTH = 100;
@@ -24,19 +23,5 @@ export function metadataProblem(value: unknown): string | null {
 
 /** Optional `metadata`: a flat object of strings and finite numbers, small enough to return with every source. */
 export function MetadataField() {
-  return (target: object, propertyName: string) => {
-    let message = '';
-    registerDecorator({
-      name: 'metadataField',
-      target: target.constructor,
-      propertyName,
-      options: { message: () => message },
-      validator: {
-        validate(value: unknown) {
-          message = metadataProblem(value) ?? '';
-          return message === '';
-        },
-      },
-    });
-  };
+  return fieldRule('metadataField', metadataProblem);
 }

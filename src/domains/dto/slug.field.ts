@@ -1,6 +1,5 @@
 import { Transform } from 'class-transformer';
-import { registerDecorator } from 'class-validator';
-import { REQUIRED } from '../../common/validation.js';
+import { fieldRule, REQUIRED } from '../../common/validation.js';
 
 export const SLUG_PATTERN = /^[a-z0-9-]{1,50}$/;
 const INVALID = 'Enter a valid "slug" consisting of lowercase letters, numbers or hyphens, at most 50 characters.';
@@ -9,23 +8,12 @@ const INVALID = 'Enter a valid "slug" consisting of lowercase letters, numbers o
 export function SlugField(rule: { optional?: boolean; nullable?: boolean } = {}) {
   return (target: object, propertyName: string) => {
     Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))(target, propertyName);
-    let message = '';
-    registerDecorator({
-      name: 'slugField',
-      target: target.constructor,
-      propertyName,
-      options: { message: () => message },
-      validator: {
-        validate(value: unknown) {
-          message = '';
-          if (value === undefined) message = rule.optional ? '' : REQUIRED;
-          else if (value === null) message = rule.nullable ? '' : 'This field may not be null.';
-          else if (typeof value !== 'string') message = 'Not a valid string.';
-          else if (value === '') message = 'This field may not be blank.';
-          else if (!SLUG_PATTERN.test(value)) message = INVALID;
-          return message === '';
-        },
-      },
-    });
+    fieldRule('slugField', (value) => {
+      if (value === undefined) return rule.optional ? null : REQUIRED;
+      if (value === null) return rule.nullable ? null : 'This field may not be null.';
+      if (typeof value !== 'string') return 'Not a valid string.';
+      if (value === '') return 'This field may not be blank.';
+      return SLUG_PATTERN.test(value) ? null : INVALID;
+    })(target, propertyName);
   };
 }

@@ -1,27 +1,13 @@
-import { registerDecorator } from 'class-validator';
-import { StringField } from '../../common/validation.js';
+import { fieldRule, StringField } from '../../common/validation.js';
 
 /** Absent (unchanged), null (no restriction), or a list of domain slugs. */
 function AllowedDomainsField() {
-  return (target: object, propertyName: string) => {
-    let message = '';
-    registerDecorator({
-      name: 'allowedDomains',
-      target: target.constructor,
-      propertyName,
-      options: { message: () => message },
-      validator: {
-        validate(value: unknown) {
-          message = '';
-          if (value === undefined || value === null) return true;
-          if (!Array.isArray(value)) message = 'Expected a list of domain slugs, or null for no restriction.';
-          else if (value.some((slug) => typeof slug !== 'string' || slug.trim() === '')) message = 'Each entry must be a domain slug.';
-          else if (value.length > 500) message = 'Ensure this list has no more than 500 entries.';
-          return message === '';
-        },
-      },
-    });
-  };
+  return fieldRule('allowedDomains', (value) => {
+    if (value === undefined || value === null) return null;
+    if (!Array.isArray(value)) return 'Expected a list of domain slugs, or null for no restriction.';
+    if (value.some((slug) => typeof slug !== 'string' || slug.trim() === '')) return 'Each entry must be a domain slug.';
+    return value.length > 500 ? 'Ensure this list has no more than 500 entries.' : null;
+  });
 }
 
 export class UpdateOrganizationDto {
