@@ -1,19 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config/env.schema.js';
+import { loadConfigOrReport } from './config/env.schema.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport();
+  if (!config) process.exit(1);
   const app = await createApp(config);
   await app.listen(config.PORT);
   installGracefulShutdown(app, config);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
-import { createDomain, creditsUsed } from './support/knowledge.js';
+import { collectText, createDomain, creditsUsed } from './support/knowledge.js';
 
 type Mode = 'ok' | 'fail' | 'hang' | 'garbage';
 
@@ -99,11 +99,7 @@ describe('the model answerer (LLM_BASE_URL)', () => {
     model.mode = 'fail';
     const response = await ask({ query: 'What do penguins eat?', domain: 'zoo', stream: true })
       .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => done(null, text));
-      })
+      .parse(collectText)
       .expect(200);
     const body = response.body as string;
     expect(body).toMatch(/^event: sources\n/);

@@ -1,5 +1,5 @@
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
-import { createDomain, creditsUsed, HANDBOOK, organizationIdOf, setCredits, signInAdmin } from './support/knowledge.js';
+import { collectText, createDomain, creditsUsed, HANDBOOK, organizationIdOf, setCredits, signInAdmin } from './support/knowledge.js';
 
 const QUOTA_MESSAGE = 'Credit quota exhausted. Upgrade your plan or wait for your quota to reset.';
 const DOMAIN_MESSAGE = 'Your organization does not have access to this domain.';
@@ -160,11 +160,7 @@ describe('POST /v1/query/', () => {
       .set(user.auth)
       .send({ query: 'How do I rotate an API key?', domain: 'handbook', stream: true })
       .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => done(null, text));
-      })
+      .parse(collectText)
       .expect(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     const events = parseEvents(response.body as string);

@@ -134,3 +134,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join(', ')}`);
   return Object.freeze(config);
 }
+
+/** For entry points: the configuration, or null after printing what is wrong (the caller exits 1). */
+export function loadConfigOrReport(env: Record<string, string | undefined> = process.env): AppConfig | null {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return null;
+  }
+}

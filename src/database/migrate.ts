@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { ConfigError, loadConfig } from '../config/env.schema.js';
+import { loadConfigOrReport } from '../config/env.schema.js';
 import { dataSourceOptions, openDatabaseTarget } from './database.js';
 import { runMigrationsExclusively } from './run-migrations.js';
 
@@ -10,16 +10,8 @@ import { runMigrationsExclusively } from './run-migrations.js';
  * the service with MIGRATIONS_RUN=false.
  */
 async function main(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 1;
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport();
+  if (!config) return 1;
   const target = await openDatabaseTarget(config);
   const dataSource = new DataSource({ ...dataSourceOptions(config, target), migrationsRun: false });
   try {

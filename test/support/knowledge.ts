@@ -115,3 +115,10 @@ export const HANDBOOK: SeedDocument[] = [
     metadata: { section: 'documents' },
   },
 ];
+
+/** Makes supertest collect a text/event-stream body as one string (it buffers only known types). */
+export function collectText(res: NodeJS.ReadableStream, done: (error: Error | null, body: string) => void): void {
+  let text = '';
+  res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  res.on('end', () => done(null, text));
+}
