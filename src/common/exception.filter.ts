@@ -19,7 +19,7 @@ interface BodyParserError {
   limit?: number;
 }
 
-const INTERNAL_ERROR_DETAIL = 'A server error occurred. It is transient: retry with exponential back-off.';
+export const INTERNAL_ERROR_DETAIL = 'A server error occurred. It is transient: retry with exponential back-off.';
 
 /**
  * The one place that turns any failure into the documented JSON body. Unknown errors become a generic

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
+import { SLUG_PATTERN } from '../domains/dto/slug.field.js';
 
 type Schema = Record<string, unknown>;
 
@@ -17,6 +18,7 @@ const RULE_SCHEMAS: Record<string, Schema> = {
   futureTimestampOrNull: { type: 'string', format: 'date-time', nullable: true, description: 'ISO 8601 with a zone, in the future; null clears it' },
   metadataField: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] }, nullable: true },
   allowedDomains: { type: 'array', items: { type: 'string' }, nullable: true, description: 'domain slugs; null = no restriction' },
+  slugField: { type: 'string', pattern: SLUG_PATTERN.source },
 };
 
 export function schemaOfDto(dto: new () => object): Schema | null {

@@ -1,10 +1,98 @@
+import type { HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { AuthRequirement } from '../common/auth.decorators.js';
+import {
+  AccessTokenInvalidError,
+  ApiKeyInvalidError,
+  ApiKeyNotAcceptedError,
+  BadRequestError,
+  DomainNotAllowedError,
+  FileTooLargeError,
+  InvalidCredentialsError,
+  MethodNotAllowedError,
+  NotAuthenticatedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  QuotaExhaustedError,
+  ServiceUnavailableError,
+  ThrottledError,
+  TokenInvalidError,
+  ValidationFailedError,
+} from '../common/errors.js';
+import { INTERNAL_ERROR_DETAIL } from '../common/exception.filter.js';
+import { DATABASE_UNAVAILABLE_DETAIL } from '../lifecycle/database-faults.js';
 
 const detail = { type: 'string', description: 'Human-readable message; present in every error.' };
+const schema = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
-const json = (schema: string, example?: Record<string, unknown>) => ({
-  'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, ...(example ? { example } : {}) },
-});
+
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 413 | 429 | 500 | 503;
+type Example = Record<string, unknown>;
+
+/**
+ * Examples are the bodies the error classes themselves produce, so the document quotes the service's
+ * messages verbatim and cannot drift from them.
+ */
+export const ERROR_EXAMPLES = {
+  validation: new ValidationFailedError({ name: ['This field is required.'] }).body(),
+  malformedJson: new BadRequestError('Malformed JSON in the request body.').body(),
+  notAuthenticated: new NotAuthenticatedError().body(),
+  accessTokenInvalid: new AccessTokenInvalidError().body(),
+  apiKeyInvalid: new ApiKeyInvalidError().body(),
+  apiKeyNotAccepted: new ApiKeyNotAcceptedError().body(),
+  invalidCredentials: new InvalidCredentialsError().body(),
+  tokenInvalid: new TokenInvalidError().body(),
+  quota: new QuotaExhaustedError({ creditsTotal: 1000, creditsUsed: 1000, resetsAt: '2026-12-01T00:00:00Z' }).body(),
+  permissionDenied: new PermissionDeniedError().body(),
+  domainNotAllowed: new DomainNotAllowedError().body(),
+  notFound: new NotFoundError().body(),
+  methodNotAllowed: new MethodNotAllowedError('PUT', ['GET', 'PATCH']).body(),
+  payloadTooLarge: new PayloadTooLargeError(1_048_576).body(),
+  fileTooLarge: new FileTooLargeError(10_485_760).body(),
+  throttled: new ThrottledError(42).body(),
+  internal: { detail: INTERNAL_ERROR_DETAIL, request_id: '6f1c2a7e-3b7d-4d8e-9a51-0c2f4e8b9d10' },
+  unavailable: new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL).body(),
+} satisfies Record<string, Example>;
+
+const SCHEMA_OF: Record<ErrorStatus, SchemaObject | ReferenceObject> = {
+  // A validation error carries `fields`; a malformed body or a refused state change only `detail`.
+  400: { anyOf: [schema('ValidationError'), schema('Error')] },
+  // The JWT form adds `code` (and `messages` for access tokens) to `detail`.
+  401: { anyOf: [schema('TokenError'), schema('Error')] },
+  402: schema('QuotaError'),
+  403: schema('Error'),
+  404: schema('Error'),
+  405: schema('Error'),
+  413: schema('Error'),
+  429: schema('Error'),
+  500: schema('ServerError'),
+  503: schema('Error'),
+};
+
+const HEADERS_OF: Partial<Record<ErrorStatus, HeadersObject>> = {
+  401: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer realm="api"' } } },
+  402: {
+    'X-Credits-Remaining': { schema: { type: 'integer' }, description: 'Credits left in the current period (0).' },
+    'X-Credits-Reset': { schema: { type: 'string', format: 'date-time' }, description: 'When the quota resets.' },
+  },
+  405: { Allow: { schema: { type: 'string' }, description: 'The methods the path accepts.' } },
+  429: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until a retry can succeed.' } },
+};
+
+/** An error response object: the status's shared body schema, its headers, and named examples. */
+export function errorResponse(status: ErrorStatus, description: string, examples: Record<string, Example> = {}): ResponseObject {
+  const named = Object.entries(examples);
+  return {
+    description,
+    ...(HEADERS_OF[status] ? { headers: HEADERS_OF[status] } : {}),
+    content: {
+      'application/json': {
+        schema: SCHEMA_OF[status],
+        ...(named.length > 0 ? { examples: Object.fromEntries(named.map(([name, value]) => [name, { value }])) } : {}),
+      },
+    },
+  };
+}
 
 /** The error bodies of the contract, as reusable components. */
 export const ERROR_COMPONENTS = {
@@ -13,7 +101,14 @@ export const ERROR_COMPONENTS = {
     ValidationError: {
       type: 'object',
       required: ['detail', 'fields'],
-      properties: { detail, fields: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
+      properties: {
+        detail: { ...detail, description: 'Names the first bad field, e.g. `query: This field is required.`' },
+        fields: {
+          type: 'object',
+          description: 'Every bad field with its messages.',
+          additionalProperties: { type: 'array', items: { type: 'string' } },
+        },
+      },
     },
     TokenError: {
       type: 'object',
@@ -23,13 +118,14 @@ export const ERROR_COMPONENTS = {
         code: { type: 'string', enum: ['token_not_valid'] },
         messages: {
           type: 'array',
+          description: 'Present when an access token was refused.',
           items: { type: 'object', properties: { token_class: { type: 'string' }, token_type: { type: 'string' }, message: { type: 'string' } } },
         },
       },
     },
     QuotaError: {
       type: 'object',
-      required: ['detail', 'code'],
+      required: ['detail', 'code', 'credits_total', 'credits_used', 'resets_at'],
       properties: {
         detail,
         code: { type: 'string', enum: ['quota_exhausted'] },
@@ -45,39 +141,52 @@ export const ERROR_COMPONENTS = {
     },
   },
   responses: {
-    BadRequest: { description: 'A field is missing or invalid, or the JSON is malformed.', content: json('ValidationError', { detail: 'name: This field is required.', fields: { name: ['This field is required.'] } }) },
-    Unauthorized: {
-      description: 'Credentials missing, invalid or expired (the JWT shape carries `code` and `messages`).',
-      headers: { 'WWW-Authenticate': { schema: { type: 'string' } } },
-      content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/TokenError' }] } } },
-    },
-    PaymentRequired: { description: 'The monthly credit quota is exhausted.', content: json('QuotaError') },
-    Forbidden: { description: 'Not allowed: administrators only, or a domain outside the organization\'s allowed_domains.', content: json('Error', { detail: 'You do not have permission to perform this action.' }) },
-    NotFound: { description: 'No such resource, or it belongs to someone else.', content: json('Error', { detail: 'Not found.' }) },
-    PayloadTooLarge: { description: 'Body over the size limit.', content: json('Error') },
-    TooManyRequests: {
-      description: 'Rate limited (per key or user per minute, or repeated failed sign-ins).',
-      headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until a retry can succeed.' } },
-      content: json('Error', { detail: 'Request was throttled. Expected available in 42 seconds.' }),
-    },
-    InternalError: { description: 'Unexpected, transient failure: retry with exponential back-off.', content: json('ServerError') },
-    ServiceUnavailable: { description: 'The database is unreachable or the instance is shutting down: retry with back-off.', content: json('Error') },
+    BadRequest: errorResponse(400, 'A field is missing or invalid, or the JSON is malformed.', {
+      validation: ERROR_EXAMPLES.validation,
+      malformedJson: ERROR_EXAMPLES.malformedJson,
+    }),
+    Unauthorized: errorResponse(401, 'Credentials missing, invalid or expired (the JWT form carries `code` and `messages`).', {
+      notProvided: ERROR_EXAMPLES.notAuthenticated,
+      invalidJwt: ERROR_EXAMPLES.accessTokenInvalid,
+      invalidApiKey: ERROR_EXAMPLES.apiKeyInvalid,
+    }),
+    UnauthorizedJwtOnly: errorResponse(401, 'Credentials missing, invalid or expired, or an API key: key management accepts only a JWT access token.', {
+      notProvided: ERROR_EXAMPLES.notAuthenticated,
+      invalidJwt: ERROR_EXAMPLES.accessTokenInvalid,
+      apiKeyNotAccepted: ERROR_EXAMPLES.apiKeyNotAccepted,
+    }),
+    PaymentRequired: errorResponse(402, 'The monthly credit quota is exhausted.', { quota: ERROR_EXAMPLES.quota }),
+    Forbidden: errorResponse(403, 'Administrators only: another user, or any API key, is refused.', { permission: ERROR_EXAMPLES.permissionDenied }),
+    NotFound: errorResponse(404, 'No such resource, or it belongs to someone else.', { notFound: ERROR_EXAMPLES.notFound }),
+    MethodNotAllowed: errorResponse(405, 'The path exists but not with this method (any path, any method not documented for it).', {
+      methodNotAllowed: ERROR_EXAMPLES.methodNotAllowed,
+    }),
+    PayloadTooLarge: errorResponse(413, 'Body over the size limit.', { payloadTooLarge: ERROR_EXAMPLES.payloadTooLarge }),
+    TooManyRequests: errorResponse(429, 'Rate limited (per key or user per minute).', { throttled: ERROR_EXAMPLES.throttled }),
+    InternalError: errorResponse(500, 'Unexpected, transient failure: retry with exponential back-off.', { internal: ERROR_EXAMPLES.internal }),
+    ServiceUnavailable: errorResponse(503, 'The database is unreachable or the instance is shutting down: retry with back-off.', {
+      unavailable: ERROR_EXAMPLES.unavailable,
+    }),
   },
 };
 
-const METERED = [/^\/v1\/query$/, /^\/v1\/chat\/sessions\/\{[^}]+\}\/messages$/];
-
-/** Which of the error responses an operation can give, from its path, method and requirement. */
+/**
+ * The error responses every operation of a kind can give, from the same metadata the auth guard reads:
+ * 500 anywhere, 503 wherever the database is used, 401/429 behind the guard (403 for administrators'
+ * routes), 400/413 wherever a body is read. What only some routes give (404, 402, a domain's 403, a
+ * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence.
+ */
 export function errorResponsesFor(operation: { path: string; method: string; requirement: AuthRequirement; hasBody: boolean }) {
   const { path, requirement, hasBody } = operation;
   const responses: Record<string, unknown> = { '500': ref('InternalError') };
   const liveness = path === '/health' || path === '/metrics';
   if (!liveness) responses['503'] = ref('ServiceUnavailable');
   if (hasBody) Object.assign(responses, { '400': ref('BadRequest'), '413': ref('PayloadTooLarge') });
-  if (!requirement.public) Object.assign(responses, { '401': ref('Unauthorized'), '429': ref('TooManyRequests') });
-  if (path === '/auth/jwt/create') Object.assign(responses, { '401': ref('Unauthorized'), '429': ref('TooManyRequests') });
+  if (!requirement.public) {
+    Object.assign(responses, { '401': ref(requirement.jwtOnly ? 'UnauthorizedJwtOnly' : 'Unauthorized'), '429': ref('TooManyRequests') });
+  }
   if (requirement.adminOnly) responses['403'] = ref('Forbidden');
+  // Every path parameter is a UUID or a slug: one that names nothing (or another's resource) is a 404.
   if (path.includes('{')) responses['404'] = ref('NotFound');
-  if (METERED.some((pattern) => pattern.test(path))) Object.assign(responses, { '402': ref('PaymentRequired'), '403': ref('Forbidden'), '404': ref('NotFound') });
   return responses;
 }

@@ -14,8 +14,25 @@ with JWT sign-in for browsers and long-lived API keys for servers.
 (\`svc_…\`) as \`Authorization: Bearer svc_…\` or \`X-API-Key: svc_…\`. Key management accepts only a JWT;
 administrator operations only an administrator's JWT.
 
+**Paths** end in \`/\` as documented; the same path without it works too.
+
 **Errors** are JSON objects with a \`detail\` string (validation errors add \`fields\`; 500s add \`request_id\`, also sent
-as the \`X-Request-Id\` header). 429 answers carry \`Retry-After\`.`;
+as the \`X-Request-Id\` header). 429 answers carry \`Retry-After\`. A path called with a method it does not document
+answers 405 with an \`Allow\` header (\`#/components/responses/MethodNotAllowed\`); an unknown path 404 \`{"detail": "Not found."}\`.`;
+
+/** The features, in the order the docs page shows them. */
+const TAGS: [string, string][] = [
+  ['auth', 'Registration, sign-in and JWT tokens.'],
+  ['api-keys', 'Long-lived `svc_` keys for servers: create, expire, rotate, revoke. JWT only.'],
+  ['organizations', "The caller's organization and the public domains it may query."],
+  ['query', 'Questions answered from a public domain or the private documents, with sources.'],
+  ['chat', 'Sessions of questions that keep their history.'],
+  ['documents', "The organization's private knowledge base."],
+  ['domains', 'Public domains (knowledge bases), their regions and documents; changes are for administrators.'],
+  ['billing', 'Credit quota, usage, and (administrators) monthly credits.'],
+  ['health', 'Liveness and readiness probes.'],
+  ['metrics', 'Prometheus scrape endpoint.'],
+];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
 
@@ -27,9 +44,9 @@ export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIO
     .setVersion(version)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'JWT access token (30 minutes)' }, 'jwt')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_ API key', description: 'API key as a bearer token: `svc_…`' }, 'apiKeyBearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in its own header' }, 'apiKeyHeader')
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in its own header' }, 'apiKeyHeader');
+  for (const [name, description] of TAGS) config.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, config.build());
   complete(document, app);
   SwaggerModule.setup(DOCS_PATH.slice(1), app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH.slice(1),
@@ -39,12 +56,22 @@ export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIO
   return document;
 }
 
-/** Security, error responses, tags and request schemas that decorators alone would not give. */
+type Schema = { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] };
+
+const ADMIN_NOTE = '**Administrators only**: a platform administrator\'s JWT access token; anyone else, and any API key, gets 403.';
+const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) gets 401.';
+
+/**
+ * What decorators alone do not give, read from the same metadata the auth guard and the validation
+ * pipe use so the document cannot disagree with them: security and its notes, the generic error
+ * responses, per-media-type bodies, and request schemas derived from the class-validator rules.
+ */
 function complete(document: OpenAPIObject, app: INestApplication): void {
   const handlers = handlerInfo(app);
   document.components ??= {};
   document.components.schemas ??= {};
-  Object.assign(document.components.schemas, ERROR_COMPONENTS.schemas);
+  const schemas = document.components.schemas as Record<string, Schema>;
+  Object.assign(schemas, ERROR_COMPONENTS.schemas);
   document.components.responses = { ...(document.components.responses ?? {}), ...ERROR_COMPONENTS.responses };
 
   for (const [path, item] of Object.entries(document.paths)) {
@@ -56,30 +83,49 @@ function complete(document: OpenAPIObject, app: INestApplication): void {
       if (requirement.public) operation.security = [];
       else if (requirement.jwtOnly || requirement.adminOnly) operation.security = [{ jwt: [] }];
       else operation.security = [{ jwt: [] }, { apiKeyBearer: [] }, { apiKeyHeader: [] }];
+      const note = requirement.adminOnly ? ADMIN_NOTE : requirement.jwtOnly ? JWT_ONLY_NOTE : null;
+      if (note) operation.description = [note, operation.description].filter(Boolean).join('\n\n');
       if (!operation.tags || operation.tags.length === 0) operation.tags = [tagOf(path)];
-      Object.assign(operation.responses, {
-        ...errorResponsesFor({ path, method, requirement, hasBody: Boolean(operation.requestBody) }),
-        ...operation.responses,
-      });
+      if (info?.bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, info.bodyByMediaType);
+      const responses = { ...errorResponsesFor({ path, method, requirement, hasBody: Boolean(operation.requestBody) }), ...operation.responses };
+      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) as typeof operation.responses;
     }
   }
 
-  for (const type of [...handlers.values()].flatMap((info) => info.parameterTypes)) {
+  // Request schemas: the validation rules say the types and what is required; @ApiProperty on a DTO
+  // field adds to (and wins over) what the rules say about that field.
+  const bodyTypes = [...handlers.values()].flatMap((info) => [...info.parameterTypes, ...Object.values(info.bodyByMediaType ?? {})]);
+  for (const type of new Set(bodyTypes)) {
     if (typeof type !== 'function' || !type.name) continue;
-    const existing = document.components.schemas[type.name] as { properties?: Record<string, unknown> } | undefined;
-    if (!existing || Object.keys(existing.properties ?? {}).length > 0) continue;
-    const schema = schemaOfDto(type as new () => object);
-    if (schema) document.components.schemas[type.name] = schema;
+    const existing = schemas[type.name];
+    if (!existing) continue;
+    const derived = schemaOfDto(type as new () => object) as Schema | null;
+    if (!derived) continue;
+    const properties = { ...derived.properties };
+    for (const [name, decorated] of Object.entries(existing.properties ?? {})) properties[name] = { ...properties[name], ...decorated };
+    const { required: _decoratedRequired, ...rest } = existing;
+    schemas[type.name] = { ...rest, ...derived, properties, ...(derived.required ? { required: derived.required } : {}) };
   }
 
   // A body whose fields are all optional (e.g. rotate's grace period) may be left out entirely.
   for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {
-      const body = item[method]?.requestBody as { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+      const body = item[method]?.requestBody as RequestBody | undefined;
       const name = body?.content?.['application/json']?.schema?.$ref?.split('/').pop();
-      const schema = name ? (document.components.schemas[name] as { required?: string[] }) : undefined;
+      const schema = name ? schemas[name] : undefined;
       if (body && schema && !schema.required?.length) body.required = false;
     }
+  }
+}
+
+type RequestBody = { required?: boolean; description?: string; content?: Record<string, { schema?: { $ref?: string }; encoding?: unknown }> };
+
+/** Each media type of the body gets its own class's schema (a file upload's `file` is binary). */
+function narrowBody(body: RequestBody | undefined, byMediaType: Record<string, { name: string }>): void {
+  if (!body?.content) return;
+  for (const [mediaType, type] of Object.entries(byMediaType)) {
+    if (!body.content[mediaType]) continue;
+    body.content[mediaType] = { schema: { $ref: `#/components/schemas/${type.name}` } };
   }
 }
 

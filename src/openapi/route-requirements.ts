@@ -1,11 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { AUTH_REQUIREMENT, type AuthRequirement } from '../common/auth.decorators.js';
+import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
 
 export interface HandlerInfo {
   requirement: AuthRequirement;
   /** The classes of the handler's parameters (DTOs among them). */
   parameterTypes: unknown[];
+  /** A body described per media type (`@ApiJsonOrMultipartBody`). */
+  bodyByMediaType?: BodyByMediaType;
 }
 
 /**
@@ -26,7 +29,8 @@ export function handlerInfo(app: INestApplication): Map<string, HandlerInfo> {
         if (typeof method !== 'function') continue;
         const requirement = (Reflect.getMetadata(AUTH_REQUIREMENT, method) as AuthRequirement | undefined) ?? classRequirement ?? {};
         const parameterTypes = (Reflect.getMetadata('design:paramtypes', controller.prototype, name) as unknown[] | undefined) ?? [];
-        handlers.set(`${controller.name}_${name}`, { requirement, parameterTypes });
+        const bodyByMediaType = Reflect.getMetadata(BODY_BY_MEDIA_TYPE, method) as BodyByMediaType | undefined;
+        handlers.set(`${controller.name}_${name}`, { requirement, parameterTypes, bodyByMediaType });
       }
     }
   }

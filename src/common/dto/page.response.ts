@@ -1,0 +1,34 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiProperty, ApiQuery } from '@nestjs/swagger';
+import { ApiErrors } from '../../openapi/api-errors.js';
+
+/**
+ * The schema of a paginated list (`toPage`): `{count, next, previous, results}`. One named class per
+ * item type, e.g. `PageOf(DocumentResponse, 'DocumentPage')`.
+ */
+export function PageOf<T>(item: Type<T>, name: string) {
+  class Page {
+    @ApiProperty({ type: 'integer', description: 'All the items, across pages.', example: 42 })
+    count: number;
+
+    @ApiProperty({ type: 'string', format: 'uri', nullable: true, description: 'The next page, or null on the last.', example: 'https://api.example.com/v1/documents/?limit=20&offset=20' })
+    next: string | null;
+
+    @ApiProperty({ type: 'string', format: 'uri', nullable: true, description: 'The previous page, or null on the first.', example: null })
+    previous: string | null;
+
+    @ApiProperty({ type: item, isArray: true })
+    results: T[];
+  }
+  Object.defineProperty(Page, 'name', { value: name });
+  return Page;
+}
+
+/** `?limit=&offset=` as `@Pagination()` reads them; a bad value is a 400 naming it. */
+export function ApiPagination() {
+  return applyDecorators(
+    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, description: 'Page size.' }),
+    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Items to skip.' }),
+    ApiErrors({ 400: 'A `limit` or `offset` that is not a whole number in range.' }),
+  );
+}

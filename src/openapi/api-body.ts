@@ -1,0 +1,20 @@
+import { applyDecorators, SetMetadata, type Type } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
+
+/** Per media type, the class that describes the body (read by the document builder). */
+export const BODY_BY_MEDIA_TYPE = 'openapi:body-by-media-type';
+export type BodyByMediaType = Record<string, Type<unknown>>;
+
+/**
+ * A body that is either JSON or a multipart form (document uploads). @nestjs/swagger gives every
+ * media type of `@ApiConsumes` the same schema; the document builder then narrows each media type to
+ * its own class, so JSON shows `{title, content, metadata?}` and multipart a binary `file`.
+ */
+export function ApiJsonOrMultipartBody(json: Type<unknown>, multipart: Type<unknown>, description?: string) {
+  return applyDecorators(
+    ApiExtraModels(json, multipart),
+    ApiConsumes('multipart/form-data', 'application/json'),
+    ApiBody({ required: true, description, schema: { oneOf: [{ $ref: getSchemaPath(json) }, { $ref: getSchemaPath(multipart) }] } }),
+    SetMetadata(BODY_BY_MEDIA_TYPE, { 'application/json': json, 'multipart/form-data': multipart } satisfies BodyByMediaType),
+  );
+}
