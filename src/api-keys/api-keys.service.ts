@@ -9,7 +9,7 @@ import { generateApiKey } from './key-format.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
 
-const NOT_ACTIVE = 'This API key is revoked, rotated or expired; only an active key can be changed or rotated.';
+export const NOT_ACTIVE = 'This API key is revoked, rotated or expired; only an active key can be changed or rotated.';
 
 @Injectable()
 export class ApiKeysService {
