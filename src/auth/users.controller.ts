@@ -1,13 +1,17 @@
 import { Body, Controller, Get, Inject, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { CurrentPrincipal, Public } from '../common/auth.decorators.js';
-import { NotFoundError, PermissionDeniedError } from '../common/errors.js';
+import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { ApiErrors } from '../openapi/api-errors.js';
 import { AccountCache } from './account-cache.js';
 import { RegisterDto } from './dto/auth.dto.js';
-import { UsersService } from './users.service.js';
+import { CurrentUserResponse, RegisteredUserResponse } from './dto/auth.response.js';
+import { EMAIL_TAKEN, UsersService } from './users.service.js';
 
+@ApiTags('auth')
 @Controller('auth/users')
 export class UsersController {
   constructor(
@@ -18,6 +22,18 @@ export class UsersController {
 
   @Post()
   @Public()
+  @ApiOperation({ summary: 'Register a user, with a new organization the user owns' })
+  @ApiCreatedResponse({ type: RegisteredUserResponse })
+  @ApiErrors({
+    400: {
+      description: 'E-mail missing, invalid or taken; password under 8 characters or all digits.',
+      bodies: {
+        emailTaken: ValidationFailedError.field('email', EMAIL_TAKEN).body(),
+        weakPassword: ValidationFailedError.field('password', 'This password is entirely numeric.').body(),
+      },
+    },
+    403: 'Sign-up is turned off (`ALLOW_SIGNUP=false`).',
+  })
   async register(@Body() body: RegisterDto): Promise<{ id: string; email: string }> {
     if (!this.config.ALLOW_SIGNUP) throw new PermissionDeniedError();
     const user = await this.users.register(body.email, body.password);
@@ -26,6 +42,9 @@ export class UsersController {
 
   /** The account behind the credential, JWT or API key (`is_admin` is the account's flag either way). */
   @Get('me')
+  @ApiOperation({ summary: 'The account behind the credential (JWT or API key)' })
+  @ApiOkResponse({ type: CurrentUserResponse })
+  @ApiErrors({ 404: 'The account no longer exists.' })
   async me(@CurrentPrincipal() caller: Principal) {
     const account = await this.accounts.get(caller.userId);
     if (!account) throw new NotFoundError();

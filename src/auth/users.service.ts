@@ -8,7 +8,7 @@ import { PasswordHasher } from './password-hasher.js';
 import { User } from './user.entity.js';
 
 const UNIQUE_VIOLATION = '23505';
-const EMAIL_TAKEN = 'A user with that email already exists.';
+export const EMAIL_TAKEN = 'A user with that email already exists.';
 
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {

@@ -1,0 +1,34 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** `POST /auth/jwt/create/` (spec 2.2). */
+export class TokenPairResponse {
+  @ApiProperty({ type: 'string', description: 'JWT access token (30 minutes): send it as `Authorization: Bearer <access>`.' })
+  access: string;
+
+  @ApiProperty({ type: 'string', description: 'JWT refresh token (30 days): only for `POST /auth/jwt/refresh/`.' })
+  refresh: string;
+}
+
+/** `POST /auth/jwt/refresh/`. */
+export class AccessTokenResponse {
+  @ApiProperty({ type: 'string', description: 'A new JWT access token (30 minutes).' })
+  access: string;
+}
+
+/** `POST /auth/users/`. */
+export class RegisteredUserResponse {
+  @ApiProperty({ type: 'string', format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: 'string', format: 'email', description: 'Stored lower-cased.', example: 'ada@example.com' })
+  email: string;
+}
+
+/** `GET /auth/users/me/`. */
+export class CurrentUserResponse extends RegisteredUserResponse {
+  @ApiProperty({ type: 'boolean', description: 'A platform administrator (whichever credential was used).' })
+  is_admin: boolean;
+
+  @ApiProperty({ type: 'string', format: 'uuid', description: 'The organization created with the account.' })
+  organization_id: string;
+}
