@@ -1,8 +1,12 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
+import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { toIsoMicros } from '../common/timestamps.js';
+import { ApiErrors } from '../openapi/api-errors.js';
 import { UpdateOrganizationDto } from './dto/organization.dto.js';
+import { OrganizationResponse } from './dto/organization.response.js';
 import type { Organization } from './organization.entity.js';
 import { OrganizationsService } from './organizations.service.js';
 
@@ -15,16 +19,30 @@ function presentOrganization(organization: Organization) {
   };
 }
 
+@ApiTags('organizations')
 @Controller('v1/organizations')
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
   @Get('current')
+  @ApiOperation({ summary: "The caller's organization" })
+  @ApiOkResponse({ type: OrganizationResponse })
+  @ApiErrors({ 404: 'The organization no longer exists.' })
   async current(@CurrentPrincipal() caller: Principal) {
     return presentOrganization(await this.organizations.current(caller));
   }
 
   @Patch('current')
+  @ApiOperation({ summary: "Rename the organization or restrict the domains it may query (owner only)" })
+  @ApiOkResponse({ type: OrganizationResponse, description: 'The updated organization.' })
+  @ApiErrors({
+    400: {
+      description: 'A bad field, or `allowed_domains` names a domain that does not exist.',
+      bodies: { unknownDomain: ValidationFailedError.field('allowed_domains', 'Unknown domain: astrology.').body() },
+    },
+    403: "The caller is not the organization's owner.",
+    404: 'The organization no longer exists.',
+  })
   async update(@CurrentPrincipal() caller: Principal, @Body() body: UpdateOrganizationDto) {
     return presentOrganization(
       await this.organizations.update(caller, { name: body.name, allowedDomains: body.allowed_domains }),

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { fieldRule, StringField } from '../../common/validation.js';
 
 /** Absent (unchanged), null (no restriction), or a list of domain slugs. */
@@ -11,9 +12,18 @@ function AllowedDomainsField() {
 }
 
 export class UpdateOrganizationDto {
+  @ApiPropertyOptional({ type: 'string', maxLength: 100, description: 'Absent: unchanged. May not be null or blank.' })
   @StringField({ optional: true, notNull: true, max: 100 })
   name?: string;
 
+  @ApiPropertyOptional({
+    type: 'string',
+    isArray: true,
+    nullable: true,
+    maxItems: 500,
+    description: 'Absent: unchanged. Null: no restriction. A list of existing domain slugs: only those (an empty list allows no public domain).',
+    example: ['medicine', 'law'],
+  })
   @AllowedDomainsField()
   allowed_domains?: string[] | null;
 }
