@@ -1,15 +1,30 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
+import { ApiPagination } from '../common/dto/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';
+import { ApiErrors } from '../openapi/api-errors.js';
+import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
+import { ApiUuidParam } from '../openapi/api-params.js';
 import { type DocumentRecord, presentDocument } from './document.presenter.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsService } from './documents.service.js';
+import { CreateDocumentDto } from './dto/document.dto.js';
+import {
+  DocumentPage,
+  DocumentResponse,
+  DocumentUploadForm,
+  DocumentWithContentResponse,
+  UPLOAD_BODY_DESCRIPTION,
+  UPLOAD_ERRORS,
+} from './dto/document.response.js';
 import type { UploadedFile as Upload } from './extraction/extract-upload.js';
 import { DocumentUploadInterceptor } from './upload.interceptor.js';
 
 /** The caller's organization's private knowledge base; JWT or API key. */
+@ApiTags('documents')
 @Controller('v1/documents')
 export class DocumentsController {
   constructor(
@@ -20,6 +35,10 @@ export class DocumentsController {
   /** JSON `{title, content, metadata?}` or a multipart upload with `file`. The body is validated by the reader. */
   @Post()
   @UseInterceptors(DocumentUploadInterceptor)
+  @ApiOperation({ summary: "Add a document to your organization's private knowledge base (JSON or file upload)" })
+  @ApiJsonOrMultipartBody(CreateDocumentDto, DocumentUploadForm, UPLOAD_BODY_DESCRIPTION)
+  @ApiCreatedResponse({ type: DocumentResponse, description: 'Stored and searchable; without its text.' })
+  @ApiErrors(UPLOAD_ERRORS)
   async create(
     @CurrentPrincipal() caller: Principal,
     @Body() body: Record<string, unknown>,
@@ -30,18 +49,29 @@ export class DocumentsController {
   }
 
   @Get()
+  @ApiOperation({ summary: "List your organization's documents, newest first" })
+  @ApiPagination()
+  @ApiOkResponse({ type: DocumentPage })
   async list(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
     const { count, documents } = await this.documents.list({ organizationId: caller.organizationId }, page);
     return toPage(page, count, documents.map((document) => presentDocument(document)));
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'One of your documents, with its text' })
+  @ApiUuidParam('id', 'The document id.')
+  @ApiOkResponse({ type: DocumentWithContentResponse })
+  @ApiErrors({ 404: "No such document, or another organization's." })
   async get(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
     return presentDocument(await this.documents.get({ organizationId: caller.organizationId }, id), true);
   }
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete one of your documents (and its passages)' })
+  @ApiUuidParam('id', 'The document id.')
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors({ 404: "No such document, or another organization's." })
   async remove(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<void> {
     await this.documents.remove({ organizationId: caller.organizationId }, id);
   }

@@ -1,16 +1,36 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth.decorators.js';
+import { ApiPagination } from '../common/dto/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { type DocumentRecord, presentDocument } from '../documents/document.presenter.js';
 import { DocumentInputReader } from '../documents/document-input.js';
 import { DocumentsService } from '../documents/documents.service.js';
+import { CreateDocumentDto } from '../documents/dto/document.dto.js';
+import {
+  DocumentPage,
+  DocumentResponse,
+  DocumentUploadForm,
+  DocumentWithContentResponse,
+  UPLOAD_BODY_DESCRIPTION,
+  UPLOAD_ERRORS,
+} from '../documents/dto/document.response.js';
 import type { UploadedFile as Upload } from '../documents/extraction/extract-upload.js';
 import { DocumentUploadInterceptor } from '../documents/upload.interceptor.js';
+import { ApiErrors } from '../openapi/api-errors.js';
+import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
+import { ApiSlugParam, ApiUuidParam } from '../openapi/api-params.js';
 import { DomainsService } from './domains.service.js';
 import { pathSlug } from './regions.controller.js';
 
+const NO_SUCH_DOMAIN = 'No domain has this slug (inactive ones included).';
+const NO_SUCH_DOCUMENT = 'No domain has this slug, or no such document in it.';
+const DOCUMENT_ID = () => ApiUuidParam('id', 'The document id.');
+
 /** A public domain's knowledge base: administrators only, inactive domains included. */
+@ApiTags('domains')
+@ApiSlugParam('slug', "The domain's slug.")
 @Controller('v1/domains/:slug/documents')
 @AdminOnly()
 export class DomainDocumentsController {
@@ -22,6 +42,10 @@ export class DomainDocumentsController {
 
   @Post()
   @UseInterceptors(DocumentUploadInterceptor)
+  @ApiOperation({ summary: "Add a document to a public domain's knowledge base (JSON or file upload)" })
+  @ApiJsonOrMultipartBody(CreateDocumentDto, DocumentUploadForm, UPLOAD_BODY_DESCRIPTION)
+  @ApiCreatedResponse({ type: DocumentResponse, description: 'Stored and searchable; without its text.' })
+  @ApiErrors({ ...UPLOAD_ERRORS, 404: NO_SUCH_DOMAIN })
   async create(
     @Param('slug') slug: string,
     @Body() body: Record<string, unknown>,
@@ -33,6 +57,10 @@ export class DomainDocumentsController {
   }
 
   @Get()
+  @ApiOperation({ summary: "List a public domain's documents, newest first" })
+  @ApiPagination()
+  @ApiOkResponse({ type: DocumentPage })
+  @ApiErrors({ 404: NO_SUCH_DOMAIN })
   async list(@Param('slug') slug: string, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     const { count, documents } = await this.documents.list({ domainId: domain.id }, page);
@@ -40,6 +68,10 @@ export class DomainDocumentsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: "One of a public domain's documents, with its text" })
+  @DOCUMENT_ID()
+  @ApiOkResponse({ type: DocumentWithContentResponse })
+  @ApiErrors({ 404: NO_SUCH_DOCUMENT })
   async get(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     return presentDocument(await this.documents.get({ domainId: domain.id }, id), true);
@@ -47,6 +79,10 @@ export class DomainDocumentsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: "Remove a document from a public domain's knowledge base" })
+  @DOCUMENT_ID()
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors({ 404: NO_SUCH_DOCUMENT })
   async remove(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<void> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     await this.documents.remove({ domainId: domain.id }, id);

@@ -1,7 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth.decorators.js';
-import { NotFoundError } from '../common/errors.js';
+import { NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { ApiErrors } from '../openapi/api-errors.js';
+import { ApiSlugParam } from '../openapi/api-params.js';
 import { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
+import { RegionResponse } from './dto/domain.response.js';
 import { SLUG_PATTERN } from './dto/slug.field.js';
 import { type RegionRecord, RegionsService } from './regions.service.js';
 
@@ -11,23 +15,40 @@ export function pathSlug(slug: string): string {
   return slug;
 }
 
+const REGION_SLUG = () => ApiSlugParam('slug', "The region's slug.");
+const SLUG_TAKEN = {
+  description: 'A field is missing or invalid, or the slug is taken.',
+  examples: ['validation'],
+  bodies: { slugTaken: ValidationFailedError.field('slug', 'A region with this slug already exists.').body() },
+} as const;
+
+@ApiTags('domains')
 @Controller('v1/regions')
 export class RegionsController {
   constructor(private readonly regions: RegionsService) {}
 
   @Get()
+  @ApiOperation({ summary: 'List the regions, by name' })
+  @ApiOkResponse({ type: RegionResponse, isArray: true })
   list(): Promise<RegionRecord[]> {
     return this.regions.list();
   }
 
   @Post()
   @AdminOnly()
+  @ApiOperation({ summary: 'Create a region' })
+  @ApiCreatedResponse({ type: RegionResponse })
+  @ApiErrors({ 400: SLUG_TAKEN })
   create(@Body() body: CreateRegionDto): Promise<RegionRecord> {
     return this.regions.create(body);
   }
 
   @Patch(':slug')
   @AdminOnly()
+  @ApiOperation({ summary: "Rename a region or change its slug" })
+  @REGION_SLUG()
+  @ApiOkResponse({ type: RegionResponse })
+  @ApiErrors({ 400: SLUG_TAKEN, 404: 'No region has this slug.' })
   update(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionRecord> {
     return this.regions.update(pathSlug(slug), body);
   }
@@ -35,6 +56,10 @@ export class RegionsController {
   @Delete(':slug')
   @AdminOnly()
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a region (its domains stay, without a region)' })
+  @REGION_SLUG()
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors({ 404: 'No region has this slug.' })
   async remove(@Param('slug') slug: string): Promise<void> {
     await this.regions.remove(pathSlug(slug));
   }

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { StringField } from '../../common/validation.js';
 import { MetadataField } from './metadata.field.js';
 
@@ -5,12 +6,22 @@ export const TITLE_MAX = 300;
 
 /** `POST .../documents/` as JSON. */
 export class CreateDocumentDto {
+  @ApiProperty({ type: 'string', maxLength: TITLE_MAX, example: 'Rotating API keys' })
   @StringField({ max: TITLE_MAX })
   title: string;
 
+  @ApiProperty({ type: 'string', description: 'The text, within the JSON body size limit (MAX_BODY_BYTES, 1 MB by default).' })
   @StringField()
   content: string;
 
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+    nullable: true,
+    maxProperties: 50,
+    description: 'A flat JSON object of strings and numbers, returned with the document and with every source drawn from it.',
+    example: { source: 'handbook', year: 2026 },
+  })
   @MetadataField()
   metadata?: Record<string, string | number> | null;
 }

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { BooleanField, StringField } from '../../common/validation.js';
 import { SlugField } from './slug.field.js';
 
@@ -27,7 +28,7 @@ export class CreateDomainDto {
   @StringField({ max: 2000, optional: true, allowBlank: true })
   description?: string;
 
-  /** A region's slug, or null for none. */
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: "A region's slug, or null for none.", example: 'europe' })
   @SlugField({ optional: true, nullable: true })
   region?: string | null;
 }
@@ -42,9 +43,11 @@ export class UpdateDomainDto {
   @StringField({ max: 2000, optional: true, allowBlank: true })
   description?: string;
 
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: "A region's slug, or null for none.", example: 'europe' })
   @SlugField({ optional: true, nullable: true })
   region?: string | null;
 
+  @ApiPropertyOptional({ type: 'boolean', description: 'False hides the domain from everyone but administrators.' })
   @BooleanField()
   is_active?: boolean;
 }

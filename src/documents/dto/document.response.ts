@@ -1,0 +1,73 @@
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageOf } from '../../common/dto/page.response.js';
+import { ValidationFailedError } from '../../common/errors.js';
+import { TITLE_MAX } from './document.dto.js';
+
+/** A flat JSON object of strings and numbers (document metadata, also on every source). */
+export const metadataProperty = (description: string): ApiPropertyOptions => ({
+  type: 'object',
+  additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  example: { source: 'handbook', year: 2026 },
+  description,
+});
+
+/** A document as `presentDocument` returns it (in lists and on creation: without its text). */
+export class DocumentResponse {
+  @ApiProperty({ type: 'string', format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: 'string', example: 'Rotating API keys' })
+  title: string;
+
+  @ApiProperty(metadataProperty('A flat object of strings and numbers; `{}` when none was given.'))
+  metadata: Record<string, string | number>;
+
+  @ApiProperty({ type: 'string', enum: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'], description: 'What the text was extracted from (JSON bodies: text/plain).' })
+  content_type: string;
+
+  @ApiProperty({ type: 'integer', description: 'Size of the upload, or of the JSON `content` in UTF-8.' })
+  size_bytes: number;
+
+  @ApiProperty({ type: 'integer', description: 'Passages the text was split into for retrieval.' })
+  chunk_count: number;
+
+  @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })
+  created_at: string;
+}
+
+/** One document by id: with its (extracted) text. */
+export class DocumentWithContentResponse extends DocumentResponse {
+  @ApiProperty({ type: 'string', description: 'The stored text (for uploads, the text extracted from the file).' })
+  content: string;
+}
+
+export const DocumentPage = PageOf(DocumentResponse, 'DocumentPage');
+
+/** The multipart form of a document upload (the JSON form is `CreateDocumentDto`). */
+export class DocumentUploadForm {
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    description: 'The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).',
+  })
+  file: unknown;
+
+  @ApiPropertyOptional({ type: 'string', maxLength: TITLE_MAX, description: "Defaults to the file's name." })
+  title?: string;
+
+  @ApiPropertyOptional({ type: 'string', description: 'A flat JSON object of strings and numbers, sent as a string field.', example: '{"source": "wiki"}' })
+  metadata?: string;
+}
+
+/** A document upload's errors: the body (or its file) is refused, or too large. */
+export const UPLOAD_ERRORS = {
+  400: {
+    description: 'A JSON field is missing or invalid; or the file is empty, binary, of an unsupported type, not valid text, or a PDF without a text layer.',
+    examples: ['validation'],
+    bodies: { emptyFile: ValidationFailedError.field('file', 'The submitted file is empty.').body() },
+  },
+  413: { description: 'The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES.', examples: ['payloadTooLarge', 'fileTooLarge'] },
+} as const;
+
+export const UPLOAD_BODY_DESCRIPTION =
+  'JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string).';
