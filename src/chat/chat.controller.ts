@@ -1,28 +1,48 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
+import { ApiPagination } from '../common/dto/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';
+import { ApiErrors } from '../openapi/api-errors.js';
+import { ApiUuidParam } from '../openapi/api-params.js';
 import { presentMessage, presentSession } from './chat.presenter.js';
 import { ChatService } from './chat.service.js';
 import { CreateSessionDto, PostMessageDto, UpdateSessionDto } from './dto/chat.dto.js';
+import { ChatExchangeResponse, ChatSessionDetailResponse, ChatSessionPage, ChatSessionResponse } from './dto/chat.response.js';
 
+const SESSION_ID = () => ApiUuidParam('sessionId', 'The id of one of your sessions.');
+const NO_SUCH_SESSION = "No such session, or another user's.";
+const DOMAIN_REFUSED = { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] } as const;
+
+@ApiTags('chat')
 @Controller('v1/chat/sessions')
 export class ChatController {
   constructor(private readonly chat: ChatService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Start a chat session over a public domain or your private documents' })
+  @ApiCreatedResponse({ type: ChatSessionResponse })
+  @ApiErrors({ 403: DOMAIN_REFUSED, 404: 'No active public domain has this slug.' })
   async create(@CurrentPrincipal() caller: Principal, @Body() body: CreateSessionDto) {
     return presentSession(await this.chat.create(caller, body.title, body.domain));
   }
 
   @Get()
+  @ApiOperation({ summary: 'List your chat sessions, most recently active first' })
+  @ApiPagination()
+  @ApiOkResponse({ type: ChatSessionPage })
   async list(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }) {
     const [sessions, count] = await this.chat.list(caller, page);
     return toPage(page, count, sessions.map(presentSession));
   }
 
   @Get(':sessionId')
+  @ApiOperation({ summary: 'One of your sessions, with its messages in order' })
+  @SESSION_ID()
+  @ApiOkResponse({ type: ChatSessionDetailResponse })
+  @ApiErrors({ 404: NO_SUCH_SESSION })
   async get(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string) {
     const session = await this.chat.get(caller, sessionId);
     const messages = await this.chat.messages(session.id);
@@ -30,6 +50,10 @@ export class ChatController {
   }
 
   @Patch(':sessionId')
+  @ApiOperation({ summary: 'Rename one of your sessions' })
+  @SESSION_ID()
+  @ApiOkResponse({ type: ChatSessionResponse })
+  @ApiErrors({ 404: NO_SUCH_SESSION })
   async rename(
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,
@@ -40,11 +64,26 @@ export class ChatController {
 
   @Delete(':sessionId')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete one of your sessions with its messages' })
+  @SESSION_ID()
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors({ 404: NO_SUCH_SESSION })
   async remove(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string): Promise<void> {
     await this.chat.remove(caller, sessionId);
   }
 
   @Post(':sessionId/messages')
+  @ApiOperation({
+    summary: "Send a message: answered with the session's history in mind, costing credits like a query",
+    description: 'Both messages are stored only once the answer exists; a failed request costs nothing.',
+  })
+  @SESSION_ID()
+  @ApiCreatedResponse({ type: ChatExchangeResponse })
+  @ApiErrors({
+    402: 'The monthly credit quota is exhausted.',
+    403: DOMAIN_REFUSED,
+    404: "No such session, or another user's; or the session's domain is no longer active.",
+  })
   async post(
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,

@@ -1,17 +1,28 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BooleanField, IntegerField, StringField } from '../../common/validation.js';
 
 export const MAX_QUERY_CHARACTERS = 4000;
 
 export class QueryDto {
+  @ApiProperty({ type: 'string', maxLength: MAX_QUERY_CHARACTERS, description: 'The question; not blank.', example: 'How do I rotate an API key?' })
   @StringField({ max: MAX_QUERY_CHARACTERS })
   query: string;
 
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: 50,
+    description: "A public domain's slug. Absent or null: the organization's private documents.",
+    example: 'medicine',
+  })
   @StringField({ optional: true, max: 50 })
   domain?: string | null;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 5, description: 'How many sources come back, best first.' })
   @IntegerField({ min: 1, max: 100 })
   top_k?: number;
 
+  @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Answer as Server-Sent Events (`text/event-stream`) instead of one JSON body.' })
   @BooleanField()
   stream?: boolean;
 }

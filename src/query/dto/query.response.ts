@@ -1,0 +1,41 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { metadataProperty } from '../../documents/dto/document.response.js';
+
+/** A passage the answer drew on, as `presentSource` returns it. */
+export class SourceResponse {
+  @ApiProperty({ type: 'string', format: 'uuid' })
+  document_id: string;
+
+  @ApiProperty({ type: 'string', format: 'uuid', description: 'The passage within the document.' })
+  chunk_id: string;
+
+  @ApiProperty({ type: 'string', description: "The document's title." })
+  title: string;
+
+  @ApiProperty({ type: 'string', description: 'The passage, shortened.' })
+  snippet: string;
+
+  @ApiProperty({ type: 'number', description: 'Relevance (higher is better), to 4 decimal places.', example: 7.1234 })
+  score: number;
+
+  @ApiProperty(metadataProperty("The document's metadata."))
+  metadata: Record<string, string | number>;
+}
+
+/** `POST /v1/query/` as JSON. */
+export class QueryResponse {
+  @ApiProperty({ type: 'string', description: 'The answer, drawn from the sources.' })
+  answer: string;
+
+  @ApiProperty({ type: SourceResponse, isArray: true, description: 'Up to `top_k`, best first, from distinct documents.' })
+  sources: SourceResponse[];
+
+  @ApiProperty({ type: 'string', nullable: true, description: "The public domain searched, or null for the organization's private documents.", example: 'medicine' })
+  domain: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Credits this query cost.', example: 1 })
+  credits_used: number;
+
+  @ApiProperty({ type: 'integer', description: 'Credits left in the current period.', example: 999 })
+  credits_remaining: number;
+}
