@@ -1,9 +1,14 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
+import { ApiPagination } from '../common/dto/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';
+import { ApiErrors } from '../openapi/api-errors.js';
+import { ApiUuidParam } from '../openapi/api-params.js';
 import { toIsoSeconds } from './billing-period.js';
+import { DailyUsageResponse, SubscriptionResponse, UsagePage } from './dto/billing.response.js';
 import { SetMonthlyCreditsDto } from './dto/subscription.dto.js';
 import { type QuotaView, QuotaService } from './quota.service.js';
 import { type UsageRecord, UsageService } from './usage.service.js';
@@ -21,6 +26,7 @@ function presentSubscription(quota: QuotaView) {
   };
 }
 
+@ApiTags('billing')
 @Controller('v1/billings')
 export class BillingController {
   constructor(
@@ -29,23 +35,35 @@ export class BillingController {
   ) {}
 
   @Get('subscription')
+  @ApiOperation({ summary: "Your organization's plan and the current period's credit quota" })
+  @ApiOkResponse({ type: SubscriptionResponse })
+  @ApiErrors({ 404: 'The organization has no subscription (it no longer exists).' })
   async subscription(@CurrentPrincipal() caller: Principal) {
     return presentSubscription(await this.quota.view(caller.organizationId));
   }
 
   @Get('usage')
+  @ApiOperation({ summary: 'What your organization spent: when, by which user or API key, on what; newest first' })
+  @ApiPagination()
+  @ApiOkResponse({ type: UsagePage })
   async list(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecord>> {
     const { count, results } = await this.usage.list(caller.organizationId, page);
     return toPage(page, count, results);
   }
 
   @Get('usage/daily')
+  @ApiOperation({ summary: "Credits spent per UTC day of the current period (every day so far, zeros included)" })
+  @ApiOkResponse({ type: DailyUsageResponse, isArray: true })
   daily(@CurrentPrincipal() caller: Principal) {
     return this.usage.daily(caller.organizationId);
   }
 
   @Patch('organizations/:organizationId/subscription')
   @AdminOnly()
+  @ApiOperation({ summary: "Set an organization's monthly credits" })
+  @ApiUuidParam('organizationId', 'The organization.')
+  @ApiOkResponse({ type: SubscriptionResponse, description: "The organization's subscription with its new quota." })
+  @ApiErrors({ 404: 'No such organization.' })
   async setMonthlyCredits(@Param('organizationId', UuidPathPipe) organizationId: string, @Body() body: SetMonthlyCreditsDto) {
     return presentSubscription(await this.quota.setMonthlyCredits(organizationId, body.monthly_credits));
   }

@@ -1,12 +1,15 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Response } from 'express';
 import { Public } from '../common/auth.decorators.js';
 import { toIsoWithOffset } from '../common/timestamps.js';
+import { HealthResponse, NotReadyResponse } from './dto/health.response.js';
 import { ShutdownState } from './shutdown-state.js';
 
 const PING_TIMEOUT_MS = 2_000;
 
+@ApiTags('health')
 @Controller('health')
 @Public()
 export class HealthController {
@@ -18,12 +21,17 @@ export class HealthController {
 
   /** Liveness: the process answers. Never touches the database, so a database outage restarts nothing. */
   @Get()
+  @ApiOperation({ summary: 'Liveness: the process answers (the database is not consulted)' })
+  @ApiOkResponse({ type: HealthResponse })
   live() {
     return { status: 'ok', timestamp: toIsoWithOffset(new Date()) };
   }
 
   /** Readiness: the database answers a ping within two seconds and the process is not shutting down. */
   @Get('ready')
+  @ApiOperation({ summary: 'Readiness: the database answers within two seconds and the instance is not shutting down' })
+  @ApiOkResponse({ type: HealthResponse })
+  @ApiServiceUnavailableResponse({ type: NotReadyResponse, description: 'Not ready: take the instance out of rotation (it recovers by itself).' })
   async ready(@Res({ passthrough: true }) response: Response) {
     const timestamp = toIsoWithOffset(new Date());
     if (this.shutdown.draining) {

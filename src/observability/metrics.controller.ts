@@ -1,4 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
 import { registry } from './metrics.js';
 
@@ -6,10 +7,16 @@ import { registry } from './metrics.js';
  * Prometheus scrape endpoint. Public, like /health/: it carries no user data, only counts and
  * latencies by route pattern. Keep it reachable from the cluster only (see docs/OPERATIONS.md).
  */
+@ApiTags('metrics')
 @Controller('metrics')
 @Public()
 export class MetricsController {
   @Get()
+  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)', description: 'Request counts and latencies by route and status, key verifications, credits spent, database pool use.' })
+  @ApiOkResponse({
+    description: 'The Prometheus text exposition.',
+    content: { [registry.contentType.split(';')[0]]: { schema: { type: 'string' }, example: '# HELP http_requests_total …\nhttp_requests_total{method="GET",route="/health",status="200"} 3\n' } },
+  })
   @Header('Content-Type', registry.contentType)
   @Header('Cache-Control', 'no-store')
   scrape(): Promise<string> {
