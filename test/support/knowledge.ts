@@ -117,8 +117,10 @@ export const HANDBOOK: SeedDocument[] = [
 ];
 
 /** Makes supertest collect a text/event-stream body as one string (it buffers only known types). */
-export function collectText(res: NodeJS.ReadableStream, done: (error: Error | null, body: string) => void): void {
+export function collectText(res: unknown, done: (error: Error | null, body: string) => void): void {
+  // supertest's types call it a Response; in Node it is the incoming message stream.
+  const stream = res as NodeJS.ReadableStream;
   let text = '';
-  res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  res.on('end', () => done(null, text));
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  stream.on('end', () => done(null, text));
 }
