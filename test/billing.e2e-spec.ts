@@ -69,6 +69,29 @@ describe('billing', () => {
     expect(ledger.rows[0].n).toBe(50);
   });
 
+  it('never spends past the quota when two instances spend for one organization at once', async () => {
+    const user = await signUp(test);
+    const organizationId = await organizationOf(user.id);
+    await test.db.query('UPDATE subscriptions SET monthly_credits = 50 WHERE organization_id = $1', [organizationId]);
+    const other = await startTestApp({}, test.database);
+    try {
+      const caller: Principal = { kind: 'jwt', userId: user.id, organizationId, isAdmin: false, apiKeyId: null, keyPrefix: null };
+      const outcomes = await Promise.allSettled(
+        [test, other].flatMap((instance) => Array.from({ length: 100 }, () => instance.app.get(QuotaService).spend(caller, 'query', null))),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(50);
+      const remaining = outcomes
+        .filter((outcome): outcome is PromiseFulfilledResult<{ creditsRemaining: number }> => outcome.status === 'fulfilled')
+        .map((outcome) => outcome.value.creditsRemaining)
+        .sort((a, b) => a - b);
+      expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      const stored = await test.db.query('SELECT credits_used FROM subscriptions WHERE organization_id = $1', [organizationId]);
+      expect(stored.rows[0].credits_used).toBe(50);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('starts a full quota in a new calendar month', async () => {
     const user = await signUp(test);
     const organizationId = await organizationOf(user.id);

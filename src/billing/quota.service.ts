@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { NotFoundError, QuotaExhaustedError } from '../common/errors.js';
+import { ScopeBatcher } from '../common/scope-batcher.js';
 import type { Principal } from '../common/principal.js';
 import { creditsSpent } from '../observability/metrics.js';
 import { CURRENT_PERIOD_SQL, periodBounds, toIsoSeconds } from './billing-period.js';
@@ -28,8 +30,21 @@ export interface Reservation {
 
 export type MeteredOperation = 'query' | 'chat_message';
 
+interface SpendRequest {
+  eventId: string;
+  caller: Principal;
+  operation: MeteredOperation;
+  domain: string | null;
+}
+
 @Injectable()
 export class QuotaService {
+  private readonly spends = new ScopeBatcher<SpendRequest, Reservation | null>((requests) => this.spendBatch(requests), {
+    maxItems: 500,
+    maxWeight: 500,
+    weight: () => 1,
+  });
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -45,45 +60,80 @@ export class QuotaService {
   }
 
   /**
-   * Spends QUERY_CREDIT_COST and writes the ledger line in one statement. The UPDATE's WHERE re-checks
-   * the row after waiting for its lock, so a burst of concurrent calls can never spend past the quota;
-   * a stored period older than this month counts as zero used (the new month's full quota).
+   * Spends QUERY_CREDIT_COST and writes the ledger line. Concurrent spends of one organization go out
+   * together (group commit: the subscription row is held through each commit, which serialized every
+   * query of an organization behind the disk). Over quota: a QuotaExhaustedError (402).
    */
   async spend(caller: Principal, operation: MeteredOperation, domain: string | null): Promise<Reservation> {
+    const reservation = await this.spends.submit(caller.organizationId, { eventId: randomUUID(), caller, operation, domain });
+    if (reservation) return reservation;
+    const quota = await this.view(caller.organizationId);
+    throw new QuotaExhaustedError({
+      creditsTotal: quota.creditsTotal,
+      creditsUsed: quota.creditsUsed,
+      resetsAt: toIsoSeconds(quota.periodEnd),
+    });
+  }
+
+  /**
+   * One organization's spends in one statement: it locks the subscription row, grants as many of the
+   * requests as the quota allows, in arrival order, adds their cost, and writes their ledger lines.
+   * Other instances' batches wait on the row lock and then see the new total, so nothing is ever spent
+   * past the quota. A stored period older than this month counts as zero used (a new month's quota).
+   * Null for each request that was not granted.
+   */
+  private async spendBatch(requests: SpendRequest[]): Promise<(Reservation | null)[]> {
     const cost = this.config.QUERY_CREDIT_COST;
-    const rows: { event_id: string; period_start: string; remaining: number }[] = await this.dataSource.query(
-      `WITH spent AS (
-         UPDATE subscriptions s
-            SET credits_used = CASE WHEN s.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE s.credits_used END + $2,
-                period_start = ${CURRENT_PERIOD_SQL}
-          WHERE s.organization_id = $1
-            AND CASE WHEN s.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE s.credits_used END + $2 <= s.monthly_credits
-         RETURNING s.organization_id, s.period_start, s.monthly_credits - s.credits_used AS remaining
+    const column = <T>(pick: (request: SpendRequest) => T) => requests.map(pick);
+    const rows: { granted: number; period_start: string; remaining: number }[] = await this.dataSource.query(
+      `WITH locked AS (
+         SELECT s.organization_id, s.monthly_credits, ${CURRENT_PERIOD_SQL} AS period,
+                CASE WHEN s.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE s.credits_used END AS used
+           FROM subscriptions s WHERE s.organization_id = $1 FOR UPDATE
+       ), plan AS (
+         SELECT locked.*, CASE WHEN $2::int = 0 THEN $3::int
+                               ELSE LEAST($3::int, GREATEST(0, (monthly_credits - used) / $2::int)) END AS granted
+           FROM locked
+       ), spent AS (
+         UPDATE subscriptions s SET credits_used = plan.used + plan.granted * $2::int, period_start = plan.period
+           FROM plan WHERE s.organization_id = plan.organization_id
+         RETURNING plan.granted, s.period_start, s.monthly_credits - s.credits_used AS remaining
        ), logged AS (
-         INSERT INTO usage_events (organization_id, user_id, api_key_id, key_prefix, operation, domain, credits)
-         SELECT organization_id, $3, $4, $5, $6, $7, $2 FROM spent
-         RETURNING id
+         INSERT INTO usage_events (id, organization_id, user_id, api_key_id, key_prefix, operation, domain, credits)
+         SELECT r.id, $1, r.user_id, r.api_key_id, r.key_prefix, r.operation, r.domain, $2::int
+           FROM unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[])
+                WITH ORDINALITY AS r(id, user_id, api_key_id, key_prefix, operation, domain, n)
+           JOIN spent ON r.n <= spent.granted
        )
-       SELECT logged.id AS event_id, spent.period_start, spent.remaining FROM spent, logged`,
-      [caller.organizationId, cost, caller.userId, caller.apiKeyId, caller.keyPrefix, operation, domain],
+       SELECT granted, period_start, remaining FROM spent`,
+      [
+        requests[0].caller.organizationId,
+        cost,
+        requests.length,
+        column((r) => r.eventId),
+        column((r) => r.caller.userId),
+        column((r) => r.caller.apiKeyId),
+        column((r) => r.caller.keyPrefix),
+        column((r) => r.operation),
+        column((r) => r.domain),
+      ],
     );
     const spent = rows[0];
-    if (!spent) {
-      const quota = await this.view(caller.organizationId);
-      throw new QuotaExhaustedError({
-        creditsTotal: quota.creditsTotal,
-        creditsUsed: quota.creditsUsed,
-        resetsAt: toIsoSeconds(quota.periodEnd),
-      });
-    }
-    return {
-      eventId: spent.event_id,
-      operation,
-      credits: cost,
-      periodStart: spent.period_start,
-      creditsRemaining: spent.remaining,
-      resetsAt: toIsoSeconds(periodBounds(spent.period_start).end),
-    };
+    if (!spent) return requests.map(() => null);
+    const resetsAt = toIsoSeconds(periodBounds(spent.period_start).end);
+    return requests.map((request, i) =>
+      i < spent.granted
+        ? {
+            eventId: request.eventId,
+            operation: request.operation,
+            credits: cost,
+            periodStart: spent.period_start,
+            // What was left right after this request's own spend, as if they had gone one by one.
+            creditsRemaining: spent.remaining + (spent.granted - 1 - i) * cost,
+            resetsAt,
+          }
+        : null,
+    );
   }
 
   /** The operation succeeded: the reservation stands. Counted only now, since a refund cannot un-count. */

@@ -8,7 +8,7 @@ import { chunkText } from './chunker.js';
 import { Document } from './document.entity.js';
 import type { NewDocument } from './document-input.js';
 import { isForeignKeyViolation } from './pg-errors.js';
-import { ScopeBatcher } from './scope-batcher.js';
+import { ScopeBatcher } from '../common/scope-batcher.js';
 
 /** Where a document belongs: a public domain, or an organization's private knowledge base. */
 export type DocumentOwner = SearchScope;

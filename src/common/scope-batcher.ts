@@ -6,10 +6,11 @@ interface Pending<I, O> {
 
 /**
  * Group commit for writes that contend on one row. Every document added to a scope updates that scope's
- * statistics rows, so its transactions run one after another, each paying for a commit; alone, that
- * caps ingestion at a few hundred documents a second. Here a write that arrives while its scope is
- * busy waits for the current transaction and then goes out together with the others that waited: one
- * transaction, one commit. A lone write goes out at once, so nothing waits on a timer.
+ * statistics rows, and every metered request updates its organization's subscription row, so such
+ * writes run one after another, each holding the row through its commit; alone, that caps them at a
+ * few hundred a second. Here a write that arrives while its scope is busy waits for the current
+ * transaction and then goes out together with the others that waited: one transaction, one commit.
+ * A lone write goes out at once, so nothing waits on a timer.
  *
  * If a batch fails, its items are retried one by one, so each caller gets its own outcome.
  */
