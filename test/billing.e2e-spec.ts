@@ -1,4 +1,4 @@
-import { QuotaService } from '../src/billing/quota.service.js';
+import { QuotaService, type Reservation } from '../src/billing/quota.service.js';
 import { QuotaExhaustedError } from '../src/common/errors.js';
 import type { Principal } from '../src/common/principal.js';
 import { ADMIN, signIn, signUp, startTestApp, type TestApp } from './support/app.js';
@@ -81,7 +81,7 @@ describe('billing', () => {
       );
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(50);
       const remaining = outcomes
-        .filter((outcome): outcome is PromiseFulfilledResult<{ creditsRemaining: number }> => outcome.status === 'fulfilled')
+        .filter((outcome): outcome is PromiseFulfilledResult<Reservation> => outcome.status === 'fulfilled')
         .map((outcome) => outcome.value.creditsRemaining)
         .sort((a, b) => a - b);
       expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i));

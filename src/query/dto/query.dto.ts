@@ -3,19 +3,26 @@ import { BooleanField, IntegerField, StringField } from '../../common/validation
 
 export const MAX_QUERY_CHARACTERS = 4000;
 
+/** The optional `domain` of a question: a public domain's slug, or absent/null for the private base. */
+export function DomainSlugField() {
+  return (target: object, property: string) => {
+    ApiPropertyOptional({
+      type: 'string',
+      nullable: true,
+      maxLength: 50,
+      description: "A public domain's slug. Absent or null: the organization's private documents.",
+      example: 'medicine',
+    })(target, property);
+    StringField({ optional: true, max: 50 })(target, property);
+  };
+}
+
 export class QueryDto {
   @ApiProperty({ type: 'string', maxLength: MAX_QUERY_CHARACTERS, description: 'The question; not blank.', example: 'How do I rotate an API key?' })
   @StringField({ max: MAX_QUERY_CHARACTERS })
   query: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    nullable: true,
-    maxLength: 50,
-    description: "A public domain's slug. Absent or null: the organization's private documents.",
-    example: 'medicine',
-  })
-  @StringField({ optional: true, max: 50 })
+  @DomainSlugField()
   domain?: string | null;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 5, description: 'How many sources come back, best first.' })
