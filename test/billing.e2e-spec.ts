@@ -124,6 +124,21 @@ describe('billing', () => {
     expect(usage.body).toEqual({ count: 0, next: null, previous: null, results: [] });
   });
 
+  it('builds page links from the path alone: a garbled or foreign Host header changes nothing', async () => {
+    const user = await signUp(test);
+    const organizationId = await organizationOf(user.id);
+    const caller: Principal = { kind: 'jwt', userId: user.id, organizationId, isAdmin: false, apiKeyId: null, keyPrefix: null };
+    for (let i = 0; i < 3; i++) await test.app.get(QuotaService).spend(caller, 'query', null);
+    for (const host of ['a b', 'exa[mple', 'evil.example']) {
+      const response = await test.http().get('/v1/billings/usage/?limit=1&offset=1').set(user.auth).set('Host', host).expect(200);
+      expect(response.body).toMatchObject({
+        count: 3,
+        next: '/v1/billings/usage/?limit=1&offset=2',
+        previous: '/v1/billings/usage/?limit=1&offset=0',
+      });
+    }
+  });
+
   it('validates pagination parameters', async () => {
     const user = await signUp(test);
     await test.http().get('/v1/billings/usage/?limit=0').set(user.auth).expect(400, {

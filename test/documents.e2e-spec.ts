@@ -83,7 +83,7 @@ describe('private documents (JSON)', () => {
     expect(first.body.results.map((d: { title: string }) => d.title)).toEqual(['Doc 3', 'Doc 2']);
     expect(Object.keys(first.body.results[0]).sort()).toEqual(RECORD_KEYS);
     expect(first.body.previous).toBeNull();
-    expect(first.body.next).toMatch(/\/v1\/documents\/\?limit=2&offset=2$/);
+    expect(first.body.next).toBe('/v1/documents/?limit=2&offset=2');
     const second = await test.http().get('/v1/documents/?limit=2&offset=2').set(user.auth).expect(200);
     expect(second.body.results.map((d: { title: string }) => d.title)).toEqual(['Doc 1']);
     expect(second.body.next).toBeNull();

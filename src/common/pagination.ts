@@ -33,17 +33,23 @@ export const Pagination = createParamDecorator((_: unknown, context: ExecutionCo
   return {
     limit: readInteger(request, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT),
     offset: readInteger(request, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
-    url: new URL(request.originalUrl, `${request.protocol}://${request.get('host') ?? 'localhost'}`),
+    // Only the path and query are used: the Host header is the client's to forge or garble.
+    url: new URL(request.originalUrl, PLACEHOLDER_ORIGIN),
   };
 });
 
-/** DRF's paginated body, with absolute `next`/`previous` links. */
+const PLACEHOLDER_ORIGIN = 'http://placeholder.invalid';
+
+/**
+ * DRF's paginated body. `next`/`previous` are links relative to the service's origin (path and
+ * query, e.g. `/v1/documents/?limit=20&offset=20`), never built from the request's Host header.
+ */
 export function toPage<T>(page: PageRequest & { url: URL }, count: number, results: T[]): Page<T> {
   const link = (offset: number) => {
     const url = new URL(page.url);
     url.searchParams.set('limit', String(page.limit));
     url.searchParams.set('offset', String(offset));
-    return url.toString();
+    return `${url.pathname}${url.search}`;
   };
   return {
     count,

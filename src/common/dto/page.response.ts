@@ -11,10 +11,10 @@ export function PageOf<T>(item: Type<T>, name: string) {
     @ApiProperty({ type: 'integer', description: 'All the items, across pages.', example: 42 })
     count: number;
 
-    @ApiProperty({ type: 'string', format: 'uri', nullable: true, description: 'The next page, or null on the last.', example: 'https://api.example.com/v1/documents/?limit=20&offset=20' })
+    @ApiProperty({ type: 'string', format: 'uri-reference', nullable: true, description: "The next page (path and query, relative to the service's origin), or null on the last.", example: '/v1/documents/?limit=20&offset=20' })
     next: string | null;
 
-    @ApiProperty({ type: 'string', format: 'uri', nullable: true, description: 'The previous page, or null on the first.', example: null })
+    @ApiProperty({ type: 'string', format: 'uri-reference', nullable: true, description: "The previous page (path and query, relative to the service's origin), or null on the first.", example: null })
     previous: string | null;
 
     @ApiProperty({ type: item, isArray: true })
