@@ -7,6 +7,8 @@ import { VerifiedKeyCache } from './verified-key-cache.js';
 
 export const KEY_CHANGE_CHANNEL = 'api_key_changed';
 const RECONNECT_DELAY_MS = 1_000;
+/** A silent, half-open connection would deliver nothing: a ping this often notices it. */
+const HEARTBEAT_MS = 5_000;
 
 /** Announces a key change to every instance. Delivered when the caller's transaction commits. */
 export async function announceKeyChange(manager: EntityManager, keyId: string): Promise<void> {
@@ -24,6 +26,7 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   private client: pg.Client | null = null;
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly cache: VerifiedKeyCache,
@@ -39,11 +42,12 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     await this.client?.end().catch(() => undefined);
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.target.url, connectionTimeoutMillis: 3000 });
+    const client = new pg.Client({ connectionString: this.target.url, connectionTimeoutMillis: 3000, query_timeout: 3000, keepAlive: true });
     client.on('notification', (message) => {
       if (message.channel === KEY_CHANGE_CHANNEL && message.payload) this.cache.invalidateKey(message.payload);
     });
@@ -55,6 +59,8 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
       if (this.stopped) return void (await client.end());
       this.client = client;
       this.cache.setSynced(true);
+      this.heartbeat = setInterval(() => client.query('SELECT 1').catch(() => this.lost(client)), HEARTBEAT_MS);
+      this.heartbeat.unref();
     } catch (error) {
       this.logger.warn(`key-change listener could not connect: ${(error as Error).message}`);
       this.lost(client);
@@ -62,7 +68,11 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   }
 
   private lost(client: pg.Client): void {
-    if (this.client === client) this.client = null;
+    // A late event from a connection already replaced says nothing about the current one.
+    if (this.client !== null && this.client !== client) return void client.end().catch(() => undefined);
+    this.client = null;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     this.cache.setSynced(false);
     client.end().catch(() => undefined);
     if (this.stopped || this.reconnectTimer) return;
