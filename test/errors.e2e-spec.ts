@@ -110,6 +110,11 @@ describe('error responses', () => {
       expect(response.body.detail).toBe('name: This field is required.');
     });
 
+    it('answers a corrupt gzip body with a plain 400 that quotes nothing of the decoder', async () => {
+      const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip at all').expect(400);
+      expect(response.body).toEqual({ detail: 'The request could not be read.' });
+    });
+
     it('answers a path with a broken percent-encoding with 404 or 400, never 500', async () => {
       const response = await test.http().post(`${KEYS}%E0%A4%A/revoke/`).set(alice.auth);
       expect([400, 404]).toContain(response.status);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../database/pg-errors.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { InvalidCredentialsError, ValidationFailedError } from '../common/errors.js';
@@ -7,7 +8,6 @@ import { OrganizationsService } from '../organizations/organizations.service.js'
 import { PasswordHasher } from './password-hasher.js';
 import { User } from './user.entity.js';
 
-const UNIQUE_VIOLATION = '23505';
 export const EMAIL_TAKEN = 'A user with that email already exists.';
 
 @Injectable()
@@ -43,7 +43,7 @@ export class UsersService implements OnApplicationBootstrap {
       });
     } catch (error) {
       // Two sign-ups racing for one address: the unique index decides.
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === UNIQUE_VIOLATION) {
+      if (isUniqueViolation(error)) {
         throw ValidationFailedError.field('email', EMAIL_TAKEN);
       }
       throw error;

@@ -129,7 +129,8 @@ export class QuotaService {
             credits: cost,
             periodStart: spent.period_start,
             // What was left right after this request's own spend, as if they had gone one by one.
-            creditsRemaining: spent.remaining + (spent.granted - 1 - i) * cost,
+            // (Never below zero: an admin may have lowered the quota under what was already used.)
+            creditsRemaining: Math.max(0, spent.remaining + (spent.granted - 1 - i) * cost),
             resetsAt,
           }
         : null,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
+import { isForeignKeyViolation } from '../database/pg-errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
@@ -88,7 +89,8 @@ export class ChatService {
       return await this.storeExchange(session, content, answer, prepared.sources.map(presentSource));
     } catch (error) {
       await this.quota.refund(prepared.reservation);
-      throw error;
+      // The session was deleted while its answer was being written.
+      throw isForeignKeyViolation(error) ? new NotFoundError() : error;
     }
   }
 

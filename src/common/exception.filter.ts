@@ -63,6 +63,8 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     if (parserError.type === 'entity.parse.failed') return new BadRequestError('Malformed JSON in the request body.');
     if (parserError.type) return new HttpStatusError(parserError.status ?? 400, 'The request body could not be read.');
     if (exception instanceof HttpException && exception.getStatus() < 500) {
+      // Nest's wrapper around an Express or decoder error, whose message can quote internals (zlib).
+      if (exception.cause) return new HttpStatusError(exception.getStatus(), 'The request could not be read.');
       return new HttpStatusError(exception.getStatus(), exception.message);
     }
     return null;

@@ -7,7 +7,7 @@ import { type SearchScope, scopeIdOf } from '../retrieval/retriever.js';
 import { chunkText } from './chunker.js';
 import { Document } from './document.entity.js';
 import type { NewDocument } from './document-input.js';
-import { isForeignKeyViolation } from './pg-errors.js';
+import { isForeignKeyViolation } from '../database/pg-errors.js';
 import { ScopeBatcher } from '../common/scope-batcher.js';
 
 /** Where a document belongs: a public domain, or an organization's private knowledge base. */

@@ -6,7 +6,7 @@ import { CorpusIndexer } from '../retrieval/corpus-indexer.js';
 import { Domain } from './domain.entity.js';
 import type { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { Region } from './region.entity.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../documents/pg-errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../database/pg-errors.js';
 
 export interface DomainRecord {
   id: string;

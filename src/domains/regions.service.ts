@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { toIsoMicros } from '../common/timestamps.js';
 import type { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
-import { isUniqueViolation } from '../documents/pg-errors.js';
+import { isUniqueViolation } from '../database/pg-errors.js';
 import { Region } from './region.entity.js';
 
 export interface RegionRecord {

@@ -1,4 +1,4 @@
-/** PostgreSQL error codes this feature turns into client errors (whatever wraps the driver's error). */
+/** PostgreSQL error codes that features turn into client errors (whatever wraps the driver's error). */
 function pgCode(error: unknown): string | undefined {
   const candidate = error as { code?: unknown; driverError?: { code?: unknown } } | null;
   const code = candidate?.driverError?.code ?? candidate?.code;
