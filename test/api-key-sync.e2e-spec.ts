@@ -1,36 +1,10 @@
-import type { Server } from 'node:http';
-import request from 'supertest';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config/env.schema.js';
-import { ADMIN, createKey, signUp, startTestApp, TEST_JWT_SECRET, type SignedInUser, type TestApp } from './support/app.js';
+import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { fromNow, keyWorks, sleep } from './support/core.js';
-import { connect, createTestDatabase, type TestDatabase } from './support/database.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 /** startTestApp's instance, with the service's JSON log lines collected into `lines`. */
-async function bootWithLog(database: TestDatabase, lines: string[]): Promise<TestApp> {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: database.url,
-    JWT_SECRET: TEST_JWT_SECRET,
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    LAST_USED_FLUSH_MS: '200',
-  });
-  const app = await createApp(config, { logger: false, logStream: { write: (line: string) => void lines.push(line) } });
-  await app.listen(0, '127.0.0.1');
-  const server = app.getHttpServer() as Server;
-  const db = await connect(database.url);
-  return {
-    app,
-    server,
-    db,
-    database,
-    http: () => request(server),
-    async close() {
-      await db.end();
-      await app.close();
-    },
-  };
+function bootWithLog(database: TestDatabase, lines: string[]): Promise<TestApp> {
+  return startTestApp({}, database, { logger: false, logStream: { write: (line: string) => void lines.push(line) } });
 }
 
 const KEYS = '/v1/billings/api-keys/';
