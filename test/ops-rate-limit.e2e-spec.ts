@@ -10,6 +10,37 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const THROTTLED = /^Request was throttled\. Expected available in (\d+) seconds\.$/;
 const ME = '/auth/users/me/';
 
+/**
+ * Two instances on one fresh database, their counters in Redis under a key prefix of their own, and a
+ * Redis client to inspect them, as a describe block's beforeAll/afterAll. Read them inside the tests.
+ */
+interface RedisPair {
+  a: TestApp;
+  b: TestApp;
+  redis: Redis;
+  prefix: string;
+}
+
+function twoInstancesSharingRedis(env: Record<string, string>): RedisPair {
+  const pair = { prefix: `kqs-test-${randomBytes(4).toString('hex')}:` } as RedisPair;
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const shared = { ...env, REDIS_URL, REDIS_KEY_PREFIX: pair.prefix };
+    [pair.a, pair.b] = await Promise.all([startTestApp(shared, database), startTestApp(shared, database)]);
+    pair.redis = new Redis(REDIS_URL);
+  });
+  afterAll(async () => {
+    const keys = await pair.redis.keys(`${pair.prefix}*`);
+    if (keys.length > 0) await pair.redis.del(...keys);
+    pair.redis.disconnect();
+    await pair.a?.close();
+    await pair.b?.close();
+    await database?.drop();
+  });
+  return pair;
+}
+
 function expectThrottled(response: { status: number; body: { detail?: string }; headers: Record<string, string> }, maxSeconds: number) {
   expect(response.status).toBe(429);
   const seconds = Number(THROTTLED.exec(response.body.detail ?? '')?.[1]);
@@ -61,28 +92,10 @@ describe('per-principal request limits (RATE_LIMIT_PER_MINUTE)', () => {
   });
 
   describe('on two instances sharing Redis', () => {
-    let database: TestDatabase;
-    let a: TestApp;
-    let b: TestApp;
-    let redis: Redis;
-    const prefix = `kqs-test-${randomBytes(4).toString('hex')}:`;
-
-    beforeAll(async () => {
-      database = await createTestDatabase();
-      const env = { RATE_LIMIT_PER_MINUTE: '6', REDIS_URL, REDIS_KEY_PREFIX: prefix };
-      [a, b] = await Promise.all([startTestApp(env, database), startTestApp(env, database)]);
-      redis = new Redis(REDIS_URL);
-    });
-    afterAll(async () => {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
-      await a?.close();
-      await b?.close();
-      await database?.drop();
-    });
+    const pair = twoInstancesSharingRedis({ RATE_LIMIT_PER_MINUTE: '6' });
 
     it('counts one key across both instances (shared within one sync interval)', async () => {
+      const { a, b, redis, prefix } = pair;
       if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
       const user = await signUp(a);
       const { key } = await createKey(a, user, 'shared');
@@ -152,28 +165,10 @@ describe('sign-in throttling', () => {
   });
 
   describe('in Redis, shared by two instances', () => {
-    let database: TestDatabase;
-    let a: TestApp;
-    let b: TestApp;
-    let redis: Redis;
-    const prefix = `kqs-test-${randomBytes(4).toString('hex')}:`;
-
-    beforeAll(async () => {
-      database = await createTestDatabase();
-      const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TRUST_PROXY: 'loopback' };
-      [a, b] = await Promise.all([startTestApp(env, database), startTestApp(env, database)]);
-      redis = new Redis(REDIS_URL);
-    });
-    afterAll(async () => {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
-      await a?.close();
-      await b?.close();
-      await database?.drop();
-    });
+    const pair = twoInstancesSharingRedis({ TRUST_PROXY: 'loopback' });
 
     it('throttles on the other instance too, and lifts the block when the window passes', async () => {
+      const { a, b, redis, prefix } = pair;
       const user = await signUp(a);
       for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i++) {
         const instance = i % 2 === 0 ? a : b;
@@ -195,6 +190,7 @@ describe('sign-in throttling', () => {
     });
 
     it('keeps no e-mail address in Redis keys', async () => {
+      const { redis, prefix } = pair;
       const keys = await redis.keys(`${prefix}*`);
       expect(keys.join(' ')).not.toContain('@');
     });
