@@ -1,8 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
-import { type ApiError, asApiError } from '../api/http';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
+import { useAction } from '../lib/use-action';
 
 interface ConfirmDialogProps {
   title: string;
@@ -15,19 +14,8 @@ interface ConfirmDialogProps {
 
 /** "Are you sure?" with the action's error shown inside it. Focus starts on Cancel, the safe choice. */
 export function ConfirmDialog({ title, children, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmDialogProps) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      await onConfirm();
-    } catch (caught) {
-      setError(asApiError(caught));
-      setBusy(false);
-    }
-  }
+  const { busy, error, run } = useAction();
+  const confirm = () => run(onConfirm, { leaving: true });
 
   return (
     <Dialog title={title} onDismiss={onCancel} alert>

@@ -10,6 +10,7 @@ import { knowledgeBaseName, useKnowledgeBases } from '../lib/knowledge-bases';
 import { useResource } from '../lib/use-resource';
 import { Link, navigate } from '../router';
 import { reloadQuota } from '../state';
+import { useAction } from '../lib/use-action';
 
 const SESSIONS_PAGE = 20;
 
@@ -96,24 +97,21 @@ interface NewConversationProps {
 function NewConversation({ loading, domains, domainsError, onStarted }: NewConversationProps) {
   const [domain, setDomain] = useState('');
   const [question, setQuestion] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction();
   const chosen = domains.find((candidate) => candidate.slug === domain);
 
   async function submit(event: Event) {
     event.preventDefault();
     const content = question.trim();
     if (!content) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await chat.create(content.length > 80 ? `${content.slice(0, 79)}…` : content, domain || null);
-      firstQuestions.set(session.id, content);
-      onStarted(session);
-    } catch (caught) {
-      setError(asApiError(caught));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        const session = await chat.create(content.length > 80 ? `${content.slice(0, 79)}…` : content, domain || null);
+        firstQuestions.set(session.id, content);
+        onStarted(session);
+      },
+      { leaving: true },
+    );
   }
 
   return (

@@ -1,11 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { accounts } from '../api/endpoints';
-import { type ApiError, asApiError } from '../api/http';
 import { session } from '../api/session';
 import { PageHeading } from '../components/PageHeading';
 import { ErrorText } from '../components/ErrorText';
 import { Link } from '../router';
+import { useAction } from '../lib/use-action';
 
 interface CredentialsFormProps {
   mode: 'signin' | 'signup';
@@ -16,20 +16,12 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [showPassword, setShowPassword] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction();
   const signup = mode === 'signup';
 
   async function submit(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit(email.trim(), password);
-    } catch (caught) {
-      setError(asApiError(caught));
-      setBusy(false);
-    }
+    await run(() => onSubmit(email.trim(), password), { leaving: true });
   }
 
   const described = (field: string) => (error && (error.hasField(field) || Object.keys(error.fields).length === 0) ? 'auth-error' : undefined);

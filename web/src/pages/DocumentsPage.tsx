@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { documents } from '../api/endpoints';
-import { type ApiError, ApiError as ApiErrorClass, asApiError } from '../api/http';
+import { ApiError as ApiErrorClass } from '../api/http';
 import type { DocumentRecord } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ErrorText } from '../components/ErrorText';
@@ -8,6 +8,7 @@ import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { formatBytes, formatNumber } from '../lib/format';
 import { useResource } from '../lib/use-resource';
+import { useAction } from '../lib/use-action';
 
 const PAGE_SIZE = 20;
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,text/plain,text/markdown,text/html,application/pdf';
@@ -117,8 +118,7 @@ function UploadForm({ onUploaded }: { onUploaded: (document: DocumentRecord) => 
   const [file, setFile] = useState<File | null>(null);
   const [title, setTitle] = useState('');
   const [dragging, setDragging] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useAction();
 
   function choose(chosen: File | null) {
     setFile(chosen);
@@ -131,19 +131,13 @@ function UploadForm({ onUploaded }: { onUploaded: (document: DocumentRecord) => 
       setError(new ApiErrorClass(0, 'Choose a file to upload, or drop one on the box.'));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const created = await documents.upload(file, title);
       setFile(null);
       setTitle('');
       if (input.current) input.current.value = '';
       onUploaded(created);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

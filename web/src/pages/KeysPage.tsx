@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { keys as keysApi } from '../api/endpoints';
-import { type ApiError, asApiError } from '../api/http';
 import type { ApiKey } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Dialog } from '../components/Dialog';
@@ -10,6 +9,7 @@ import { SecretKeyDialog } from '../components/SecretKeyDialog';
 import { Time } from '../components/Time';
 import { endOfLocalDay, localTimeZone, toDateInput } from '../lib/format';
 import { useResource } from '../lib/use-resource';
+import { useAction } from '../lib/use-action';
 
 export type KeyStatus = 'active' | 'expired' | 'revoked';
 
@@ -117,22 +117,15 @@ export function KeysPage() {
 
 function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey) => void }) {
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction();
 
   async function submit(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const created = await keysApi.create(name);
       setName('');
       onCreated(created);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -226,18 +219,10 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
 
 function ExpiryDialog({ apiKey, onSaved, onCancel }: { apiKey: ApiKey; onSaved: (key: ApiKey) => Promise<void>; onCancel: () => void }) {
   const [day, setDay] = useState(apiKey.expires_at ? toDateInput(new Date(apiKey.expires_at)) : '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction();
 
   async function save(expiresAt: string | null) {
-    setBusy(true);
-    setError(null);
-    try {
-      await onSaved(await keysApi.setExpiry(apiKey.id, expiresAt));
-    } catch (caught) {
-      setError(asApiError(caught));
-      setBusy(false);
-    }
+    await run(async () => onSaved(await keysApi.setExpiry(apiKey.id, expiresAt)), { leaving: true });
   }
 
   return (

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { domains as domainsApi, organizations } from '../api/endpoints';
-import { type ApiError, asApiError } from '../api/http';
+import { type ApiError } from '../api/http';
 import type { Domain, Organization } from '../api/types';
 import { ErrorText } from '../components/ErrorText';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { useResource } from '../lib/use-resource';
+import { useAction } from '../lib/use-action';
 
 export function OrganizationPage() {
   const current = useResource(() => organizations.current(), []);
@@ -34,21 +35,11 @@ export function OrganizationPage() {
 }
 
 function useSave(onSaved: (organization: Organization) => void) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction();
   const [status, setStatus] = useState('');
   async function save(change: Parameters<typeof organizations.update>[0], message: string) {
-    setBusy(true);
-    setError(null);
     setStatus('');
-    try {
-      onSaved(await organizations.update(change));
-      setStatus(message);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
+    if (await run(async () => onSaved(await organizations.update(change)))) setStatus(message);
   }
   return { busy, error, status, save };
 }
