@@ -12,7 +12,7 @@ import {
 } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { observeCredential } from '../observability/metrics.js';
-import { PrincipalRateLimiter } from '../rate-limit/principal-rate-limiter.js';
+import { PrincipalRateLimiter, rateLimitHeaders } from '../rate-limit/principal-rate-limiter.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
@@ -56,7 +56,8 @@ export class CompositeAuthGuard implements CanActivate {
         ? await observeCredential('api_key', this.authenticate('api-key', context, () => new ApiKeyInvalidError()))
         : await observeCredential('jwt', this.authenticate('jwt', context, () => new AccessTokenInvalidError()));
     request.user = principal;
-    this.rateLimiter.consume(principal);
+    const limits = this.rateLimiter.consume(principal);
+    context.switchToHttp().getResponse<Response>().set(rateLimitHeaders(limits));
     if (requirement.adminOnly && !principal.isAdmin) throw new PermissionDeniedError();
     return true;
   }
