@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../common/auth.decorators.js';
+import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS, SignInThrottle } from '../rate-limit/sign-in-throttle.js';
 import { CredentialsDto, RefreshDto, VerifyDto } from './dto/auth.dto.js';
@@ -23,6 +24,7 @@ export class JwtController {
   ) {}
 
   @Post('create')
+  @NoStore()
   @HttpCode(200)
   @ApiOperation({ summary: 'Sign in with e-mail and password: a JWT access and refresh token pair' })
   @ApiOkResponse({ type: TokenPairResponse })
@@ -36,6 +38,7 @@ export class JwtController {
   }
 
   @Post('refresh')
+  @NoStore()
   @HttpCode(200)
   @ApiOperation({ summary: 'A new access token for a valid refresh token' })
   @ApiOkResponse({ type: AccessTokenResponse })
