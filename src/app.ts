@@ -1,25 +1,24 @@
 import 'reflect-metadata';
 import { type INestApplication, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import express from 'express';
-import type { IncomingMessage } from 'node:http';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
+import { BadRequestError } from './common/errors.js';
 import { GlobalExceptionFilter } from './common/exception.filter.js';
 import { RouteTable } from './common/route-table.js';
 import { BodyValidationPipe } from './common/validation.js';
 import { type AppConfig, configWarnings } from './config/env.schema.js';
 import { mountDashboard } from './dashboard/dashboard.js';
 import { openDatabaseTarget } from './database/database.js';
+import { acceptUploads } from './documents/upload.interceptor.js';
 import { allowBrowsers } from './http/browser-access.js';
+import { readEveryBodyAsJson } from './http/json-body.js';
 import type { DestinationStream } from './observability/logger.js';
+import { requestIdFor } from './observability/request-id.js';
 import { createLogging, observeHttp } from './observability/setup.js';
 import { setUpOpenApi } from './openapi/openapi.js';
 import { parseTrustProxy } from './rate-limit/client-address.js';
-
-function isMultipart(request: IncomingMessage): boolean {
-  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/');
-}
 
 export interface CreateAppOptions {
   logger?: LoggerService | false;
@@ -27,27 +26,42 @@ export interface CreateAppOptions {
   logStream?: DestinationStream;
 }
 
+const UNREADABLE_URL = 'The request could not be read.';
+
 /** Builds the whole service for a configuration: used by main.ts, the tests and the benchmarks. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<INestApplication> {
   const database = await openDatabaseTarget(config);
   const logging = createLogging(config, options);
   for (const warning of configWarnings(config)) logging.root.warn(warning);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
+  const adapter = new FastifyAdapter({
+    // The spec's paths end in `/`; the same path without it works too.
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: config.MAX_BODY_BYTES,
+    // A hop count is valid for Fastify (as for Express), though its types list only the other forms.
+    trustProxy: parseTrustProxy(config.TRUST_PROXY) as boolean | string,
+    // One logger: Fastify's own is our pino root. The access line is ours (observeHttp), not Fastify's,
+    // and no request needs a child logger of its own (Fastify would build one per request).
+    loggerInstance: logging.root,
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger: FastifyBaseLogger) => logger,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    // A URL Fastify's router cannot decode (a broken %-escape) never reaches Nest's filter.
+    frameworkErrors: (_error: Error, _request: unknown, reply: FastifyReply) => void reply.code(400).send(new BadRequestError(UNREADABLE_URL).body()),
+  });
+  const http = adapter.getInstance();
+  const routes = RouteTable.listen(http);
+  readEveryBodyAsJson(http);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     bodyParser: false,
     logger: logging.nest,
     abortOnError: false,
   });
-  const http = app.getHttpAdapter().getInstance() as express.Express;
-  http.disable('x-powered-by');
-  http.set('etag', false);
-  http.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   observeHttp(app, logging);
-  allowBrowsers(app, config);
-  // JSON only as a Nest middleware, so its parse and size errors reach the global filter. Every body
-  // but a multipart upload is read as JSON, whatever its Content-Type: `curl -d` says form-urlencoded.
-  app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: false, type: (request) => !isMultipart(request) }));
-  mountDashboard(app, config.DASHBOARD_DIR);
-  app.useGlobalFilters(new GlobalExceptionFilter(new RouteTable(http), config.MAX_BODY_BYTES));
+  await allowBrowsers(app, config);
+  await acceptUploads(app, config);
+  await mountDashboard(app, config.DASHBOARD_DIR);
+  app.useGlobalFilters(new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES));
   app.useGlobalPipes(new BodyValidationPipe());
   setUpOpenApi(app);
   // Nest hands out a Proxy whose `set` trap drops assignments, so `app.close = …` would be a silent

@@ -7,7 +7,8 @@ async function main(): Promise<void> {
   const config = loadConfigOrReport();
   if (!config) process.exit(1);
   const app = await createApp(config);
-  await app.listen(config.PORT);
+  // Every interface, as Express did by default (Fastify's default is loopback only).
+  await app.listen(config.PORT, '0.0.0.0');
   installGracefulShutdown(app, config);
   const store = config.DATABASE_URL ? 'PostgreSQL' : `the embedded store in ${config.DATA_DIR}`;
   new Logger('Bootstrap').log(`listening on port ${config.PORT}, data in ${store}`);

@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { API_KEY_MESSAGE, expectNoStoredChange, madeUpKey, NOT_FOUND } from './support/core.js';
 
@@ -113,6 +114,33 @@ describe('error responses', () => {
     it('answers a corrupt gzip body with a plain 400 that quotes nothing of the decoder', async () => {
       const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip at all').expect(400);
       expect(response.body).toEqual({ detail: 'The request could not be read.' });
+    });
+
+    // fetch, not supertest: superagent would JSON-encode a Buffer sent as application/json.
+    const postEncoded = async (encoding: string, body: Buffer | string) => {
+      const response = await fetch(new URL(KEYS, test.url), {
+        method: 'POST',
+        headers: { ...alice.auth, 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        body,
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+
+    it('reads a gzip, deflate or brotli JSON body, and refuses an encoding it does not know with 415', async () => {
+      for (const [encoding, encode] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
+        const response = await postEncoded(encoding, encode(Buffer.from(JSON.stringify({ name: `compressed ${encoding}` }))));
+        expect(response).toMatchObject({ status: 201, body: { name: `compressed ${encoding}` } });
+      }
+      expect(await postEncoded('zstd', '{}')).toEqual({
+        status: 415,
+        body: { detail: 'Unsupported Content-Encoding "zstd": send gzip, deflate, br or none.' },
+      });
+    });
+
+    it('applies the body limit to the decoded body: a small gzip that inflates past 1 MB is a 413', async () => {
+      const bomb = gzipSync(Buffer.from(JSON.stringify({ name: 'x', padding: ' '.repeat(3 * 1024 * 1024) })));
+      expect(bomb.length).toBeLessThan(10_000);
+      expect(await postEncoded('gzip', bomb)).toEqual({ status: 413, body: { detail: expect.stringMatching(/too large/i) } });
     });
 
     it('answers a path with a broken percent-encoding with 404 or 400, never 500', async () => {

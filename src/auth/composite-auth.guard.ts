@@ -1,6 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { AUTH_REQUIREMENT, type AuthRequirement } from '../common/auth.decorators.js';
 import {
@@ -10,6 +9,7 @@ import {
   NotAuthenticatedError,
   PermissionDeniedError,
 } from '../common/errors.js';
+import type { HttpReply, HttpRequest } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { observeCredential } from '../observability/metrics.js';
 import { PrincipalRateLimiter, rateLimitHeaders } from '../rate-limit/principal-rate-limiter.js';
@@ -46,7 +46,7 @@ export class CompositeAuthGuard implements CanActivate {
       this.reflector.getAllAndOverride<AuthRequirement>(AUTH_REQUIREMENT, [context.getHandler(), context.getClass()]) ?? {};
     if (requirement.public) return true;
 
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<HttpRequest>();
     const credential = presentedCredential(request);
     if (!credential) throw new NotAuthenticatedError();
     if (credential.kind === 'api_key' && requirement.jwtOnly) throw new ApiKeyNotAcceptedError();
@@ -57,7 +57,7 @@ export class CompositeAuthGuard implements CanActivate {
         : await observeCredential('jwt', this.authenticate('jwt', context, () => new AccessTokenInvalidError()));
     request.user = principal;
     const limits = this.rateLimiter.consume(principal);
-    context.switchToHttp().getResponse<Response>().set(rateLimitHeaders(limits));
+    context.switchToHttp().getResponse<HttpReply>().headers(rateLimitHeaders(limits));
     if (requirement.adminOnly && !principal.isAdmin) throw new PermissionDeniedError();
     return true;
   }
@@ -72,7 +72,7 @@ export class CompositeAuthGuard implements CanActivate {
         else resolve(principal);
       };
       const run = this.passport.authenticate(strategy, { session: false }, done);
-      run(http.getRequest<Request>(), http.getResponse<Response>(), (error?: unknown) => done(error ?? failure()));
+      run(http.getRequest<HttpRequest>(), http.getResponse<HttpReply>(), (error?: unknown) => done(error ?? failure()));
     });
   }
 }

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { HttpRequest } from '../common/http.js';
 import { API_KEY_PREFIX } from '../api-keys/key-format.js';
 
 export interface PresentedCredential {
@@ -7,13 +7,13 @@ export interface PresentedCredential {
 }
 
 const CREDENTIAL = Symbol('credential');
-type WithCredential = Request & { [CREDENTIAL]?: PresentedCredential | null };
+type WithCredential = HttpRequest & { [CREDENTIAL]?: PresentedCredential | null };
 
 /**
  * What the caller presented, read once per request. `X-API-Key` is always an API key; a bearer value is
  * an API key when it starts with `svc_` and a JWT otherwise (spec 5.3). Another scheme is no credential.
  */
-export function presentedCredential(request: Request): PresentedCredential | null {
+export function presentedCredential(request: HttpRequest): PresentedCredential | null {
   const cached = (request as WithCredential)[CREDENTIAL];
   if (cached !== undefined) return cached;
   const credential = readCredential(request);
@@ -21,7 +21,7 @@ export function presentedCredential(request: Request): PresentedCredential | nul
   return credential;
 }
 
-function readCredential(request: Request): PresentedCredential | null {
+function readCredential(request: HttpRequest): PresentedCredential | null {
   const authorization = request.headers.authorization?.trim();
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
   if (bearer) return { kind: bearer.startsWith(API_KEY_PREFIX) ? 'api_key' : 'jwt', value: bearer };

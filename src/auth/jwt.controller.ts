@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { HttpRequest } from '../common/http.js';
 import { Public } from '../common/auth.decorators.js';
 import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -32,7 +32,7 @@ export class JwtController {
     401: { description: 'Wrong e-mail or password, or an inactive account.', examples: ['invalidCredentials'] },
     429: `After ${MAX_FAILURES_PER_EMAIL} failed attempts for one e-mail (or ${MAX_FAILURES_PER_ADDRESS} from one address) within ${SIGN_IN_WINDOW_MS / 60_000} minutes, until that window passes; \`Retry-After\` says when.`,
   })
-  async create(@Body() body: CredentialsDto, @Req() request: Request): Promise<{ access: string; refresh: string }> {
+  async create(@Body() body: CredentialsDto, @Req() request: HttpRequest): Promise<{ access: string; refresh: string }> {
     const user = await this.throttle.attempt(body.email, request.ip, () => this.users.authenticate(body.email, body.password));
     return this.tokens.issuePair(user.id);
   }

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { CREDIT_HEADER_DOCS, creditHeaders } from '../billing/credit-headers.js';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../common/dto/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
+import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -90,10 +90,10 @@ export class ChatController {
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,
     @Body() body: PostMessageDto,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) reply: HttpReply,
   ) {
     const { user, assistant, reservation } = await this.chat.post(caller, sessionId, body.content);
-    response.set(creditHeaders(reservation));
+    reply.headers(creditHeaders(reservation));
     return { user_message: presentMessage(user), assistant_message: presentMessage(assistant) };
   }
 }

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Request } from 'express';
+import type { HttpRequest } from './http.js';
 import type { Principal } from './principal.js';
 
 export interface AuthRequirement {
@@ -19,5 +19,5 @@ export const AdminOnly = () => SetMetadata(AUTH_REQUIREMENT, { adminOnly: true }
 
 /** The authenticated caller, as attached by the composite guard. */
 export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<Request>().user as Principal,
+  (_: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<HttpRequest>().user as Principal,
 );

@@ -1,22 +1,20 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import {
   ApiError,
-  BadRequestError,
   HttpStatusError,
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
   ServiceUnavailableError,
 } from './errors.js';
+import { type HttpReply, type HttpRequest, pathOf } from './http.js';
 import type { RouteTable } from './route-table.js';
 import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../lifecycle/database-faults.js';
-import { requestIdOf } from '../observability/request-id.js';
 
-interface BodyParserError {
-  type?: string;
-  status?: number;
-  limit?: number;
+/** What Fastify throws before a handler runs (body limit, unreadable body, ...): a code and a status. */
+interface FastifyError {
+  code?: string;
+  statusCode?: number;
 }
 
 export const INTERNAL_ERROR_DETAIL = 'A server error occurred. It is transient: retry with exponential back-off.';
@@ -35,35 +33,38 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const request = host.switchToHttp().getRequest<Request>();
-    const response = host.switchToHttp().getResponse<Response>();
+    const request = host.switchToHttp().getRequest<HttpRequest>();
+    const reply = host.switchToHttp().getResponse<HttpReply>();
     const error = this.toApiError(exception, request);
 
-    if (response.headersSent) {
+    if (reply.sent || reply.raw.headersSent) {
       // A stream already started: nothing can be sent but the end of it.
       this.logFailure(exception, request);
-      response.end();
+      if (!reply.raw.writableEnded) reply.raw.end();
       return;
     }
     if (!error) {
       this.logFailure(exception, request);
-      response.status(500).json({ detail: INTERNAL_ERROR_DETAIL, request_id: requestIdOf(request) });
+      void reply.status(500).send({ detail: INTERNAL_ERROR_DETAIL, request_id: request.id });
       return;
     }
-    response.status(error.status).set(error.headers).json(error.body());
+    void reply.status(error.status).headers(error.headers).send(error.body());
   }
 
-  private toApiError(exception: unknown, request: Request): ApiError | null {
+  private toApiError(exception: unknown, request: HttpRequest): ApiError | null {
     if (exception instanceof ApiError) return exception;
     if (isDatabaseUnavailable(exception)) return new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL);
     if (exception instanceof NotFoundException) return this.routeMiss(request);
-    // Nest wraps body-parser's errors in an HttpException and keeps the original as its cause.
-    const parserError = ((exception instanceof HttpException ? exception.cause : exception) ?? {}) as BodyParserError;
-    if (parserError.type === 'entity.too.large') return new PayloadTooLargeError(parserError.limit ?? this.maxBodyBytes);
-    if (parserError.type === 'entity.parse.failed') return new BadRequestError('Malformed JSON in the request body.');
-    if (parserError.type) return new HttpStatusError(parserError.status ?? 400, 'The request body could not be read.');
+    // Nest wraps what Fastify throws before a handler (body limit, ...) in an HttpException, as its cause.
+    const fastifyError = ((exception instanceof HttpException ? exception.cause : exception) ?? {}) as FastifyError;
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLargeError(this.maxBodyBytes);
+    if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+      // A body Fastify could not read (its own errors, or zlib's for a corrupt gzip body, to which it
+      // gives a 400): their messages can quote internals, so say what failed, not how.
+      return new HttpStatusError(fastifyError.statusCode, 'The request could not be read.');
+    }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
-      // Nest's wrapper around an Express or decoder error, whose message can quote internals (zlib).
+      // Nest's wrapper around a decoder error (a bad %-escape in the URL), whose message can quote internals.
       if (exception.cause) return new HttpStatusError(exception.getStatus(), 'The request could not be read.');
       return new HttpStatusError(exception.getStatus(), exception.message);
     }
@@ -71,13 +72,13 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   }
 
   /** Nest's own NotFoundException means no route matched: 405 when the path exists for other methods. */
-  private routeMiss(request: Request): ApiError {
-    const allowed = this.routes.methodsFor(request.path);
+  private routeMiss(request: HttpRequest): ApiError {
+    const allowed = this.routes.methodsFor(pathOf(request.url));
     return allowed.length > 0 ? new MethodNotAllowedError(request.method, allowed) : new NotFoundError();
   }
 
-  private logFailure(exception: unknown, request: Request): void {
+  private logFailure(exception: unknown, request: HttpRequest): void {
     const stack = exception instanceof Error ? exception.stack : String(exception);
-    this.logger.error(`${request.method} ${request.path} failed (request ${requestIdOf(request)}): ${stack}`);
+    this.logger.error(`${request.method} ${pathOf(request.url)} failed (request ${request.id}): ${stack}`);
   }
 }

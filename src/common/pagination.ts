@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { HttpRequest } from './http.js';
 import { ValidationFailedError } from './errors.js';
 
 export interface PageRequest {
@@ -17,8 +17,8 @@ export interface Page<T> {
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
-function readInteger(request: Request, name: string, fallback: number, min: number, max: number): number {
-  const raw = request.query[name];
+function readInteger(request: HttpRequest, name: string, fallback: number, min: number, max: number): number {
+  const raw = (request.query as Record<string, unknown>)[name];
   if (raw === undefined || raw === '') return fallback;
   const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -29,7 +29,7 @@ function readInteger(request: Request, name: string, fallback: number, min: numb
 
 /** `?limit=&offset=` (limit 1 to 100, default 20), validated: a bad value is a 400 naming it. */
 export const Pagination = createParamDecorator((_: unknown, context: ExecutionContext): PageRequest & { url: URL } => {
-  const request = context.switchToHttp().getRequest<Request>();
+  const request = context.switchToHttp().getRequest<HttpRequest>();
   return {
     limit: readInteger(request, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT),
     offset: readInteger(request, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),

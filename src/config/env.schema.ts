@@ -142,7 +142,7 @@ export class EnvSchema {
   @IsOriginList()
   CORS_ORIGINS: readonly string[] = [];
 
-  /** Express `trust proxy`: which proxies may set X-Forwarded-For (client address for sign-in limits). */
+  /** Fastify's `trustProxy`: which proxies may set X-Forwarded-For (client address for sign-in limits). */
   @IsString()
   TRUST_PROXY = 'false';
 }

@@ -1,9 +1,12 @@
+import send from '@fastify/send';
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NotFoundError } from '../common/errors.js';
+import { NOT_AN_OPERATION } from '../common/route-table.js';
 
 export const DASHBOARD_PATH = '/app';
 
@@ -24,38 +27,34 @@ const SECURITY_HEADERS = {
 
 /**
  * Serves the single-page dashboard at /app/: its files, and index.html for any other page path so a
- * reload of /app/keys works. A missing file under assets/ (or any path with an extension) falls through
- * to Nest, which answers the usual JSON 404. Runs before the guard: the page is public, the API is not.
+ * reload of /app/keys works. A missing file under assets/ (or any path with an extension) is the
+ * usual JSON 404, and so is another method (these routes are not API operations, so no 405). The
+ * page is public (these routes are not Nest's, so no guard runs); the API is not.
  */
-export function mountDashboard(app: INestApplication, directory = defaultDashboardDirectory()): void {
+export async function mountDashboard(app: INestApplication, directory = defaultDashboardDirectory()): Promise<void> {
   const root = resolve(directory);
-  const index = join(root, 'index.html');
-  if (!existsSync(index)) {
-    new Logger('Dashboard').warn(`${index} is missing: run "npm run build" to serve the dashboard at ${DASHBOARD_PATH}/`);
+  if (!existsSync(join(root, 'index.html'))) {
+    new Logger('Dashboard').warn(`${join(root, 'index.html')} is missing: run "npm run build" to serve the dashboard at ${DASHBOARD_PATH}/`);
   }
-  const files = express.static(root, {
-    index: false,
-    redirect: false,
-    setHeaders: (response, path) => {
-      // Vite puts a content hash in every name under assets/, so those never change.
-      const immutable = path.startsWith(join(root, 'assets'));
-      response.setHeader('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-    },
-  });
+  const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
 
-  app.use(DASHBOARD_PATH, (request: Request, response: Response, next: NextFunction) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return next();
-    const [pathname, query] = splitUrl(request.originalUrl);
-    if (pathname === DASHBOARD_PATH) return response.redirect(301, `${DASHBOARD_PATH}/${query}`);
-    response.set(SECURITY_HEADERS);
-    files(request, response, (error?: unknown) => {
-      if (error) return next(error);
-      if (request.path.startsWith('/assets/') || extname(request.path) !== '') return next();
-      response.sendFile(index, { headers: { 'Cache-Control': 'no-cache' } }, (sendError?: NodeJS.ErrnoException) => {
-        if (sendError) next(sendError.code === 'ENOENT' ? undefined : sendError);
-      });
-    });
-  });
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    const [pathname, query] = splitUrl(request.url);
+    if (pathname === DASHBOARD_PATH) return reply.redirect(`${DASHBOARD_PATH}/${query}`, 301);
+    const inside = pathname.slice(DASHBOARD_PATH.length);
+    // Vite puts a content hash in every name under assets/, so those never change.
+    const asset = inside.startsWith('/assets/');
+    const file = asset || extname(inside) !== '' ? inside : '/index.html';
+    // @fastify/send keeps the path inside root (no `..`, no dotfiles) and sets type, length and ETag.
+    const sent = await send(request.raw, file, { root, index: false, dotfiles: 'deny', cacheControl: false });
+    if (sent.statusCode >= 400) throw new NotFoundError();
+    return reply
+      .code(sent.statusCode)
+      .headers({ ...sent.headers, ...SECURITY_HEADERS, 'Cache-Control': asset ? 'public, max-age=31536000, immutable' : 'no-cache' })
+      .send(sent.stream);
+  };
+  instance.get(DASHBOARD_PATH, { config: NOT_AN_OPERATION }, page);
+  instance.get(`${DASHBOARD_PATH}/*`, { config: NOT_AN_OPERATION }, page);
 }
 
 function splitUrl(url: string): [string, string] {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../common/dto/page.response.js';
@@ -21,7 +21,7 @@ import {
   UPLOAD_ERRORS,
 } from './dto/document.response.js';
 import type { UploadedFile as Upload } from './extraction/extract-upload.js';
-import { DocumentUploadInterceptor } from './upload.interceptor.js';
+import { DocumentUploadInterceptor, UploadedDocument } from './upload.interceptor.js';
 
 /** The caller's organization's private knowledge base; JWT or API key. */
 @ApiTags('documents')
@@ -42,7 +42,7 @@ export class DocumentsController {
   async create(
     @CurrentPrincipal() caller: Principal,
     @Body() body: Record<string, unknown>,
-    @UploadedFile() file?: Upload,
+    @UploadedDocument() file?: Upload,
   ): Promise<DocumentRecord> {
     const document = await this.documents.create({ organizationId: caller.organizationId }, await this.input.read(body, file));
     return presentDocument(document);

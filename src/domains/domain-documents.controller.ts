@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth.decorators.js';
 import { ApiPagination } from '../common/dto/page.response.js';
@@ -17,7 +17,7 @@ import {
   UPLOAD_ERRORS,
 } from '../documents/dto/document.response.js';
 import type { UploadedFile as Upload } from '../documents/extraction/extract-upload.js';
-import { DocumentUploadInterceptor } from '../documents/upload.interceptor.js';
+import { DocumentUploadInterceptor, UploadedDocument } from '../documents/upload.interceptor.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
 import { ApiSlugParam, ApiUuidParam } from '../openapi/api-params.js';
@@ -49,7 +49,7 @@ export class DomainDocumentsController {
   async create(
     @Param('slug') slug: string,
     @Body() body: Record<string, unknown>,
-    @UploadedFile() file?: Upload,
+    @UploadedDocument() file?: Upload,
   ): Promise<DocumentRecord> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     const document = await this.documents.create({ domainId: domain.id }, await this.input.read(body, file));

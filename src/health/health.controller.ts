@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { Response } from 'express';
+import type { HttpReply } from '../common/http.js';
 import { Public } from '../common/auth.decorators.js';
 import { toIsoWithOffset } from '../common/timestamps.js';
 import { HealthResponse, NotReadyResponse } from './dto/health.response.js';
@@ -32,7 +32,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: the database answers within two seconds and the instance is not shutting down' })
   @ApiOkResponse({ type: HealthResponse })
   @ApiServiceUnavailableResponse({ type: NotReadyResponse, description: 'Not ready: take the instance out of rotation (it recovers by itself).' })
-  async ready(@Res({ passthrough: true }) response: Response) {
+  async ready(@Res({ passthrough: true }) response: HttpReply) {
     const timestamp = toIsoWithOffset(new Date());
     if (this.shutdown.draining) {
       response.status(503);

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
-import helmet from 'helmet';
+import type { FastifyCorsOptions } from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/env.schema.js';
 
 /** Request headers a browser app may send: credentials are bearer headers, never cookies. */
@@ -22,7 +23,7 @@ export const CORS_EXPOSED_HEADERS = [
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 
-export function corsOptions(origins: readonly string[]): CorsOptions {
+export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
   return {
     // An exact list: a listed Origin is echoed back (with Vary: Origin), any other gets no
     // Access-Control-Allow-Origin, so the browser withholds the answer from that page.
@@ -37,11 +38,12 @@ export function corsOptions(origins: readonly string[]): CorsOptions {
 }
 
 /**
- * Standard response headers (helmet) and CORS (the framework's own, `cors` under Express). helmet's
+ * Standard response headers (helmet) and CORS (the framework's own: @fastify/cors). helmet's
  * CSP is off here: the dashboard sends its own, stricter one, and Swagger UI at /docs needs its scripts.
  * HSTS belongs to whoever terminates TLS in front of the service, which knows the domain's policy.
  */
-export function allowBrowsers(app: INestApplication, config: AppConfig): void {
-  app.use(helmet({ contentSecurityPolicy: false, strictTransportSecurity: false, referrerPolicy: { policy: 'no-referrer' } }));
-  if (config.CORS_ORIGINS.length > 0) app.enableCors(corsOptions(config.CORS_ORIGINS));
+export async function allowBrowsers(app: INestApplication, config: AppConfig): Promise<void> {
+  const fastify = app as NestFastifyApplication;
+  await fastify.register(helmet, { contentSecurityPolicy: false, strictTransportSecurity: false, referrerPolicy: { policy: 'no-referrer' } });
+  if (config.CORS_ORIGINS.length > 0) fastify.enableCors(corsOptions(config.CORS_ORIGINS));
 }

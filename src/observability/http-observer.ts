@@ -1,9 +1,10 @@
-import type { NextFunction, Request, Response } from 'express';
-import type { Principal } from '../common/principal.js';
+import type { FastifyInstance } from 'fastify';
+import type { HttpRequest } from '../common/http.js';
+import { pathOf } from '../common/http.js';
 import type { InFlightRequests } from '../lifecycle/in-flight.js';
 import type { Logger } from './logger.js';
 import { httpRequestDuration, httpRequests, httpRequestsInFlight } from './metrics.js';
-import { assignRequestId, REQUEST_ID_HEADER } from './request-id.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 import { scrubSecrets } from './secrets.js';
 
 export interface HttpObserverOptions {
@@ -14,41 +15,46 @@ export interface HttpObserverOptions {
 }
 
 const UNMATCHED = '(unmatched)';
+const STARTED = Symbol('started');
+type Observed = HttpRequest & { [STARTED]?: number };
 
 /**
- * First middleware of every request: gives it an id (echoed in `X-Request-Id`), counts it in flight
- * for graceful shutdown, and when it ends records the Prometheus figures and one access-log line.
- * Only the route pattern is a label (not the path), so ids in paths do not explode the series.
+ * The first hook of every request: echoes its id (Fastify's genReqId) in `X-Request-Id`, counts it in
+ * flight for graceful shutdown, and when its connection is done records the Prometheus figures and one
+ * access-log line. Only the route pattern is a label (not the path), so ids in paths do not explode the
+ * series. The end is read from the socket's response ('finish' or 'close'), so a streamed or aborted
+ * answer is counted too.
  */
-export function httpObserver({ logger, inFlight, draining }: HttpObserverOptions) {
+export function observeRequests(instance: FastifyInstance, { logger, inFlight, draining }: HttpObserverOptions): void {
   const accessLog = logger.isLevelEnabled('info');
-  return (request: Request, response: Response, next: NextFunction): void => {
+  instance.addHook('onRequest', (request: Observed, reply, done) => {
     const started = performance.now();
-    const requestId = assignRequestId(request);
-    response.setHeader(REQUEST_ID_HEADER, requestId);
-    if (draining()) response.setHeader('Connection', 'close');
+    request[STARTED] = started;
+    reply.header(REQUEST_ID_HEADER, request.id);
+    if (draining()) reply.header('Connection', 'close');
     inFlight.started();
     httpRequestsInFlight.inc();
 
-    let done = false;
+    const response = reply.raw;
+    let finished = false;
     const finish = () => {
-      if (done) return;
-      done = true;
+      if (finished) return;
+      finished = true;
       inFlight.finished();
       httpRequestsInFlight.dec();
       const seconds = (performance.now() - started) / 1000;
-      const route = request.route?.path ? `${request.baseUrl ?? ''}${request.route.path}` : UNMATCHED;
+      const route = request.routeOptions.url ?? UNMATCHED;
       const aborted = !response.writableFinished;
       const labels = { method: request.method, route, status: aborted ? 'aborted' : String(response.statusCode) };
       httpRequests.inc(labels);
       httpRequestDuration.observe(labels, seconds);
       if (!accessLog) return;
-      const principal = request.user as Principal | undefined;
+      const principal = request.user;
       logger.info(
         {
-          request_id: requestId,
+          request_id: request.id,
           method: request.method,
-          path: scrubSecrets(request.path),
+          path: scrubSecrets(pathOf(request.url)),
           route,
           status: labels.status,
           duration_ms: Math.round(seconds * 100_000) / 100,
@@ -61,6 +67,6 @@ export function httpObserver({ logger, inFlight, draining }: HttpObserverOptions
     };
     response.once('finish', finish);
     response.once('close', finish);
-    next();
-  };
+    done();
+  });
 }

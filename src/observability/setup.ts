@@ -2,7 +2,8 @@ import type { INestApplication, LoggerService } from '@nestjs/common';
 import type { AppConfig } from '../config/env.schema.js';
 import { ShutdownState } from '../health/shutdown-state.js';
 import { InFlightRequests } from '../lifecycle/in-flight.js';
-import { httpObserver } from './http-observer.js';
+import type { FastifyInstance } from 'fastify';
+import { observeRequests } from './http-observer.js';
 import { createRootLogger, type DestinationStream, type Logger, PinoNestLogger } from './logger.js';
 
 export interface LoggingOptions {
@@ -25,8 +26,9 @@ export function createLogging(config: AppConfig, options: LoggingOptions): Loggi
   return { root, nest };
 }
 
-/** Installs the first middleware of every request (request id, metrics, access log, in-flight count). */
+/** Installs the first hook of every request (request id, metrics, access log, in-flight count). */
 export function observeHttp(app: INestApplication, logging: Logging): void {
   const shutdown = app.get(ShutdownState);
-  app.use(httpObserver({ logger: logging.root, inFlight: app.get(InFlightRequests), draining: () => shutdown.draining }));
+  const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
+  observeRequests(instance, { logger: logging.root, inFlight: app.get(InFlightRequests), draining: () => shutdown.draining });
 }

@@ -1,11 +1,11 @@
 import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { CREDIT_HEADER_DOCS, creditHeaders } from '../billing/credit-headers.js';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
+import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { QueryDto } from './dto/query.dto.js';
@@ -63,22 +63,30 @@ export class QueryController {
     403: { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] },
     404: 'No active public domain has this slug.',
   })
-  async ask(@CurrentPrincipal() caller: Principal, @Body() body: QueryDto, @Res() response: Response): Promise<void> {
+  async ask(@CurrentPrincipal() caller: Principal, @Body() body: QueryDto, @Res() reply: HttpReply): Promise<void> {
     const prepared = await this.queries.prepare(caller, {
       text: body.query,
       domain: body.domain,
       topK: body.top_k ?? 5,
       operation: 'query',
     });
-    response.set(creditHeaders(prepared.reservation));
-    if (body.stream) return this.stream(prepared, response);
+    reply.headers(creditHeaders(prepared.reservation));
+    if (body.stream) return this.stream(prepared, reply);
     const answer = await this.queries.complete(prepared);
-    response.status(200).json({ answer, ...this.summary(prepared) });
+    await reply.status(200).send({ answer, ...this.summary(prepared) });
   }
 
-  private async stream(prepared: PreparedAnswer, response: Response): Promise<void> {
-    response.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
-    response.flushHeaders();
+  private async stream(prepared: PreparedAnswer, reply: HttpReply): Promise<void> {
+    // The stream is written to the socket directly; the headers set so far (request id, rate limits,
+    // credits, CORS, helmet's) go with it.
+    reply.hijack();
+    const response = reply.raw;
+    response.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    });
     const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     send('sources', { sources: prepared.sources.map(presentSource) });
     try {

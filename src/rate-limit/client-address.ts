@@ -1,5 +1,5 @@
 /**
- * Express's `trust proxy` from TRUST_PROXY: `false` (default: the socket's address is the client),
+ * Fastify's `trustProxy` from TRUST_PROXY: `false` (default: the socket's address is the client),
  * `true`, a hop count, or a list of addresses/subnets/names such as `loopback, 10.0.0.0/8`. Behind a
  * Kubernetes ingress set it to the ingress's subnet, or every client shares the proxy's address for
  * the sign-in limits.

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import request from 'supertest';
 import { type CreateAppOptions, createApp } from '../../src/app.js';
@@ -13,6 +14,8 @@ export interface TestApp {
   app: INestApplication;
   http: () => ReturnType<typeof request>;
   server: Server;
+  /** `http://127.0.0.1:<port>`, for clients other than supertest. */
+  url: string;
   db: pg.Client;
   database: TestDatabase;
   close(): Promise<void>;
@@ -42,6 +45,7 @@ export async function startTestApp(
   return {
     app,
     server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     db,
     database: target,
     http: () => request(server),

@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import { RouteTable } from '../../src/common/route-table.js';
 import type { DestinationStream } from '../../src/observability/logger.js';
 
 /** Helpers for the operations tests (logs, metrics, limits, faults). */
@@ -38,17 +40,9 @@ export interface RegisteredRoute {
   path: string;
 }
 
-/** Every route the Express app registered (Nest's controllers included), as `{method, path}`. */
+/** Every route the service registered (Nest's controllers included), as `{method, path}`. */
 export function registeredRoutes(app: { getHttpAdapter(): { getInstance(): unknown } }): RegisteredRoute[] {
-  const http = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
-  const routes: RegisteredRoute[] = [];
-  for (const layer of http.router.stack) {
-    if (!layer.route) continue;
-    for (const [method, enabled] of Object.entries(layer.route.methods)) {
-      if (enabled && method !== '_all') routes.push({ method: method.toUpperCase(), path: layer.route.path });
-    }
-  }
-  return routes;
+  return RouteTable.of(app.getHttpAdapter().getInstance() as FastifyInstance).routes();
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { Request } from 'express';
+import type { HttpRequest } from '../../common/http.js';
 import { Strategy } from 'passport-custom';
 import { ApiKeyAuthenticator } from '../../api-keys/api-key-authenticator.js';
 import type { Principal } from '../../common/principal.js';
@@ -13,7 +13,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     super();
   }
 
-  validate(request: Request): Promise<Principal> {
+  validate(request: HttpRequest): Promise<Principal> {
     return this.authenticator.authenticate(presentedCredential(request)?.value ?? '');
   }
 }

@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { Request } from 'express';
+import type { HttpRequest } from '../../common/http.js';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AccessTokenInvalidError } from '../../common/errors.js';
 import type { Principal } from '../../common/principal.js';
@@ -12,6 +12,8 @@ import type { TokenClaims } from '../tokens.service.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
 const VERIFIED_TOKENS_MAX = 20_000;
+/** Passport's typings name Express's request; at run time it is Fastify's, whose `headers` are all it reads. */
+type PassportRequest = Parameters<Strategy['authenticate']>[0];
 
 /** Bearer access tokens: HS256 only (so `alg: none` fails), unexpired, and of type `access`. */
 @Injectable()
@@ -39,7 +41,7 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   /** Passport's entry point: a token verified before goes straight to the account lookup. */
-  override authenticate(request: Request, options?: object): void {
+  override authenticate(request: PassportRequest, options?: object): void {
     const token = bearerToken(request);
     const known = token ? this.verified.get(token) : undefined;
     if (!known || known.expiresAtMs <= Date.now()) return super.authenticate(request, options);
@@ -50,13 +52,13 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   /** Called by passport-jwt once the signature and expiry are good. */
-  async validate(request: Request, claims: Partial<TokenClaims>): Promise<Principal> {
+  async validate(request: HttpRequest, claims: Partial<TokenClaims>): Promise<Principal> {
     // A refresh token is well signed too: its type is what keeps it off authenticated routes.
     if (claims.token_type !== 'access' || !UUID.test(String(claims.user_id)) || typeof claims.exp !== 'number') {
       throw new AccessTokenInvalidError();
     }
     const principal = await this.principalFor(claims.user_id!);
-    this.remember(bearerToken(request)!, claims.user_id!, claims.exp * 1000);
+    this.remember(bearerToken(request as unknown as PassportRequest)!, claims.user_id!, claims.exp * 1000);
     return principal;
   }
 

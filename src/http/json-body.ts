@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { BadRequestError, HttpStatusError } from '../common/errors.js';
+
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/**
+ * Every body but a multipart upload is read as JSON, whatever its Content-Type: `curl -d` says
+ * form-urlencoded, and a client that forgot the header should get a validation answer, not a 415.
+ * Any JSON value is accepted here (the validation pipe refuses what is not an object); an empty body
+ * is no body. A gzip, deflate or brotli body is decoded first, and MAX_BODY_BYTES (Fastify's bodyLimit,
+ * 413) applies to the decoded JSON, so a small compressed bomb cannot inflate past it.
+ */
+export function readEveryBodyAsJson(instance: FastifyInstance): void {
+  instance.addHook('preParsing', async (request, _reply, payload) => {
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (!encoding || encoding === 'identity' || request.isMultipart()) return payload;
+    const decoder = DECODERS[encoding];
+    if (!decoder) throw new HttpStatusError(415, `Unsupported Content-Encoding "${encoding}": send gzip, deflate, br or none.`);
+    // Fastify compares Content-Length with what arrived: tell it the encoded bytes, not the decoded.
+    // A corrupt stream fails in zlib with a 400 whose message the error filter never quotes.
+    const decoded = Object.assign(payload.pipe(decoder()), { receivedEncodedLength: 0 });
+    payload.on('data', (chunk: Buffer) => (decoded.receivedEncodedLength += chunk.length));
+    return decoded;
+  });
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
+    if (body.length === 0) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body.toString('utf8')));
+    } catch {
+      done(new BadRequestError('Malformed JSON in the request body.'), undefined);
+    }
+  });
+}
