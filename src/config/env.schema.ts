@@ -41,6 +41,10 @@ export class EnvSchema {
   @Transform(blankToUndefined) @IsOptional() @IsString() @MinLength(8)
   ADMIN_PASSWORD?: string;
 
+  /** Whether ADMIN_EMAIL may promote an account that already exists as an ordinary one (ending its sessions). */
+  @Transform(toBool) @IsBoolean()
+  ADMIN_PROMOTE_EXISTING = false;
+
   @Transform(toBool) @IsBoolean()
   ALLOW_SIGNUP = true;
 
