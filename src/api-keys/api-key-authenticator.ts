@@ -26,7 +26,7 @@ export class ApiKeyAuthenticator {
   async authenticate(presented: string): Promise<Principal> {
     if (!isWellFormedApiKey(presented)) throw new ApiKeyInvalidError();
     const hash = hashApiKey(presented);
-    const grant = this.cache.get(hash) ?? (await this.load(hash));
+    const grant = this.cache.get(hash) ?? (this.cache.isUnknown(hash) ? null : await this.load(hash));
     if (!grant || (grant.usableUntil !== null && Date.now() >= grant.usableUntil)) throw new ApiKeyInvalidError();
     this.lastUsed.touch(grant.keyId);
     return {
@@ -53,7 +53,10 @@ export class ApiKeyAuthenticator {
       [hash],
     );
     const row = rows[0];
-    if (!row) return null;
+    if (!row) {
+      this.cache.setUnknown(hash, generation);
+      return null;
+    }
     const grant: KeyGrant = {
       keyId: row.id,
       userId: row.user_id,
