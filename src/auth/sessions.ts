@@ -11,12 +11,12 @@ export async function endAllSessions(manager: EntityManager, userId: string): Pr
 }
 
 /**
- * Whether an access token issued at `issuedAtSeconds` predates the user's cut-off. `iat` has whole
- * seconds, so a token from the very second of the cut-off is still accepted: one issued just after it
- * (a fresh sign-in) must not be refused.
+ * Whether an access token issued at `issuedAtSeconds` does not postdate the user's cut-off. `iat` has
+ * whole seconds, so a token from the very second of the cut-off is refused too: it may have been issued
+ * just before it. (A sign-in within that same second would need another; no person is that quick.)
  */
 export function issuedBeforeCutOff(issuedAtSeconds: number | undefined, validAfterMs: number | null): boolean {
   if (validAfterMs === null) return false;
   if (typeof issuedAtSeconds !== 'number') return true;
-  return issuedAtSeconds < Math.floor(validAfterMs / 1000);
+  return issuedAtSeconds <= Math.floor(validAfterMs / 1000);
 }
