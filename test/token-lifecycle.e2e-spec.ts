@@ -2,6 +2,7 @@ import { RefreshTokenPurger } from '../src/auth/refresh-token-purger.js';
 import { ADMIN, signIn, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { BAD_CREDENTIALS, decodeClaims, JWT_INVALID, REFRESH_INVALID } from './support/core.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { deref, mismatches, type OpenApiDocument } from './support/openapi.js';
 
 const ME = '/auth/users/me/';
 const REGION = () => ({ name: 'Attacker land', slug: `attacker-${Date.now()}` });
@@ -147,6 +148,21 @@ describe('refresh-token rotation (JWT_ROTATE_REFRESH_TOKENS=true)', () => {
     expect(statuses).toEqual([200, 401, 401, 401, 401]);
     const winner = responses.find((response) => response.status === 200)!.body.refresh as string;
     await refresh(test, winner).expect(401);
+  });
+
+  it('answers as its OpenAPI document says, the rotated refresh token included', async () => {
+    const document = (await test.http().get('/openapi.json').expect(200)).body as OpenApiDocument;
+    const operation = (path: string) => document.paths[path].post;
+    const ok = deref(document, operation('/auth/jwt/refresh').responses['200']).content!['application/json'].schema;
+    const user = await signUp(test);
+    const rotated = await refresh(test, user.refresh).expect(200);
+    expect(mismatches(document, ok, rotated.body)).toEqual([]);
+    for (const path of ['/auth/users', '/auth/jwt/create', '/auth/jwt/refresh', '/auth/jwt/verify', '/auth/jwt/logout']) {
+      expect({ path, codes: Object.keys(operation(path).responses) }).toEqual({ path, codes: expect.arrayContaining(['429']) });
+    }
+    const logoutBody = deref(document, operation('/auth/jwt/logout').requestBody!.content['application/json'].schema!);
+    expect(logoutBody.properties?.all).toMatchObject({ type: 'boolean' });
+    expect(logoutBody.required).toEqual(['refresh']);
   });
 
   it('refuses to rotate a token that was signed out', async () => {
