@@ -249,7 +249,7 @@ describe('per-address limits in Redis, shared by two instances', () => {
   const prefix = `kqs-test-${randomBytes(4).toString('hex')}:`;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TRUST_PROXY: 'loopback', SIGNUP_LIMIT_PER_HOUR: '4' };
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TRUST_PROXY: 'loopback', SIGNUP_LIMIT_PER_HOUR: '4', FAILED_AUTH_LIMIT_PER_MINUTE: '4' };
     [a, b] = await Promise.all([startTestApp(env, database), startTestApp(env, database)]);
     redis = new Redis(REDIS_URL);
   });
@@ -274,5 +274,17 @@ describe('per-address limits in Redis, shared by two instances', () => {
     const keys = await redis.keys(`${prefix}pre:signup:*`);
     expect(keys).toEqual([`${prefix}pre:signup:198.51.100.77`]);
     expect(await redis.pttl(keys[0])).toBeGreaterThan(3_500_000);
+  });
+
+  it('counts failed credentials of one address on both instances: at most one more evaluation per instance', async () => {
+    const attempt = (instance: TestApp) => instance.http().get(ME).set('X-Forwarded-For', '203.0.113.200').set('X-API-Key', forgedKey());
+    const statuses: number[] = [];
+    for (const instance of [a, b, a, b]) statuses.push((await attempt(instance)).status);
+    expect(statuses).toEqual([401, 401, 401, 401]);
+    // B saw the shared count reach the limit; A learns it from its own next failure.
+    expectThrottled(await attempt(b), 60);
+    expect((await attempt(a)).status).toBe(401);
+    expectThrottled(await attempt(a), 60);
+    expectThrottled(await attempt(b), 60);
   });
 });
