@@ -7,7 +7,7 @@ import type { AppConfig } from '../config/env.schema.js';
 import { TokenInvalidError } from '../common/errors.js';
 import { AccountCache } from './account-cache.js';
 import { RefreshToken } from './refresh-token.entity.js';
-import { endAllSessions } from './sessions.js';
+import { afterCutOff, endAllSessions } from './sessions.js';
 
 export type TokenType = 'access' | 'refresh';
 
@@ -86,8 +86,10 @@ export class TokensService {
   async logout(refreshToken: string, all = false): Promise<void> {
     const claims = await this.verifyRefresh(refreshToken);
     if (all) {
-      await this.dataSource.transaction((manager) => endAllSessions(manager, claims.user_id));
+      const at = new Date();
+      await this.dataSource.transaction((manager) => endAllSessions(manager, claims.user_id, at));
       this.accounts.forget(claims.user_id);
+      await afterCutOff(at);
       return;
     }
     await this.dataSource.getRepository(RefreshToken).update({ jti: claims.jti }, { revokedAt: new Date() });

@@ -7,7 +7,7 @@ import { InvalidCredentialsError, ValidationFailedError } from '../common/errors
 import { OrganizationsService } from '../organizations/organizations.service.js';
 import { AccountCache } from './account-cache.js';
 import { PasswordHasher } from './password-hasher.js';
-import { endAllSessions } from './sessions.js';
+import { afterCutOff, endAllSessions } from './sessions.js';
 import { User } from './user.entity.js';
 
 export const EMAIL_TAKEN = 'A user with that email already exists.';
@@ -92,6 +92,7 @@ export class UsersService implements OnApplicationBootstrap {
         if (!(error instanceof ValidationFailedError)) throw error;
       }
     }
+    const endedAt = new Date();
     const result = await this.dataSource.transaction(async (manager) => {
       const current = await manager
         .getRepository(User)
@@ -106,10 +107,11 @@ export class UsersService implements OnApplicationBootstrap {
       if (outcome === 'unchanged' && current.isActive) return { user: current, outcome };
       const passwordHash = samePassword ? current.passwordHash : await this.passwords.hash(password);
       await manager.update(User, { id: current.id }, { isAdmin: true, isActive: true, passwordHash });
-      if (outcome !== 'unchanged') await endAllSessions(manager, current.id);
+      if (outcome !== 'unchanged') await endAllSessions(manager, current.id, endedAt);
       return { user: Object.assign(current, { isAdmin: true, isActive: true }), outcome };
     });
     this.accounts.forget(result.user.id);
+    if (result.outcome !== 'unchanged') await afterCutOff(endedAt);
     if (result.outcome === 'promoted') this.logger.warn(`promoted the existing account ${result.user.email} to administrator; its sessions were ended`);
     if (result.outcome === 'password_changed') this.logger.log(`set a new password for administrator ${result.user.email}; its sessions were ended`);
     return result;
