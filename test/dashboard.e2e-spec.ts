@@ -524,6 +524,21 @@ describe('dashboard in a real browser', () => {
       expect(await storedRefresh()).toBeNull();
       await eventually(async () => (await api().post('/auth/jwt/refresh/').send({ refresh })).status, is(401));
     }, SLOW);
+
+    it('signs out everywhere from the Organization page: every session of the person ends', async () => {
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      const otherDevice = await signIn(test, email, PASSWORD);
+      await goTo('Organization');
+      await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await page.getByText('You have signed out on every device.').waitFor();
+      await expectHeading('Sign in');
+      expect(await storedRefresh()).toBeNull();
+      expect((await api().post('/auth/jwt/refresh/').send({ refresh: otherDevice.refresh })).status).toBe(401);
+      expect((await api().get('/auth/users/me/').set(otherDevice.auth)).status).toBe(401);
+    }, SLOW);
   });
 
   describe('on a phone', () => {

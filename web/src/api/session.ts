@@ -56,13 +56,22 @@ class Session {
     this.state.set({ signedIn: true });
   }
 
-  /** Signs out here; `everywhere` also revokes every other session of the person (all devices). */
-  async signOut(options: { everywhere?: boolean } = {}): Promise<void> {
+  async signOut(): Promise<void> {
     const refresh = this.tokens?.refresh;
     this.end('You have signed out.');
     // Revoke the refresh token; the page is signed out whatever the answer.
-    const json = options.everywhere ? { refresh, all: true } : { refresh };
-    if (refresh) await send('POST', '/auth/jwt/logout/', { json }).catch(() => undefined);
+    if (refresh) await send('POST', '/auth/jwt/logout/', { json: { refresh } }).catch(() => undefined);
+  }
+
+  /**
+   * Ends every session of the person, on every device, this one included. Unlike signing out here, it
+   * must be confirmed by the service: an error is thrown (and the page stays signed in) otherwise.
+   */
+  async signOutEverywhere(): Promise<void> {
+    const refresh = await withRefreshLock(async () => readStoredRefresh() ?? this.tokens?.refresh);
+    if (!refresh || !this.tokens) throw sessionEnded();
+    await readBody<void>(await send('POST', '/auth/jwt/logout/', { json: { refresh, all: true } }));
+    this.end('You have signed out on every device.');
   }
 
   expire(): void {
