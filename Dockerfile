@@ -2,7 +2,7 @@
 # Knowledge Query Service: build with every dependency, run with production dependencies only, as the
 # unprivileged `node` user. `docker build -t knowledge-query-service .`
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # 1. Compile the service (tsc) and the dashboard (vite) with the dev dependencies.
 FROM ${NODE_IMAGE} AS build

@@ -8,9 +8,10 @@ import { AppModule } from './app.module.js';
 import { GlobalExceptionFilter } from './common/exception.filter.js';
 import { RouteTable } from './common/route-table.js';
 import { BodyValidationPipe } from './common/validation.js';
-import type { AppConfig } from './config/env.schema.js';
+import { type AppConfig, configWarnings } from './config/env.schema.js';
 import { mountDashboard } from './dashboard/dashboard.js';
 import { openDatabaseTarget } from './database/database.js';
+import { allowBrowsers } from './http/browser-access.js';
 import type { DestinationStream } from './observability/logger.js';
 import { createLogging, observeHttp } from './observability/setup.js';
 import { setUpOpenApi } from './openapi/openapi.js';
@@ -30,6 +31,7 @@ export interface CreateAppOptions {
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<INestApplication> {
   const database = await openDatabaseTarget(config);
   const logging = createLogging(config, options);
+  for (const warning of configWarnings(config)) logging.root.warn(warning);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
     bodyParser: false,
     logger: logging.nest,
@@ -40,6 +42,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   http.set('etag', false);
   http.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   observeHttp(app, logging);
+  allowBrowsers(app, config);
   // JSON only as a Nest middleware, so its parse and size errors reach the global filter. Every body
   // but a multipart upload is read as JSON, whatever its Content-Type: `curl -d` says form-urlencoded.
   app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: false, type: (request) => !isMultipart(request) }));

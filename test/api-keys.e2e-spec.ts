@@ -89,8 +89,8 @@ describe('API keys', () => {
       ['a number', { name: 42 }, 'Not a valid string.'],
       ['a list', { name: ['a'] }, 'Not a valid string.'],
       ['an object', { name: { first: 'a' } }, 'Not a valid string.'],
-      ['empty', { name: '' }, 'This field may not be blank.'],
-      ['blank', { name: ' \t\n ' }, 'This field may not be blank.'],
+      ['empty', { name: '' }, 'This field is required.'],
+      ['blank', { name: ' \t\n ' }, 'This field is required.'],
       ['101 characters', { name: 'x'.repeat(101) }, 'Ensure this field has no more than 100 characters.'],
       ['5,000 characters', { name: 'x'.repeat(5000) }, 'Ensure this field has no more than 100 characters.'],
     ])('refuses a name that is %s with 400 naming the field, and stores nothing', async (_, body, message) => {

@@ -75,7 +75,7 @@ describe('accounts and JWT', () => {
     it.each([
       ['under 8 characters', 'short1!', 'password: This password is too short. It must contain at least 8 characters.'],
       ['all digits', '1234567890', 'password: This password is entirely numeric.'],
-      ['blank', '        ', 'password: This field may not be blank.'],
+      ['blank', '        ', 'password: This field is required.'],
     ])('refuses a weak password (%s) with 400 naming the field', async (_, password, detail) => {
       await expectNoStoredChange(test, async () => {
         const response = await test.http().post('/auth/users/').send({ email: 'weak@example.com', password }).expect(400);
@@ -90,7 +90,7 @@ describe('accounts and JWT', () => {
       [{ email: 42, password: 'long enough pass' }, 'email: Not a valid string.'],
       [{ email: 'x@example.com', password: ['long enough pass'] }, 'password: Not a valid string.'],
       [{ email: 'not-an-address', password: 'long enough pass' }, 'email: Enter a valid email address.'],
-      [{ email: '   ', password: 'long enough pass' }, 'email: This field may not be blank.'],
+      [{ email: '   ', password: 'long enough pass' }, 'email: This field is required.'],
     ])('refuses %j with 400 naming the bad field', async (body, detail) => {
       await expectNoStoredChange(test, async () => {
         const response = await test.http().post('/auth/users/').send(body).expect(400);

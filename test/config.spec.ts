@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../src/config/env.schema.js';
+import { ConfigError, configWarnings, loadConfig } from '../src/config/env.schema.js';
 
 const STRONG_SECRET = 's'.repeat(32);
 
@@ -95,9 +95,20 @@ describe('configuration', () => {
     ['PORT', '80.5'],
     ['DATABASE_URL', 'mysql://db/kqs'],
     ['DATABASE_URL', 'not a url'],
-    ['JWT_ACCESS_TTL_SECONDS', '10'],
+    ['JWT_ACCESS_TTL_SECONDS', '0'],
+    ['JWT_ACCESS_TTL_SECONDS', '-1'],
+    ['JWT_ACCESS_TTL_SECONDS', 'abc'],
     ['JWT_ACCESS_TTL_SECONDS', 'thirty minutes'],
     ['JWT_REFRESH_TTL_SECONDS', '0'],
+    ['JWT_REFRESH_TTL_SECONDS', '-1'],
+    ['JWT_REFRESH_TTL_SECONDS', 'abc'],
+    ['CORS_ORIGINS', '*'],
+    ['CORS_ORIGINS', 'https://app.example.com,*'],
+    ['CORS_ORIGINS', 'https://app.example.com/'],
+    ['CORS_ORIGINS', 'https://app.example.com/dashboard'],
+    ['CORS_ORIGINS', 'app.example.com'],
+    ['CORS_ORIGINS', 'ftp://files.example.com'],
+    ['CORS_ORIGINS', 'https://*.example.com'],
     ['ADMIN_EMAIL', 'not-an-email'],
     ['ADMIN_PASSWORD', 'short'],
     ['ALLOW_SIGNUP', 'maybe'],
@@ -118,6 +129,29 @@ describe('configuration', () => {
     // Only the bad variable is blamed.
     const blamed = message.match(/\b[A-Z][A-Z_]{2,}\b(?=:)/g);
     expect(blamed).toEqual([name]);
+  });
+
+  it('accepts short token lifetimes (any positive number of seconds) and warns below a minute', () => {
+    const config = loadConfig({ JWT_ACCESS_TTL_SECONDS: '4', JWT_REFRESH_TTL_SECONDS: '8' });
+    expect([config.JWT_ACCESS_TTL_SECONDS, config.JWT_REFRESH_TTL_SECONDS]).toEqual([4, 8]);
+    expect(configWarnings(config)).toEqual([
+      expect.stringMatching(/^JWT_ACCESS_TTL_SECONDS=4: /),
+      expect.stringMatching(/^JWT_REFRESH_TTL_SECONDS=8: /),
+    ]);
+    expect(configWarnings(loadConfig({}))).toEqual([]);
+  });
+
+  it('reads CORS_ORIGINS as a list of exact origins, empty by default', () => {
+    expect(loadConfig({}).CORS_ORIGINS).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: '' }).CORS_ORIGINS).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: ' https://app.example.com , http://localhost:5173 ' }).CORS_ORIGINS).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+  });
+
+  it('names the origin it refuses in CORS_ORIGINS', () => {
+    expect(refusal({ CORS_ORIGINS: 'https://ok.example.com,https://bad.example.com/path' })).toContain('"https://bad.example.com/path" is not one');
   });
 
   it('names every bad variable at once', () => {

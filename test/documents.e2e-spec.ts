@@ -48,7 +48,7 @@ describe('private documents (JSON)', () => {
 
   it.each([
     [{ content: 'x' }, 'title: This field is required.'],
-    [{ title: '  ', content: 'x' }, 'title: This field may not be blank.'],
+    [{ title: '  ', content: 'x' }, 'title: This field is required.'],
     [{ title: 'x'.repeat(301), content: 'x' }, 'title: Ensure this field has no more than 300 characters.'],
     [{ title: 'T' }, 'content: This field is required.'],
     [{ title: 'T', content: 42 }, 'content: Not a valid string.'],

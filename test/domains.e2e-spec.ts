@@ -72,7 +72,7 @@ describe('regions and domains', () => {
     it.each([
       [{ slug: 'x' }, 'name: This field is required.'],
       [{ name: 'X' }, 'slug: This field is required.'],
-      [{ name: 'X', slug: '' }, 'slug: This field may not be blank.'],
+      [{ name: 'X', slug: '' }, 'slug: This field is required.'],
       [{ name: 'X', slug: 'Upper' }, `slug: ${SLUG_INVALID}`],
       [{ name: 'X', slug: 'with space' }, `slug: ${SLUG_INVALID}`],
       [{ name: 'X', slug: 'a'.repeat(51) }, `slug: ${SLUG_INVALID}`],
@@ -121,7 +121,7 @@ describe('regions and domains', () => {
       const region = await test.http().post('/v1/domains/').set(admin.auth).send({ name: 'X', slug: 'xx', region: 'atlantis' }).expect(400);
       expect(region.body.detail).toBe('region: No region has the slug "atlantis".');
       const name = await test.http().post('/v1/domains/').set(admin.auth).send({ name: '', slug: 'yy' }).expect(400);
-      expect(name.body.detail).toBe('name: This field may not be blank.');
+      expect(name.body.detail).toBe('name: This field is required.');
       const active = await test.http().patch('/v1/domains/chemistry/').set(admin.auth).send({ is_active: 'no' }).expect(400);
       expect(active.body.detail).toBe('is_active: Must be a valid boolean.');
       const nulled = await test.http().patch('/v1/domains/chemistry/').set(admin.auth).send({ name: null }).expect(400);

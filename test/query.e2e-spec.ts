@@ -79,7 +79,7 @@ describe('POST /v1/query/', () => {
 
   it.each([
     [{}, 'query: This field is required.'],
-    [{ query: '   ' }, 'query: This field may not be blank.'],
+    [{ query: '   ' }, 'query: This field is required.'],
     [{ query: 42 }, 'query: Not a valid string.'],
     [{ query: 'word '.repeat(10_000) }, 'query: Ensure this field has no more than 4000 characters.'],
     [{ query: 'rotate', top_k: 0 }, 'top_k: Ensure this value is greater than or equal to 1.'],

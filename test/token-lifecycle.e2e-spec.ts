@@ -103,6 +103,7 @@ describe('refresh-token rotation (JWT_ROTATE_REFRESH_TOKENS=true)', () => {
     const user = await signUp(test);
     const response = await refresh(test, user.refresh).expect(200);
     expect(Object.keys(response.body).sort()).toEqual(['access', 'refresh']);
+    expect(response.headers['cache-control']).toBe('no-store');
     const next = decodeClaims(response.body.refresh);
     expect(next).toMatchObject({ token_type: 'refresh', user_id: decodeClaims(user.refresh).user_id });
     expect((next.exp as number) - (next.iat as number)).toBe(2_592_000);

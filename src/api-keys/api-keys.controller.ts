@@ -5,6 +5,7 @@ import type { Principal } from '../common/principal.js';
 import { BadRequestError, ValidationFailedError } from '../common/errors.js';
 import { parseZonedTimestamp } from '../common/timestamps.js';
 import { UuidPathPipe } from '../common/validation.js';
+import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { ApiKeysService, NOT_ACTIVE } from './api-keys.service.js';
@@ -31,6 +32,7 @@ export class ApiKeysController {
   }
 
   @Post()
+  @NoStore()
   @ApiOperation({ summary: 'Create an API key; the full key is returned this once' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new, active, non-expiring key, with `key`.' })
   create(@CurrentPrincipal() caller: Principal, @Body() body: CreateApiKeyDto): Promise<ApiKeyRecord> {
@@ -58,6 +60,7 @@ export class ApiKeysController {
   }
 
   @Post(':keyId/rotate')
+  @NoStore()
   @ApiOperation({
     summary: 'Rotate a key: a new key with the same name and expiry replaces it',
     description: 'The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry).',

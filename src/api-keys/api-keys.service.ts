@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { preciseNow, toIsoMicros } from '../common/timestamps.js';
 import { ApiKey } from './api-key.entity.js';
 import { type ApiKeyRecord, isKeyActive, presentApiKey } from './api-key.presenter.js';
 import { announceKeyChange } from './key-change-listener.js';
@@ -86,9 +87,17 @@ export class ApiKeysService {
     settings: Pick<ApiKey, 'name' | 'expiresAt'> & Partial<Pick<ApiKey, 'rotatedFromId'>>,
   ): Promise<{ key: string; record: ApiKey }> {
     const generated = generateApiKey();
-    const record = await manager.save(
-      manager.create(ApiKey, { userId, organizationId, keyPrefix: generated.prefix, keyHash: generated.hash, ...settings }),
-    );
+    // A SQL literal: pg would send a Date with milliseconds only (see preciseNow).
+    const createdAt = toIsoMicros(preciseNow());
+    const { identifiers } = await manager.insert(ApiKey, {
+      userId,
+      organizationId,
+      keyPrefix: generated.prefix,
+      keyHash: generated.hash,
+      ...settings,
+      createdAt: () => `'${createdAt}'::timestamptz`,
+    });
+    const record = await manager.findOneByOrFail(ApiKey, { id: identifiers[0].id as string });
     return { key: generated.key, record };
   }
 

@@ -14,7 +14,7 @@ import type { Principal } from '../common/principal.js';
 import { observeCredential } from '../observability/metrics.js';
 import { AddressLimits } from '../rate-limit/address-limits.js';
 import { clientAddress } from '../rate-limit/client-address.js';
-import { PrincipalRateLimiter } from '../rate-limit/principal-rate-limiter.js';
+import { PrincipalRateLimiter, rateLimitHeaders } from '../rate-limit/principal-rate-limiter.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
@@ -69,7 +69,8 @@ export class CompositeAuthGuard implements CanActivate {
       throw error;
     }
     request.user = principal;
-    this.rateLimiter.consume(principal);
+    const limits = this.rateLimiter.consume(principal);
+    context.switchToHttp().getResponse<Response>().set(rateLimitHeaders(limits));
     if (requirement.adminOnly && !principal.isAdmin) throw new PermissionDeniedError();
     return true;
   }

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../common/auth.decorators.js';
+import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { clientAddress } from '../rate-limit/client-address.js';
 import { LimitPerAddress } from '../rate-limit/limit-per-address.js';
@@ -26,6 +27,7 @@ export class JwtController {
   ) {}
 
   @Post('create')
+  @NoStore()
   @HttpCode(200)
   @LimitPerAddress('signin')
   @ApiOperation({ summary: 'Sign in with e-mail and password: a JWT access and refresh token pair' })
@@ -42,6 +44,7 @@ export class JwtController {
   }
 
   @Post('refresh')
+  @NoStore()
   @HttpCode(200)
   @LimitPerAddress('token')
   @ApiOperation({

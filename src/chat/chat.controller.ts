@@ -1,5 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CREDIT_HEADER_DOCS, creditHeaders } from '../billing/credit-headers.js';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../common/dto/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
@@ -78,7 +80,7 @@ export class ChatController {
     description: 'Both messages are stored only once the answer exists; a failed request costs nothing.',
   })
   @SESSION_ID()
-  @ApiCreatedResponse({ type: ChatExchangeResponse })
+  @ApiCreatedResponse({ type: ChatExchangeResponse, headers: CREDIT_HEADER_DOCS })
   @ApiErrors({
     402: 'The monthly credit quota is exhausted.',
     403: DOMAIN_REFUSED,
@@ -88,8 +90,10 @@ export class ChatController {
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,
     @Body() body: PostMessageDto,
+    @Res({ passthrough: true }) response: Response,
   ) {
-    const { user, assistant } = await this.chat.post(caller, sessionId, body.content);
+    const { user, assistant, reservation } = await this.chat.post(caller, sessionId, body.content);
+    response.set(creditHeaders(reservation));
     return { user_message: presentMessage(user), assistant_message: presentMessage(assistant) };
   }
 }

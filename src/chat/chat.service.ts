@@ -7,7 +7,7 @@ import type { Principal } from '../common/principal.js';
 import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
 import { QueryService } from '../query/query.service.js';
 import { presentSource, type SourceRecord } from '../query/source.presenter.js';
-import { QuotaService } from '../billing/quota.service.js';
+import { QuotaService, type Reservation } from '../billing/quota.service.js';
 import { ChatMessage } from './chat-message.entity.js';
 import { ChatSession } from './chat-session.entity.js';
 
@@ -74,7 +74,12 @@ export class ChatService {
    * Both messages are stored together, only once the answer exists; if storing fails, the credit
    * comes back.
    */
-  async post(caller: Principal, sessionId: string, content: string): Promise<{ user: ChatMessage; assistant: ChatMessage }> {
+  /** Both messages, and the credits spent on the answer (for the response's credit headers). */
+  async post(
+    caller: Principal,
+    sessionId: string,
+    content: string,
+  ): Promise<{ user: ChatMessage; assistant: ChatMessage; reservation: Reservation }> {
     const session = await this.get(caller, sessionId);
     const history = (await this.recentMessages(session.id)).map((message) => ({ role: message.role, content: message.content }));
     const prepared = await this.queries.prepare(caller, {
@@ -86,7 +91,8 @@ export class ChatService {
     });
     const answer = await this.queries.complete(prepared);
     try {
-      return await this.storeExchange(session, content, answer, prepared.sources.map(presentSource));
+      const stored = await this.storeExchange(session, content, answer, prepared.sources.map(presentSource));
+      return { ...stored, reservation: prepared.reservation };
     } catch (error) {
       await this.quota.refund(prepared.reservation);
       // The session was deleted while its answer was being written.

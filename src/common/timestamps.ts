@@ -12,6 +12,18 @@ export class PreciseDate extends Date {
   }
 }
 
+/**
+ * Now, to the microsecond. PostgreSQL's now() has microseconds, but the embedded store (WASM) reads a
+ * millisecond clock; the key's `created_at` promises real microseconds on both, so the service stamps it.
+ */
+export function preciseNow(): PreciseDate {
+  const highResolution = performance.timeOrigin + performance.now();
+  const wall = Date.now();
+  // The monotonic clock can drift from the wall clock over days: the wall clock owns the millisecond.
+  const epochMs = Math.abs(highResolution - wall) < 1 ? Math.floor(highResolution) : wall;
+  return new PreciseDate(epochMs, Math.floor((highResolution % 1) * 1000));
+}
+
 // PostgreSQL's text output of timestamptz, e.g. `2026-11-21 09:14:03.482913+00` or `...+05:30`.
 const PG_TIMESTAMPTZ = /^(\d{4,}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$/;
 

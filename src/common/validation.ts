@@ -5,6 +5,8 @@ import { type FieldErrors, NotFoundError, ValidationFailedError } from './errors
 import { parseZonedTimestamp } from './timestamps.js';
 
 export const REQUIRED = 'This field is required.';
+/** An optional string given, but blank. */
+export const BLANK = 'This field may not be blank.';
 
 /** A check returning null when the value is fine, or the one message that explains what is wrong. */
 export type Check = (value: unknown, args: ValidationArguments) => string | null;
@@ -58,7 +60,8 @@ export function StringField(rule: StringRule = {}) {
     if (typeof value !== 'string') return 'Not a valid string.';
     const unstorable = unstorableText(value);
     if (unstorable) return unstorable;
-    if (!rule.allowBlank && value.trim() === '') return 'This field may not be blank.';
+    // The contract treats a blank required string as a missing one ("query: This field is required.").
+    if (!rule.allowBlank && value.trim() === '') return rule.optional ? BLANK : REQUIRED;
     if (rule.max !== undefined && value.length > rule.max) return `Ensure this field has no more than ${rule.max} characters.`;
     if (rule.min !== undefined && value.length < rule.min) return `Ensure this field has at least ${rule.min} characters.`;
     return null;

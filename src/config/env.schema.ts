@@ -1,5 +1,5 @@
 import { Transform, plainToInstance } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) => {
@@ -9,6 +9,34 @@ const toBool = ({ value }: { value: unknown }) => {
   if (['false', '0', 'no'].includes(text)) return false;
   return value;
 };
+const parseOriginList = (value: string) =>
+  value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+
+/** `https://app.example.com` or `http://localhost:5173`: what a browser sends as `Origin`, nothing more. */
+function isExactOrigin(origin: string): boolean {
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  // WHATWG URLs accept `*` in a host name; an origin never has one.
+  const plainHost = /^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i.test(url.hostname);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === origin && plainHost;
+}
+
+/** A list of exact origins; `*` (any site with a user's token) and URLs with paths are refused. */
+const IsOriginList = () =>
+  ValidateBy({
+    name: 'isOriginList',
+    validator: {
+      validate: (value: unknown) => Array.isArray(value) && value.every((origin) => typeof origin === 'string' && isExactOrigin(origin)),
+      defaultMessage: (args) => {
+        const bad = (Array.isArray(args?.value) ? args.value : [args?.value]).find((origin) => !isExactOrigin(String(origin)));
+        return `must be a comma-separated list of exact origins such as https://app.example.com (no "*", path or trailing slash); "${String(bad)}" is not one`;
+      },
+    },
+  });
+
 const blankToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 /** Every environment variable the service reads, with its default. Validated once at boot. */
@@ -29,10 +57,11 @@ export class EnvSchema {
   @Transform(blankToUndefined) @IsOptional() @IsString()
   JWT_SECRET?: string;
 
-  @Transform(toInt) @IsInt() @Min(60)
+  // Any positive lifetime: operators shorten them in staging and tests (configWarnings flags < 60 s).
+  @Transform(toInt) @IsInt() @Min(1)
   JWT_ACCESS_TTL_SECONDS = 1800;
 
-  @Transform(toInt) @IsInt() @Min(60)
+  @Transform(toInt) @IsInt() @Min(1)
   JWT_REFRESH_TTL_SECONDS = 2592000;
 
   @Transform(blankToUndefined) @IsOptional() @IsEmail({}, { message: 'must be an e-mail address' })
@@ -136,12 +165,26 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
   SHUTDOWN_GRACE_MS = 10_000;
 
+  /** Browser origins allowed to call the API (CORS): a comma-separated list of exact origins; empty = none. */
+  @Transform(({ value }) => (typeof value === 'string' ? parseOriginList(value) : value))
+  @IsOriginList()
+  CORS_ORIGINS: readonly string[] = [];
+
   /** Express `trust proxy`: which proxies may set X-Forwarded-For (client address for sign-in limits). */
   @IsString()
   TRUST_PROXY = 'false';
 }
 
 export type AppConfig = Readonly<EnvSchema>;
+
+/** Settings that are allowed but unusual enough to say so in the log at boot. */
+export function configWarnings(config: AppConfig): string[] {
+  const warnings: string[] = [];
+  for (const name of ['JWT_ACCESS_TTL_SECONDS', 'JWT_REFRESH_TTL_SECONDS'] as const) {
+    if (config[name] < 60) warnings.push(`${name}=${config[name]}: tokens expire in under a minute; fine for tests, not for users`);
+  }
+  return warnings;
+}
 
 export class ConfigError extends Error {}
 

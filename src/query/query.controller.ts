@@ -3,6 +3,7 @@ import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } f
 import type { Response } from 'express';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
+import { CREDIT_HEADER_DOCS, creditHeaders } from '../billing/credit-headers.js';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
@@ -28,11 +29,6 @@ const STREAM_EXAMPLE = [
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
 
-const CREDIT_HEADERS = {
-  'X-Credits-Remaining': { schema: { type: 'integer' }, description: 'Credits left in the current period.' },
-  'X-Credits-Reset': { schema: { type: 'string', format: 'date-time' }, description: 'When the quota resets (the next period).' },
-} as const;
-
 @ApiTags('query')
 @Controller('v1/query')
 export class QueryController {
@@ -52,7 +48,7 @@ export class QueryController {
   @ApiExtraModels(QueryResponse)
   @ApiOkResponse({
     description: 'The answer and its sources (JSON), or the same as an event stream when `stream` is true.',
-    headers: CREDIT_HEADERS,
+    headers: CREDIT_HEADER_DOCS,
     content: {
       'application/json': { schema: { $ref: getSchemaPath(QueryResponse) } },
       'text/event-stream': { schema: { type: 'string', description: STREAM_DESCRIPTION }, example: STREAM_EXAMPLE },
@@ -74,10 +70,7 @@ export class QueryController {
       topK: body.top_k ?? 5,
       operation: 'query',
     });
-    response.set({
-      'X-Credits-Remaining': String(prepared.reservation.creditsRemaining),
-      'X-Credits-Reset': prepared.reservation.resetsAt,
-    });
+    response.set(creditHeaders(prepared.reservation));
     if (body.stream) return this.stream(prepared, response);
     const answer = await this.queries.complete(prepared);
     response.status(200).json({ answer, ...this.summary(prepared) });

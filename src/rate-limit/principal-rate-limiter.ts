@@ -11,6 +11,24 @@ const WINDOW_MS = 60_000;
 /** How often local counts are pushed to Redis and the shared totals read back. */
 export const SYNC_INTERVAL_MS = 100;
 
+/** What a principal has left in the current window, for the RateLimit-* response headers. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window ends and capacity frees up. */
+  resetSeconds: number;
+}
+
+/** The IETF httpapi rate-limit draft's headers (RateLimit-Limit, -Remaining, -Reset, -Policy). */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(state.limit),
+    'RateLimit-Remaining': String(state.remaining),
+    'RateLimit-Reset': String(state.resetSeconds),
+    'RateLimit-Policy': `${state.limit};w=${WINDOW_MS / 1000}`,
+  };
+}
+
 interface Window {
   window: number;
   /** The shared total as Redis last reported it (this instance's flushed counts included). */
@@ -52,8 +70,11 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** Counts one request of this principal, or throws the 429 (with Retry-After) when over the limit. */
-  consume(principal: Principal, now = Date.now()): void {
+  /**
+   * Counts one request of this principal and says what is left, or throws the 429 (with Retry-After and
+   * the same RateLimit-* headers) when over the limit.
+   */
+  consume(principal: Principal, now = Date.now()): RateLimitState {
     const id = principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
     const window = Math.floor(now / WINDOW_MS);
     let entry = this.windows.get(id);
@@ -61,11 +82,16 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
       entry = { window, shared: 0, sending: 0, pending: 0 };
       this.windows.set(id, entry);
     }
-    if (entry.shared + entry.sending + entry.pending >= this.limit) {
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+    const used = entry.shared + entry.sending + entry.pending;
+    if (used >= this.limit) {
       rateLimited.inc({ limit: 'principal' });
-      throw new ThrottledError(((window + 1) * WINDOW_MS - now) / 1000);
+      const throttled = new ThrottledError(resetSeconds);
+      Object.assign(throttled.headers, rateLimitHeaders({ limit: this.limit, remaining: 0, resetSeconds }));
+      throw throttled;
     }
     entry.pending++;
+    return { limit: this.limit, remaining: this.limit - used - 1, resetSeconds };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { fieldRule, REQUIRED } from '../../common/validation.js';
+import { BLANK, fieldRule, REQUIRED } from '../../common/validation.js';
 
 export const SLUG_PATTERN = /^[a-z0-9-]{1,50}$/;
 const INVALID = 'Enter a valid "slug" consisting of lowercase letters, numbers or hyphens, at most 50 characters.';
@@ -12,7 +12,7 @@ export function SlugField(rule: { optional?: boolean; nullable?: boolean } = {})
       if (value === undefined) return rule.optional ? null : REQUIRED;
       if (value === null) return rule.nullable ? null : 'This field may not be null.';
       if (typeof value !== 'string') return 'Not a valid string.';
-      if (value === '') return 'This field may not be blank.';
+      if (value === '') return rule.optional ? BLANK : REQUIRED;
       return SLUG_PATTERN.test(value) ? null : INVALID;
     })(target, propertyName);
   };

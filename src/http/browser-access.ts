@@ -1,0 +1,47 @@
+import type { INestApplication } from '@nestjs/common';
+import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
+import helmet from 'helmet';
+import type { AppConfig } from '../config/env.schema.js';
+
+/** Request headers a browser app may send: credentials are bearer headers, never cookies. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'Idempotency-Key', 'X-Request-Id'];
+
+/** Response headers a browser app may read: request ids, credits, rate limits, retries. */
+export const CORS_EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'X-Credits-Remaining',
+  'X-Credits-Reset',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Idempotent-Replayed',
+];
+
+/** How long a browser may reuse a preflight answer. */
+export const CORS_MAX_AGE_SECONDS = 600;
+
+export function corsOptions(origins: readonly string[]): CorsOptions {
+  return {
+    // An exact list: a listed Origin is echoed back (with Vary: Origin), any other gets no
+    // Access-Control-Allow-Origin, so the browser withholds the answer from that page.
+    origin: [...origins],
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: CORS_MAX_AGE_SECONDS,
+    credentials: false,
+    optionsSuccessStatus: 204,
+  };
+}
+
+/**
+ * Standard response headers (helmet) and CORS (the framework's own, `cors` under Express). helmet's
+ * CSP is off here: the dashboard sends its own, stricter one, and Swagger UI at /docs needs its scripts.
+ * HSTS belongs to whoever terminates TLS in front of the service, which knows the domain's policy.
+ */
+export function allowBrowsers(app: INestApplication, config: AppConfig): void {
+  app.use(helmet({ contentSecurityPolicy: false, strictTransportSecurity: false, referrerPolicy: { policy: 'no-referrer' } }));
+  if (config.CORS_ORIGINS.length > 0) app.enableCors(corsOptions(config.CORS_ORIGINS));
+}
