@@ -168,6 +168,10 @@ describe('limits per client address before authentication', () => {
   it('refuses an address after FAILED_AUTH_LIMIT_PER_MINUTE invalid keys and tokens, before any lookup, and not others', async () => {
     const owner = await signUp(test);
     const { key } = await createKey(test, owner);
+    const unused = (await createKey(test, owner, 'never used yet')).key;
+    // Verified once (from anywhere): known to this instance.
+    await test.http().get(ME).set(from('203.0.113.65')).set('X-API-Key', key).expect(200);
+    await test.http().get(ME).set(from('203.0.113.65')).set(owner.auth).expect(200);
     const attacker = from('203.0.113.66');
     const lookups = countKeyLookups(test);
     try {
@@ -176,10 +180,16 @@ describe('limits per client address before authentication', () => {
       for (let i = 0; i < 2; i++) statuses.push((await test.http().get(ME).set(attacker).set('Authorization', 'Bearer not.a.jwt')).status);
       expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
       for (let i = 0; i < 5; i++) expectThrottled(await test.http().get(ME).set(attacker).set('X-API-Key', forgedKey()), 60);
+      expectThrottled(await test.http().get(ME).set(attacker).set('Authorization', 'Bearer not.a.jwt'), 60);
       expect(lookups.count()).toBe(4);
-      // Meanwhile other addresses, and their valid credentials, are served.
-      await test.http().get(ME).set(from('203.0.113.67')).set('X-API-Key', key).expect(200);
-      await test.http().get(ME).set(from('203.0.113.67')).set(owner.auth).expect(200);
+      // From that address, a credential not verified before waits too; one verified recently does not
+      // (others behind the same NAT keep working).
+      expectThrottled(await test.http().get(ME).set(attacker).set('X-API-Key', unused), 60);
+      await test.http().get(ME).set(attacker).set('X-API-Key', key).expect(200);
+      await test.http().get(ME).set(attacker).set(owner.auth).expect(200);
+      expect(lookups.count()).toBe(4);
+      // Other addresses are served as usual.
+      await test.http().get(ME).set(from('203.0.113.67')).set('X-API-Key', unused).expect(200);
       // No credential at all is not a failed one.
       await test.http().get(ME).set(from('203.0.113.68')).expect(401);
     } finally {

@@ -45,6 +45,13 @@ export class ApiKeyAuthenticator {
     };
   }
 
+  /** Whether this key was verified recently (cached, still usable): it would cost no lookup. */
+  isKnown(presented: string): boolean {
+    if (!isWellFormedApiKey(presented)) return false;
+    const grant = this.cache.get(hashApiKey(presented));
+    return grant !== undefined && (grant.usableUntil === null || Date.now() < grant.usableUntil);
+  }
+
   private lookUp(hash: string): Promise<KeyGrant | null> {
     const pending = this.inFlight.get(hash);
     if (pending && pending.generation === this.cache.generation) return pending.result;

@@ -35,8 +35,8 @@ export class CompositeAuthGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    jwtStrategy: JwtAccessStrategy,
-    apiKeyStrategy: ApiKeyStrategy,
+    private readonly jwtStrategy: JwtAccessStrategy,
+    private readonly apiKeyStrategy: ApiKeyStrategy,
     private readonly rateLimiter: PrincipalRateLimiter,
     private readonly addressLimits: AddressLimits,
   ) {
@@ -55,9 +55,11 @@ export class CompositeAuthGuard implements CanActivate {
     if (credential.kind === 'api_key' && requirement.jwtOnly) throw new ApiKeyNotAcceptedError();
 
     // An address that keeps presenting bad credentials is refused before any lookup (forged keys,
-    // guessed tokens); a valid credential never waits on the count.
+    // guessed tokens), except for a credential verified recently: clients that share the address
+    // (one NAT) keep working. A valid credential never waits on the count.
     const address = clientAddress(request);
-    this.addressLimits.checkFailures(address);
+    const known = credential.kind === 'api_key' ? this.apiKeyStrategy.isKnown(credential.value) : this.jwtStrategy.isKnown(credential.value);
+    if (!known) this.addressLimits.checkFailures(address);
     let principal: Principal;
     try {
       principal =

@@ -39,6 +39,12 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
+  /** A token whose signature and claims were verified before and that has not expired. */
+  isKnown(token: string): boolean {
+    const known = this.verified.get(token);
+    return known !== undefined && known.expiresAtMs > Date.now();
+  }
+
   /** Passport's entry point: a token verified before goes straight to the account lookup. */
   override authenticate(request: Request, options?: object): void {
     const token = bearerToken(request);
