@@ -105,6 +105,11 @@ async function main() {
   const baseEnv = {
     // The limiter still counts every request, but the load of one key must not trip it.
     RATE_LIMIT_PER_MINUTE: '1000000000',
+    // Every load comes from 127.0.0.1: the per-address limits before authentication would throttle
+    // the soak's sign-ins. A section about abuse sets its own.
+    SIGNUP_LIMIT_PER_HOUR: '1000000000',
+    SIGNIN_LIMIT_PER_MINUTE: '1000000000',
+    TOKEN_LIMIT_PER_MINUTE: '1000000000',
     ...(redis ? { REDIS_URL: redis } : {}),
   };
 

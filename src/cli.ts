@@ -6,13 +6,17 @@ import { RegisterDto } from './auth/dto/auth.dto.js';
 import { toFieldErrors } from './common/validation.js';
 import { ConfigError, loadConfig } from './config/env.schema.js';
 
-const USAGE = `Usage: npm run cli -- create-admin --email <address> (--password <password> | --password-stdin)
+const USAGE = `Usage: npm run cli -- create-admin --email <address> (--password <password> | --password-stdin) [--promote-existing]
 
 Commands:
-  create-admin   Create a platform administrator, or promote an existing account and set its password.
+  create-admin   Create a platform administrator, or set the password of an existing one.
                  Uses DATABASE_URL, or the embedded store under DATA_DIR; runs pending migrations first.
                  --password-stdin reads the password from the first line of standard input, which keeps
-                 it out of the process list (e.g. printf '%s' "$PASSWORD" | npm run cli -- create-admin ...).`;
+                 it out of the process list (e.g. printf '%s' "$PASSWORD" | npm run cli -- create-admin ...).
+                 --promote-existing is needed to make an existing ordinary account an administrator
+                 (anyone can sign up with an address first): the given password replaces its own, and
+                 every session of the account is ended. A new password for an administrator ends its
+                 sessions too.`;
 
 /** Exit codes: 0 done, 1 the work failed (configuration, database), 2 bad command line. */
 class UsageError extends Error {}
@@ -23,15 +27,26 @@ async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
   return text.split(/\r?\n/)[0];
 }
 
-async function parseCommandLine(argv: string[]): Promise<{ email: string; password: string }> {
+interface CreateAdminArgs {
+  email: string;
+  password: string;
+  promoteExisting: boolean;
+}
+
+async function parseCommandLine(argv: string[]): Promise<CreateAdminArgs> {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given');
   if (command !== 'create-admin') throw new UsageError(`unknown command "${command}"`);
-  let values: { email?: string; password?: string; 'password-stdin'?: boolean };
+  let values: { email?: string; password?: string; 'password-stdin'?: boolean; 'promote-existing'?: boolean };
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        'promote-existing': { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -55,17 +70,15 @@ async function parseCommandLine(argv: string[]): Promise<{ email: string; passwo
   const problems = toFieldErrors(validateSync(dto, { stopAtFirstError: true }));
   const [field, messages] = Object.entries(problems)[0] ?? [];
   if (field) throw new UsageError(`--${field}: ${messages![0]}`);
-  return { email: dto.email, password: dto.password };
+  return { email: dto.email, password: dto.password, promoteExisting: values['promote-existing'] === true };
 }
 
-async function createAdmin(email: string, password: string): Promise<void> {
+async function createAdmin({ email, password, promoteExisting }: CreateAdminArgs): Promise<void> {
   const config = { ...loadConfig(), MIGRATIONS_RUN: true };
   // Loaded only now, so that a usage error answers without loading the whole application.
-  const [{ NestFactory }, { DataSource }, { AppModule }, { User }, { UsersService }, { openDatabaseTarget }] = await Promise.all([
+  const [{ NestFactory }, { AppModule }, { UsersService }, { openDatabaseTarget }] = await Promise.all([
     import('@nestjs/core'),
-    import('typeorm'),
     import('./app.module.js'),
-    import('./auth/user.entity.js'),
     import('./auth/users.service.js'),
     import('./database/database.js'),
   ]);
@@ -74,9 +87,15 @@ async function createAdmin(email: string, password: string): Promise<void> {
     // The whole application context, without HTTP: the same wiring, migrations and rules as the service.
     const context = await NestFactory.createApplicationContext(AppModule.forRoot(config, target), { logger: false, abortOnError: false });
     try {
-      const existed = await context.get(DataSource).getRepository(User).existsBy({ email: email.toLowerCase() });
-      const admin = await context.get(UsersService).ensureAdmin(email, password);
-      console.log(existed ? `Promoted ${admin.email} to administrator and set the given password.` : `Created administrator ${admin.email}.`);
+      const { user, outcome } = await context.get(UsersService).ensureAdmin(email, password, { promoteExisting });
+      console.log(
+        {
+          created: `Created administrator ${user.email}.`,
+          promoted: `Promoted ${user.email} to administrator and set the given password; its sessions were ended.`,
+          password_changed: `Set the given password for administrator ${user.email}; its sessions were ended.`,
+          unchanged: `${user.email} is already an administrator with this password; nothing changed.`,
+        }[outcome],
+      );
     } finally {
       await context.close();
     }
@@ -95,9 +114,15 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    await createAdmin(args.email, args.password);
+    await createAdmin(args);
     return 0;
   } catch (error) {
+    // Already loaded by createAdmin: this import costs nothing.
+    const { AdminPromotionRefusedError } = await import('./auth/users.service.js');
+    if (error instanceof AdminPromotionRefusedError) {
+      console.error(`create-admin refused: ${(error as Error).message}. If the account is yours, run again with --promote-existing.`);
+      return 1;
+    }
     const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
     console.error(error instanceof ConfigError ? message : `create-admin failed: ${message}`);
     return 1;

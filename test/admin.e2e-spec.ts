@@ -79,19 +79,27 @@ describe('the administrator from ADMIN_EMAIL / ADMIN_PASSWORD', () => {
     }
   });
 
-  it('promotes an existing ordinary account named by ADMIN_EMAIL and sets ADMIN_PASSWORD on it', async () => {
+  it('does not promote an existing ordinary account named by ADMIN_EMAIL, unless ADMIN_PROMOTE_EXISTING=true', async () => {
     const test = await startTestApp({}, database);
-    let promotedEmail: string;
+    let ordinary: Awaited<ReturnType<typeof signUp>>;
     try {
-      const ordinary = await signUp(test);
-      promotedEmail = ordinary.email;
+      ordinary = await signUp(test);
       expect((await test.http().get('/auth/users/me/').set(ordinary.auth).expect(200)).body.is_admin).toBe(false);
     } finally {
       await test.close();
     }
-    const again = await startTestApp({ ADMIN_EMAIL: promotedEmail!, ADMIN_PASSWORD: 'promoted admin password' }, database);
+    const refused = await startTestApp({ ADMIN_EMAIL: ordinary!.email, ADMIN_PASSWORD: 'promoted admin password' }, database);
     try {
-      const promoted = await signIn(again, promotedEmail!, 'promoted admin password');
+      await refused.http().post('/auth/jwt/create/').send({ email: ordinary!.email, password: 'promoted admin password' }).expect(401);
+      expect((await refused.http().get('/auth/users/me/').set(ordinary!.auth).expect(200)).body.is_admin).toBe(false);
+    } finally {
+      await refused.close();
+    }
+    const again = await startTestApp({ ADMIN_EMAIL: ordinary!.email, ADMIN_PASSWORD: 'promoted admin password', ADMIN_PROMOTE_EXISTING: 'true' }, database);
+    try {
+      // Its earlier sessions ended with the promotion.
+      await again.http().post('/auth/jwt/refresh/').send({ refresh: ordinary!.refresh }).expect(401);
+      const promoted = await signIn(again, ordinary!.email, 'promoted admin password');
       expect((await again.http().get('/auth/users/me/').set(promoted.auth).expect(200)).body.is_admin).toBe(true);
     } finally {
       await again.close();
@@ -133,16 +141,37 @@ describe('npm run cli -- create-admin', () => {
     }
   });
 
-  it('promotes an existing account and sets the password it was given', async () => {
+  it('refuses to promote an existing ordinary account without --promote-existing: exit 1, nothing changed', async () => {
     const test = await startTestApp({ ADMIN_EMAIL: '', ADMIN_PASSWORD: '' }, database);
     try {
       const user = await signUp(test);
       const outcome = await cli(['create-admin', `--email=${user.email}`, `--password=${password}`], { DATABASE_URL: database.url });
+      expect(outcome.code).toBe(1);
+      expect(outcome.stderr).toContain(`create-admin refused: ${user.email} already exists as an ordinary account and was not made an administrator`);
+      expect(outcome.stderr).toContain('--promote-existing');
+      expect(outcome.stdout).toBe('');
+      expectNoPassword(outcome, password);
+      const { rows } = await test.db.query('SELECT is_admin FROM users WHERE email = $1', [user.email]);
+      expect(rows[0].is_admin).toBe(false);
+      // Its password and sessions are its own still.
+      await signIn(test, user.email, user.password);
+      await test.http().post('/auth/jwt/refresh/').send({ refresh: user.refresh }).expect(200);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('promotes an existing account with --promote-existing, sets the password it was given, and ends its sessions', async () => {
+    const test = await startTestApp({ ADMIN_EMAIL: '', ADMIN_PASSWORD: '' }, database);
+    try {
+      const user = await signUp(test);
+      const outcome = await cli(['create-admin', `--email=${user.email}`, `--password=${password}`, '--promote-existing'], { DATABASE_URL: database.url });
       expect(outcome.code).toBe(0);
       expect(outcome.stdout).toContain(`Promoted ${user.email}`);
       expectNoPassword(outcome, password);
-      // The running service sees the new password at once (the role within its short principal cache).
+      // The running service sees the new password at once; the old refresh token is revoked.
       await signIn(test, user.email, password);
+      await test.http().post('/auth/jwt/refresh/').send({ refresh: user.refresh }).expect(401);
       const { rows } = await test.db.query('SELECT is_admin FROM users WHERE email = $1', [user.email]);
       expect(rows[0].is_admin).toBe(true);
     } finally {

@@ -31,6 +31,18 @@ describe('configuration', () => {
     expect(config.REDIS_URL).toBeUndefined();
   });
 
+  it('applies the hardening defaults: per-address limits, two hashes at once, no rotation, no promotion', () => {
+    expect(loadConfig({})).toMatchObject({
+      SIGNUP_LIMIT_PER_HOUR: 30,
+      SIGNIN_LIMIT_PER_MINUTE: 60,
+      TOKEN_LIMIT_PER_MINUTE: 300,
+      FAILED_AUTH_LIMIT_PER_MINUTE: 60,
+      PASSWORD_HASH_CONCURRENCY: 2,
+      JWT_ROTATE_REFRESH_TOKENS: false,
+      ADMIN_PROMOTE_EXISTING: false,
+    });
+  });
+
   it('reads every documented variable, typed', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -116,6 +128,14 @@ describe('configuration', () => {
     ['DEFAULT_MONTHLY_CREDITS', 'lots'],
     ['QUERY_CREDIT_COST', '1.5'],
     ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['SIGNUP_LIMIT_PER_HOUR', '0'],
+    ['SIGNIN_LIMIT_PER_MINUTE', 'many'],
+    ['TOKEN_LIMIT_PER_MINUTE', '-1'],
+    ['FAILED_AUTH_LIMIT_PER_MINUTE', '2.5'],
+    ['PASSWORD_HASH_CONCURRENCY', '0'],
+    ['PASSWORD_HASH_CONCURRENCY', '65'],
+    ['JWT_ROTATE_REFRESH_TOKENS', 'sometimes'],
+    ['ADMIN_PROMOTE_EXISTING', 'perhaps'],
     ['REDIS_URL', 'http://cache:6379'],
     ['NODE_ENV', 'staging'],
     ['DATA_DIR', ''],

@@ -18,7 +18,7 @@ import { ADMIN, signIn, type SignedInUser, startTestApp, type TestApp } from './
 
 // The page.evaluate callbacks run in the browser; this project's types have no DOM, so just these.
 declare const document: { activeElement: { tagName: string; textContent: string | null } | null; documentElement: { scrollWidth: number } };
-declare const localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
+declare const localStorage: { readonly length: number; key(index: number): string | null; getItem(key: string): string | null; setItem(key: string, value: string): void };
 declare const axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> };
 interface AxeViolation {
   id: string;
@@ -128,7 +128,8 @@ describe('dashboard in a real browser', () => {
     webDir = await buildDashboard();
     screenshotDir = process.env.UPDATE_SCREENSHOTS ? join(ROOT, 'docs', 'screenshots') : await mkdtemp(join(tmpdir(), 'kqs-shots-'));
     await mkdir(screenshotDir, { recursive: true });
-    test = await startTestApp({ DASHBOARD_DIR: webDir });
+    // As the dashboard's deployment docs say: refresh tokens rotate.
+    test = await startTestApp({ DASHBOARD_DIR: webDir, JWT_ROTATE_REFRESH_TOKENS: 'true' });
     base = `http://127.0.0.1:${(test.server.address() as AddressInfo).port}`;
     admin = await signIn(test, ADMIN.email, ADMIN.password);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -438,50 +439,71 @@ describe('dashboard in a real browser', () => {
   });
 
   describe('session', () => {
-    const storedTokens = () => page.evaluate(() => JSON.parse(localStorage.getItem('kqs.session') ?? 'null') as { access: string; refresh: string } | null);
-    const setAccess = (access: string) =>
-      page.evaluate((value) => {
-        const tokens = JSON.parse(localStorage.getItem('kqs.session')!);
-        localStorage.setItem('kqs.session', JSON.stringify({ ...tokens, access: value }));
-      }, access);
+    const storedRefresh = (target: Page = page) => target.evaluate(() => localStorage.getItem('kqs.refresh'));
+    const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { token_type?: string };
+    const listRefused = { detail: 'Given token not valid for any token type', code: 'token_not_valid' };
 
-    it('refreshes the access token shortly before it expires', async () => {
-      // A context of its own (a fake clock applies to a whole context), signed in with the same tokens.
-      const clockedContext = await browser.newContext({ storageState: await context.storageState() });
+    it('keeps only the refresh token in localStorage, never the access token', async () => {
+      await page.goto(`${base}/app/keys`);
+      await page.getByRole('rowheader', { name: 'ci server' }).first().waitFor();
+      const stored = await page.evaluate(() => Array.from({ length: localStorage.length }, (_, i) => localStorage.getItem(localStorage.key(i)!) ?? ''));
+      expect(stored.join(' ')).not.toMatch(/access/);
+      const tokens = stored.filter((value) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value));
+      expect(tokens.map((token) => claimsOf(token).token_type)).toEqual(['refresh']);
+    }, SLOW);
+
+    it('refreshes the access token shortly before it expires, and stores the rotated refresh token', async () => {
+      // A context of its own (a fake clock applies to a whole context), with a sign-in of its own.
+      const { refresh } = await signIn(test, email, PASSWORD);
+      const clockedContext = await browser.newContext({
+        storageState: { cookies: [], origins: [{ origin: base, localStorage: [{ name: 'kqs.refresh', value: refresh }] }] },
+      });
       const clocked = await clockedContext.newPage();
       try {
         await clocked.clock.install();
         await clocked.goto(`${base}/app/keys`);
         await clocked.getByRole('rowheader', { name: 'ci server' }).first().waitFor();
-        const before = await clocked.evaluate(() => JSON.parse(localStorage.getItem('kqs.session')!).access as string);
+        const before = (await storedRefresh(clocked))!;
+        expect(before).not.toBe(refresh); // the reload itself got an access token, rotating the refresh token
         const refreshed = clocked.waitForResponse((response) => response.url().endsWith('/auth/jwt/refresh/'));
         await clocked.clock.fastForward('29:30'); // 30-minute tokens, refreshed a minute early
         expect((await refreshed).status()).toBe(200);
-        await eventually(() => clocked.evaluate(() => JSON.parse(localStorage.getItem('kqs.session')!).access as string), (access) => access !== before);
+        await eventually(() => storedRefresh(clocked), (stored) => stored !== before && stored !== null);
       } finally {
         await clockedContext.close();
       }
     }, SLOW);
 
-    it('refreshes an expired access token silently', async () => {
-      const expired = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ token_type: 'access', exp: Math.floor(Date.now() / 1000) - 60, iat: Math.floor(Date.now() / 1000) - 1860 })).toString('base64url')}.x`;
-      await setAccess(expired);
-      await page.goto(`${base}/app/keys`);
+    it('gets a new access token after a reload from the refresh token alone', async () => {
+      const before = await storedRefresh();
+      const refreshed = page.waitForResponse((response) => response.url().endsWith('/auth/jwt/refresh/'));
+      await page.reload();
+      expect((await refreshed).status()).toBe(200);
       await page.getByRole('rowheader', { name: 'ci server' }).first().waitFor();
-      expect((await storedTokens())!.access).not.toBe(expired);
+      expect(await storedRefresh()).not.toBe(before);
     }, SLOW);
 
     it('retries once with a new access token when the API answers 401', async () => {
-      await setAccess('not-a-jwt');
-      await page.goto(`${base}/app/keys`);
-      await page.getByRole('rowheader', { name: 'ci server' }).first().waitFor();
-      expect((await storedTokens())!.access).not.toBe('not-a-jwt');
+      let refused = 0;
+      await page.route('**/v1/billings/api-keys/', (route) => {
+        if (route.request().method() !== 'GET' || refused > 0) return route.continue();
+        refused++;
+        return route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify(listRefused) });
+      });
+      try {
+        await goTo('Usage');
+        const refreshed = page.waitForResponse((response) => response.url().endsWith('/auth/jwt/refresh/'));
+        await goTo('API keys');
+        expect((await refreshed).status()).toBe(200);
+        await page.getByRole('rowheader', { name: 'ci server' }).first().waitFor();
+        expect(refused).toBe(1);
+      } finally {
+        await page.unroute('**/v1/billings/api-keys/');
+      }
     }, SLOW);
 
     it('returns to sign-in with a message when the session has expired', async () => {
-      const tokens = (await storedTokens())!;
-      await api().post('/auth/jwt/logout/').send({ refresh: tokens.refresh }).expect(204); // as if it expired
-      await setAccess('not-a-jwt');
+      await api().post('/auth/jwt/logout/').send({ refresh: await storedRefresh() }).expect(204); // as if it expired
       await page.goto(`${base}/app/usage`);
       await page.getByRole('alert').filter({ hasText: 'Your session has expired. Please sign in again.' }).waitFor();
       await expectHeading('Sign in');
@@ -496,11 +518,26 @@ describe('dashboard in a real browser', () => {
     }, SLOW);
 
     it('signs out and revokes the refresh token', async () => {
-      const { refresh } = (await storedTokens())!;
+      const refresh = (await storedRefresh())!;
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByText('You have signed out.').waitFor();
-      expect(await storedTokens()).toBeNull();
+      expect(await storedRefresh()).toBeNull();
       await eventually(async () => (await api().post('/auth/jwt/refresh/').send({ refresh })).status, is(401));
+    }, SLOW);
+
+    it('signs out everywhere from the Organization page: every session of the person ends', async () => {
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      const otherDevice = await signIn(test, email, PASSWORD);
+      await goTo('Organization');
+      await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await page.getByText('You have signed out on every device.').waitFor();
+      await expectHeading('Sign in');
+      expect(await storedRefresh()).toBeNull();
+      expect((await api().post('/auth/jwt/refresh/').send({ refresh: otherDevice.refresh })).status).toBe(401);
+      expect((await api().get('/auth/users/me/').set(otherDevice.auth)).status).toBe(401);
     }, SLOW);
   });
 

@@ -17,6 +17,12 @@ interface KeyRow {
 /** Turns a presented `svc_` key into a principal, or throws the spec's 401. */
 @Injectable()
 export class ApiKeyAuthenticator {
+  /**
+   * Lookups under way by hash: a burst of one key (valid or forged) shares one database query. Only
+   * while no key changed since it started: a request after a revocation must not get an older answer.
+   */
+  private readonly inFlight = new Map<string, { generation: number; result: Promise<KeyGrant | null> }>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly cache: VerifiedKeyCache,
@@ -26,7 +32,7 @@ export class ApiKeyAuthenticator {
   async authenticate(presented: string): Promise<Principal> {
     if (!isWellFormedApiKey(presented)) throw new ApiKeyInvalidError();
     const hash = hashApiKey(presented);
-    const grant = this.cache.get(hash) ?? (await this.load(hash));
+    const grant = this.cache.get(hash) ?? (this.cache.isUnknown(hash) ? null : await this.lookUp(hash));
     if (!grant || (grant.usableUntil !== null && Date.now() >= grant.usableUntil)) throw new ApiKeyInvalidError();
     this.lastUsed.touch(grant.keyId);
     return {
@@ -37,6 +43,24 @@ export class ApiKeyAuthenticator {
       apiKeyId: grant.keyId,
       keyPrefix: grant.keyPrefix,
     };
+  }
+
+  /** Whether this key was verified recently (cached, still usable): it would cost no lookup. */
+  isKnown(presented: string): boolean {
+    if (!isWellFormedApiKey(presented)) return false;
+    const grant = this.cache.get(hashApiKey(presented));
+    return grant !== undefined && (grant.usableUntil === null || Date.now() < grant.usableUntil);
+  }
+
+  private lookUp(hash: string): Promise<KeyGrant | null> {
+    const pending = this.inFlight.get(hash);
+    if (pending && pending.generation === this.cache.generation) return pending.result;
+    const entry = { generation: this.cache.generation, result: this.load(hash) };
+    this.inFlight.set(hash, entry);
+    void entry.result.finally(() => {
+      if (this.inFlight.get(hash) === entry) this.inFlight.delete(hash);
+    }).catch(() => undefined);
+    return entry.result;
   }
 
   private async load(hash: string): Promise<KeyGrant | null> {
@@ -53,7 +77,10 @@ export class ApiKeyAuthenticator {
       [hash],
     );
     const row = rows[0];
-    if (!row) return null;
+    if (!row) {
+      this.cache.setUnknown(hash, generation);
+      return null;
+    }
     const grant: KeyGrant = {
       keyId: row.id,
       userId: row.user_id,

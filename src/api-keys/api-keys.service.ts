@@ -27,6 +27,9 @@ export class ApiKeysService {
 
   async create(owner: Principal, name: string): Promise<ApiKeyRecord> {
     const { key, record } = await this.insertKey(this.dataSource.manager, owner.userId, owner.organizationId, { name, expiresAt: null });
+    // Every instance forgets the hashes it knows to match nothing: this key could be one of them.
+    this.cache.invalidateKey(record.id);
+    await announceKeyChange(this.dataSource.manager, record.id);
     return presentApiKey(record, { fullKey: key });
   }
 

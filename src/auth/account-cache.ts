@@ -7,6 +7,8 @@ export interface Account {
   email: string;
   organizationId: string;
   isAdmin: boolean;
+  /** Epoch ms before which this account's access tokens are refused, or null. */
+  tokensValidAfter: number | null;
 }
 
 const TTL_MS = 30_000;
@@ -26,13 +28,19 @@ export class AccountCache {
   async get(userId: string): Promise<Account | null> {
     const cached = this.cache.get(userId);
     if (cached && Date.now() - cached.storedAt < TTL_MS) return cached.account;
-    const rows: { id: string; email: string; organization_id: string; is_admin: boolean }[] = await this.dataSource.query(
-      'SELECT id, email, organization_id, is_admin FROM users WHERE id = $1 AND is_active AND organization_id IS NOT NULL',
+    const rows: { id: string; email: string; organization_id: string; is_admin: boolean; tokens_valid_after: Date | null }[] = await this.dataSource.query(
+      'SELECT id, email, organization_id, is_admin, tokens_valid_after FROM users WHERE id = $1 AND is_active AND organization_id IS NOT NULL',
       [userId],
     );
     const row = rows[0];
     const account: Account | null = row
-      ? { id: row.id, email: row.email, organizationId: row.organization_id, isAdmin: row.is_admin }
+      ? {
+          id: row.id,
+          email: row.email,
+          organizationId: row.organization_id,
+          isAdmin: row.is_admin,
+          tokensValidAfter: row.tokens_valid_after ? row.tokens_valid_after.getTime() : null,
+        }
       : null;
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
     this.cache.set(userId, { account, storedAt: Date.now() });

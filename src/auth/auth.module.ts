@@ -10,6 +10,7 @@ import { CompositeAuthGuard } from './composite-auth.guard.js';
 import { JWT_SECRET, resolveJwtSecret } from './jwt-secret.js';
 import { JwtController } from './jwt.controller.js';
 import { PasswordHasher } from './password-hasher.js';
+import { RefreshTokenPurger } from './refresh-token-purger.js';
 import { AccountCache } from './account-cache.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
@@ -35,6 +36,7 @@ import { UsersService } from './users.service.js';
     PasswordHasher,
     AccountCache,
     TokensService,
+    RefreshTokenPurger,
     UsersService,
     JwtAccessStrategy,
     ApiKeyStrategy,

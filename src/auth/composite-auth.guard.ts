@@ -12,6 +12,8 @@ import {
 import type { HttpReply, HttpRequest } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { observeCredential } from '../observability/metrics.js';
+import { AddressLimits } from '../rate-limit/address-limits.js';
+import { clientAddress } from '../rate-limit/client-address.js';
 import { PrincipalRateLimiter, rateLimitHeaders } from '../rate-limit/principal-rate-limiter.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -33,9 +35,10 @@ export class CompositeAuthGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    jwtStrategy: JwtAccessStrategy,
-    apiKeyStrategy: ApiKeyStrategy,
+    private readonly jwtStrategy: JwtAccessStrategy,
+    private readonly apiKeyStrategy: ApiKeyStrategy,
     private readonly rateLimiter: PrincipalRateLimiter,
+    private readonly addressLimits: AddressLimits,
   ) {
     this.passport.use('jwt', jwtStrategy);
     this.passport.use('api-key', apiKeyStrategy);
@@ -51,10 +54,22 @@ export class CompositeAuthGuard implements CanActivate {
     if (!credential) throw new NotAuthenticatedError();
     if (credential.kind === 'api_key' && requirement.jwtOnly) throw new ApiKeyNotAcceptedError();
 
-    const principal =
-      credential.kind === 'api_key'
-        ? await observeCredential('api_key', this.authenticate('api-key', context, () => new ApiKeyInvalidError()))
-        : await observeCredential('jwt', this.authenticate('jwt', context, () => new AccessTokenInvalidError()));
+    // An address that keeps presenting bad credentials is refused before any lookup (forged keys,
+    // guessed tokens), except for a credential verified recently: clients that share the address
+    // (one NAT) keep working. A valid credential never waits on the count.
+    const address = clientAddress(request);
+    const known = credential.kind === 'api_key' ? this.apiKeyStrategy.isKnown(credential.value) : this.jwtStrategy.isKnown(credential.value);
+    if (!known) this.addressLimits.checkFailures(address);
+    let principal: Principal;
+    try {
+      principal =
+        credential.kind === 'api_key'
+          ? await observeCredential('api_key', this.authenticate('api-key', context, () => new ApiKeyInvalidError()))
+          : await observeCredential('jwt', this.authenticate('jwt', context, () => new AccessTokenInvalidError()));
+    } catch (error) {
+      if (error instanceof ApiKeyInvalidError || error instanceof AccessTokenInvalidError) await this.addressLimits.recordFailure(address);
+      throw error;
+    }
     request.user = principal;
     const limits = this.rateLimiter.consume(principal);
     context.switchToHttp().getResponse<HttpReply>().headers(rateLimitHeaders(limits));

@@ -4,13 +4,16 @@ import type { HttpRequest } from '../common/http.js';
 import { Public } from '../common/auth.decorators.js';
 import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
+import { clientAddress } from '../rate-limit/client-address.js';
+import { LimitPerAddress } from '../rate-limit/limit-per-address.js';
 import { MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS, SignInThrottle } from '../rate-limit/sign-in-throttle.js';
-import { CredentialsDto, RefreshDto, VerifyDto } from './dto/auth.dto.js';
+import { CredentialsDto, LogoutDto, RefreshDto, VerifyDto } from './dto/auth.dto.js';
 import { AccessTokenResponse, TokenPairResponse } from './dto/auth.response.js';
 import { TokensService } from './tokens.service.js';
 import { UsersService } from './users.service.js';
 
 const TOKEN_INVALID = { description: 'The token is malformed, tampered, expired, revoked or of the wrong type.', examples: ['tokenInvalid'] } as const;
+const TOKEN_CALLS_THROTTLED = 'Too many refresh, verify and logout calls from this address (`TOKEN_LIMIT_PER_MINUTE`); `Retry-After` says when to try again.';
 
 /** simplejwt's endpoints: create, refresh, verify, and logout (refresh-token revocation). */
 @ApiTags('auth')
@@ -26,32 +29,42 @@ export class JwtController {
   @Post('create')
   @NoStore()
   @HttpCode(200)
+  @LimitPerAddress('signin')
   @ApiOperation({ summary: 'Sign in with e-mail and password: a JWT access and refresh token pair' })
   @ApiOkResponse({ type: TokenPairResponse })
   @ApiErrors({
     401: { description: 'Wrong e-mail or password, or an inactive account.', examples: ['invalidCredentials'] },
-    429: `After ${MAX_FAILURES_PER_EMAIL} failed attempts for one e-mail (or ${MAX_FAILURES_PER_ADDRESS} from one address) within ${SIGN_IN_WINDOW_MS / 60_000} minutes, until that window passes; \`Retry-After\` says when.`,
+    429:
+      `After ${MAX_FAILURES_PER_EMAIL} failed attempts for one e-mail (or ${MAX_FAILURES_PER_ADDRESS} from one address) within ${SIGN_IN_WINDOW_MS / 60_000} minutes, until that window passes ` +
+      '(each attempt is counted before the password is checked, so concurrent guesses cannot exceed it); also past `SIGNIN_LIMIT_PER_MINUTE` attempts from one address. `Retry-After` says when.',
   })
   async create(@Body() body: CredentialsDto, @Req() request: HttpRequest): Promise<{ access: string; refresh: string }> {
-    const user = await this.throttle.attempt(body.email, request.ip, () => this.users.authenticate(body.email, body.password));
+    const user = await this.throttle.attempt(body.email, clientAddress(request), () => this.users.authenticate(body.email, body.password));
     return this.tokens.issuePair(user.id);
   }
 
   @Post('refresh')
   @NoStore()
   @HttpCode(200)
-  @ApiOperation({ summary: 'A new access token for a valid refresh token' })
+  @LimitPerAddress('token')
+  @ApiOperation({
+    summary: 'A new access token for a valid refresh token',
+    description:
+      'With `JWT_ROTATE_REFRESH_TOKENS=true` the answer also carries a new `refresh` token and the one sent is revoked; ' +
+      'presenting a refresh token that was already rotated revokes every token of its sign-in (reuse detection) and answers 401.',
+  })
   @ApiOkResponse({ type: AccessTokenResponse })
-  @ApiErrors({ 401: TOKEN_INVALID })
-  refresh(@Body() body: RefreshDto): Promise<{ access: string }> {
+  @ApiErrors({ 401: TOKEN_INVALID, 429: TOKEN_CALLS_THROTTLED })
+  refresh(@Body() body: RefreshDto): Promise<{ access: string; refresh?: string }> {
     return this.tokens.refresh(body.refresh);
   }
 
   @Post('verify')
   @HttpCode(200)
+  @LimitPerAddress('token')
   @ApiOperation({ summary: 'Check that a token (access or refresh) is valid' })
   @ApiOkResponse({ description: 'Valid: an empty object.', schema: { type: 'object', properties: {}, additionalProperties: false, example: {} } })
-  @ApiErrors({ 401: TOKEN_INVALID })
+  @ApiErrors({ 401: TOKEN_INVALID, 429: TOKEN_CALLS_THROTTLED })
   async verify(@Body() body: VerifyDto): Promise<Record<string, never>> {
     await this.tokens.verify(body.token);
     return {};
@@ -59,10 +72,16 @@ export class JwtController {
 
   @Post('logout')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Sign out: revoke a refresh token so it can no longer refresh' })
+  @LimitPerAddress('token')
+  @ApiOperation({
+    summary: 'Sign out: revoke a refresh token so it can no longer refresh',
+    description:
+      'With `"all": true`, sign out everywhere: every refresh token of the user is revoked, and access tokens issued ' +
+      'before are refused (within 30 seconds on every instance). The valid refresh token sent is what proves the caller.',
+  })
   @ApiNoContentResponse({ description: 'Revoked.' })
-  @ApiErrors({ 401: TOKEN_INVALID })
-  async logout(@Body() body: RefreshDto): Promise<void> {
-    await this.tokens.logout(body.refresh);
+  @ApiErrors({ 401: TOKEN_INVALID, 429: TOKEN_CALLS_THROTTLED })
+  async logout(@Body() body: LogoutDto): Promise<void> {
+    await this.tokens.logout(body.refresh, body.all === true);
   }
 }

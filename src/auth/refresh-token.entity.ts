@@ -9,6 +9,14 @@ export class RefreshToken {
   @Column({ name: 'user_id', type: 'uuid' })
   userId: string;
 
+  /** The jti of the first token of the sign-in this token descends from (rotation). */
+  @Column({ name: 'family_id', type: 'uuid' })
+  familyId: string;
+
+  /** The token that replaced this one in a rotation; presenting this one again is reuse. */
+  @Column({ name: 'replaced_by', type: 'uuid', nullable: true })
+  replacedBy: string | null;
+
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt: Date;
 

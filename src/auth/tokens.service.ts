@@ -5,7 +5,9 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { TokenInvalidError } from '../common/errors.js';
+import { AccountCache } from './account-cache.js';
 import { RefreshToken } from './refresh-token.entity.js';
+import { afterCutOff, endAllSessions } from './sessions.js';
 
 export type TokenType = 'access' | 'refresh';
 
@@ -23,14 +25,15 @@ export class TokensService {
   constructor(
     private readonly jwt: JwtService,
     private readonly dataSource: DataSource,
+    private readonly accounts: AccountCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** A new sign-in: an access token and the first refresh token of a new family. */
   async issuePair(userId: string): Promise<{ access: string; refresh: string }> {
     const jti = randomUUID();
     const refresh = this.sign('refresh', userId, jti, this.config.JWT_REFRESH_TTL_SECONDS);
-    const expiresAt = new Date(Date.now() + this.config.JWT_REFRESH_TTL_SECONDS * 1000);
-    await this.dataSource.getRepository(RefreshToken).insert({ jti, userId, expiresAt, revokedAt: null });
+    await this.dataSource.getRepository(RefreshToken).insert({ jti, userId, familyId: jti, expiresAt: this.refreshExpiry(), revokedAt: null });
     return { access: this.issueAccess(userId), refresh };
   }
 
@@ -38,33 +41,94 @@ export class TokensService {
     return this.sign('access', userId, randomUUID(), this.config.JWT_ACCESS_TTL_SECONDS);
   }
 
-  /** A new access token for a valid, unrevoked refresh token whose user is still active. */
-  async refresh(refreshToken: string): Promise<{ access: string }> {
-    const claims = await this.verifyRefresh(refreshToken);
-    return { access: this.issueAccess(claims.user_id) };
+  /**
+   * A new access token for a valid, unrevoked refresh token whose user is still active. With
+   * JWT_ROTATE_REFRESH_TOKENS also a new refresh token, and the one presented is spent.
+   */
+  async refresh(refreshToken: string): Promise<{ access: string; refresh?: string }> {
+    if (!this.config.JWT_ROTATE_REFRESH_TOKENS) {
+      const claims = await this.verifyRefresh(refreshToken);
+      return { access: this.issueAccess(claims.user_id) };
+    }
+    const claims = this.decodeRefresh(refreshToken);
+    const jti = randomUUID();
+    // One statement: spend the old token (only if still usable) and record its successor in the same
+    // family. Two requests racing with one token queue on its row; the second finds it spent: reuse.
+    const rows: { user_id: string }[] = await this.dataSource.query(
+      `WITH spent AS (
+         UPDATE refresh_tokens r SET revoked_at = now(), replaced_by = $3
+           FROM users u
+          WHERE r.jti = $1 AND r.user_id = $2 AND u.id = r.user_id AND u.is_active
+            AND r.revoked_at IS NULL AND r.expires_at > now()
+         RETURNING r.user_id, r.family_id
+       ), successor AS (
+         INSERT INTO refresh_tokens (jti, user_id, family_id, expires_at)
+         SELECT $3, user_id, family_id, $4 FROM spent
+       )
+       SELECT user_id FROM spent`,
+      [claims.jti, claims.user_id, jti, this.refreshExpiry()],
+    );
+    if (rows.length === 0) {
+      await this.revokeFamilyIfReused(claims);
+      throw new TokenInvalidError();
+    }
+    const refresh = this.sign('refresh', claims.user_id, jti, this.config.JWT_REFRESH_TTL_SECONDS);
+    return { access: this.issueAccess(claims.user_id), refresh };
   }
 
   /** simplejwt's verify: any well-signed, unexpired token; a refresh token must also be unrevoked. */
   async verify(token: string): Promise<void> {
     const claims = this.decode(token);
-    if (claims.token_type === 'refresh') await this.verifyRefresh(token);
+    if (claims.token_type === 'refresh') await this.verifyRefresh(token, { detectReuse: false });
   }
 
-  async logout(refreshToken: string): Promise<void> {
+  /** Revokes this refresh token; with `all`, every session of its user (sign out everywhere). */
+  async logout(refreshToken: string, all = false): Promise<void> {
     const claims = await this.verifyRefresh(refreshToken);
+    if (all) {
+      const at = new Date();
+      await this.dataSource.transaction((manager) => endAllSessions(manager, claims.user_id, at));
+      this.accounts.forget(claims.user_id);
+      await afterCutOff(at);
+      return;
+    }
     await this.dataSource.getRepository(RefreshToken).update({ jti: claims.jti }, { revokedAt: new Date() });
   }
 
-  private async verifyRefresh(token: string): Promise<TokenClaims> {
-    const claims = this.decode(token);
-    if (claims.token_type !== 'refresh') throw new TokenInvalidError();
+  private async verifyRefresh(token: string, { detectReuse = true } = {}): Promise<TokenClaims> {
+    const claims = this.decodeRefresh(token);
     const rows: unknown[] = await this.dataSource.query(
       `SELECT 1 FROM refresh_tokens r JOIN users u ON u.id = r.user_id AND u.is_active
         WHERE r.jti = $1 AND r.user_id = $2 AND r.revoked_at IS NULL AND r.expires_at > now()`,
       [claims.jti, claims.user_id],
     );
-    if (rows.length === 0) throw new TokenInvalidError();
+    if (rows.length > 0) return claims;
+    if (detectReuse) await this.revokeFamilyIfReused(claims);
+    throw new TokenInvalidError();
+  }
+
+  /**
+   * A refresh token that a rotation already replaced is presented again: one of its two holders is
+   * not its owner, and which one cannot be told. Every token of its family (the sign-in it descends
+   * from) is revoked, so both must sign in again.
+   */
+  private async revokeFamilyIfReused(claims: TokenClaims): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE refresh_tokens SET revoked_at = now()
+        WHERE revoked_at IS NULL
+          AND family_id = (SELECT family_id FROM refresh_tokens WHERE jti = $1 AND user_id = $2 AND replaced_by IS NOT NULL)`,
+      [claims.jti, claims.user_id],
+    );
+  }
+
+  private decodeRefresh(token: string): TokenClaims {
+    const claims = this.decode(token);
+    if (claims.token_type !== 'refresh') throw new TokenInvalidError();
     return claims;
+  }
+
+  private refreshExpiry(): Date {
+    return new Date(Date.now() + this.config.JWT_REFRESH_TTL_SECONDS * 1000);
   }
 
   /** Signature (HS256 only: `alg: none` and others are refused), expiry and claim shape. */

@@ -22,6 +22,10 @@ export class User {
   @Column({ name: 'organization_id', type: 'uuid', nullable: true })
   organizationId: string | null;
 
+  /** Access tokens issued before this moment are refused (sign out everywhere, promotion). */
+  @Column({ name: 'tokens_valid_after', type: 'timestamptz', nullable: true })
+  tokensValidAfter: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', update: false })
   createdAt: Date;
 }

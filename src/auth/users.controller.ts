@@ -6,6 +6,7 @@ import { CurrentPrincipal, Public } from '../common/auth.decorators.js';
 import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
+import { LimitPerAddress } from '../rate-limit/limit-per-address.js';
 import { AccountCache } from './account-cache.js';
 import { RegisterDto } from './dto/auth.dto.js';
 import { CurrentUserResponse, RegisteredUserResponse } from './dto/auth.response.js';
@@ -22,6 +23,7 @@ export class UsersController {
 
   @Post()
   @Public()
+  @LimitPerAddress('signup')
   @ApiOperation({ summary: 'Register a user, with a new organization the user owns' })
   @ApiCreatedResponse({ type: RegisteredUserResponse })
   @ApiErrors({
@@ -33,6 +35,7 @@ export class UsersController {
       },
     },
     403: 'Sign-up is turned off (`ALLOW_SIGNUP=false`).',
+    429: 'Past `SIGNUP_LIMIT_PER_HOUR` sign-ups from one address; `Retry-After` says when to try again.',
   })
   async register(@Body() body: RegisterDto): Promise<{ id: string; email: string }> {
     if (!this.config.ALLOW_SIGNUP) throw new PermissionDeniedError();

@@ -5,7 +5,9 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { InvalidCredentialsError, ValidationFailedError } from '../common/errors.js';
 import { OrganizationsService } from '../organizations/organizations.service.js';
+import { AccountCache } from './account-cache.js';
 import { PasswordHasher } from './password-hasher.js';
+import { afterCutOff, endAllSessions } from './sessions.js';
 import { User } from './user.entity.js';
 
 export const EMAIL_TAKEN = 'A user with that email already exists.';
@@ -18,13 +20,22 @@ export class UsersService implements OnApplicationBootstrap {
     private readonly dataSource: DataSource,
     private readonly passwords: PasswordHasher,
     private readonly organizations: OrganizationsService,
+    private readonly accounts: AccountCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The administrator named by ADMIN_EMAIL/ADMIN_PASSWORD exists at every boot. */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.ADMIN_EMAIL && this.config.ADMIN_PASSWORD) {
-      await this.ensureAdmin(this.config.ADMIN_EMAIL, this.config.ADMIN_PASSWORD);
+    if (!this.config.ADMIN_EMAIL || !this.config.ADMIN_PASSWORD) return;
+    try {
+      await this.ensureAdmin(this.config.ADMIN_EMAIL, this.config.ADMIN_PASSWORD, { promoteExisting: this.config.ADMIN_PROMOTE_EXISTING });
+    } catch (error) {
+      if (!(error instanceof AdminPromotionRefusedError)) throw error;
+      // Boot goes on (the service is usable without its administrator), loudly.
+      this.logger.error(
+        `ADMIN_EMAIL: ${error.message}. Anyone can sign up with an address before it becomes ADMIN_EMAIL. ` +
+          'If the account is yours, set ADMIN_PROMOTE_EXISTING=true (its sessions are ended and ADMIN_PASSWORD becomes its password); otherwise choose another address.',
+      );
     }
   }
 
@@ -63,30 +74,58 @@ export class UsersService implements OnApplicationBootstrap {
     return user;
   }
 
-  /** Creates the admin, or promotes the existing account and sets its password to the one given. */
-  async ensureAdmin(email: string, password: string): Promise<User> {
-    let existing = await this.dataSource.getRepository(User).findOneBy({ email: email.toLowerCase() });
-    if (!existing) {
+  /**
+   * Creates the administrator, or brings the existing one up to date (password, active). An existing
+   * ordinary account is promoted only when asked (`promoteExisting`): otherwise whoever signed up
+   * first with that address would become an administrator, keeping their password and sessions.
+   * Promotion and a password change end every session of the account.
+   */
+  async ensureAdmin(email: string, password: string, options: { promoteExisting?: boolean } = {}): Promise<EnsuredAdmin> {
+    const normalized = email.toLowerCase();
+    if (!(await this.dataSource.getRepository(User).existsBy({ email: normalized }))) {
       try {
-        const admin = await this.register(email, password, true);
+        const admin = await this.register(normalized, password, true);
         this.logger.log(`created administrator ${admin.email}`);
-        return admin;
+        return { user: admin, outcome: 'created' };
       } catch (error) {
-        // Another instance booting at the same moment created it first: promote that account instead.
+        // Another instance booting at the same moment created it first: bring that one up to date.
         if (!(error instanceof ValidationFailedError)) throw error;
-        existing = await this.dataSource.getRepository(User).findOneByOrFail({ email: email.toLowerCase() });
       }
     }
-    const current = await this.dataSource
-      .getRepository(User)
-      .createQueryBuilder('user')
-      .addSelect('user.passwordHash')
-      .where('user.id = :id', { id: existing.id })
-      .getOneOrFail();
-    const passwordHash = (await this.passwords.verify(current.passwordHash, password))
-      ? current.passwordHash
-      : await this.passwords.hash(password);
-    await this.dataSource.getRepository(User).update({ id: existing.id }, { isAdmin: true, isActive: true, passwordHash });
-    return Object.assign(existing, { isAdmin: true, isActive: true });
+    const endedAt = new Date();
+    const result = await this.dataSource.transaction(async (manager) => {
+      const current = await manager
+        .getRepository(User)
+        .createQueryBuilder('user')
+        .addSelect('user.passwordHash')
+        .setLock('pessimistic_write')
+        .where('user.email = :email', { email: normalized })
+        .getOneOrFail();
+      if (!current.isAdmin && !options.promoteExisting) throw new AdminPromotionRefusedError(current.email);
+      const samePassword = await this.passwords.verify(current.passwordHash, password);
+      const outcome: EnsuredAdmin['outcome'] = !current.isAdmin ? 'promoted' : samePassword ? 'unchanged' : 'password_changed';
+      if (outcome === 'unchanged' && current.isActive) return { user: current, outcome };
+      const passwordHash = samePassword ? current.passwordHash : await this.passwords.hash(password);
+      await manager.update(User, { id: current.id }, { isAdmin: true, isActive: true, passwordHash });
+      if (outcome !== 'unchanged') await endAllSessions(manager, current.id, endedAt);
+      return { user: Object.assign(current, { isAdmin: true, isActive: true }), outcome };
+    });
+    this.accounts.forget(result.user.id);
+    if (result.outcome !== 'unchanged') await afterCutOff(endedAt);
+    if (result.outcome === 'promoted') this.logger.warn(`promoted the existing account ${result.user.email} to administrator; its sessions were ended`);
+    if (result.outcome === 'password_changed') this.logger.log(`set a new password for administrator ${result.user.email}; its sessions were ended`);
+    return result;
+  }
+}
+
+export interface EnsuredAdmin {
+  user: User;
+  outcome: 'created' | 'promoted' | 'password_changed' | 'unchanged';
+}
+
+/** ADMIN_EMAIL or create-admin named an ordinary account, and promotion was not asked for. */
+export class AdminPromotionRefusedError extends Error {
+  constructor(readonly email: string) {
+    super(`${email} already exists as an ordinary account and was not made an administrator`);
   }
 }

@@ -70,6 +70,10 @@ export class EnvSchema {
   @Transform(blankToUndefined) @IsOptional() @IsString() @MinLength(8)
   ADMIN_PASSWORD?: string;
 
+  /** Whether ADMIN_EMAIL may promote an account that already exists as an ordinary one (ending its sessions). */
+  @Transform(toBool) @IsBoolean()
+  ADMIN_PROMOTE_EXISTING = false;
+
   @Transform(toBool) @IsBoolean()
   ALLOW_SIGNUP = true;
 
@@ -81,6 +85,30 @@ export class EnvSchema {
 
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_PER_MINUTE = 1200;
+
+  /** Per client address, before authentication: sign-ups per hour (each costs an argon2 hash and rows). */
+  @Transform(toInt) @IsInt() @Min(1)
+  SIGNUP_LIMIT_PER_HOUR = 30;
+
+  /** Sign-in attempts per address per minute, right or wrong (failures have their own limits too). */
+  @Transform(toInt) @IsInt() @Min(1)
+  SIGNIN_LIMIT_PER_MINUTE = 60;
+
+  /** Refresh, verify and logout calls per address per minute. */
+  @Transform(toInt) @IsInt() @Min(1)
+  TOKEN_LIMIT_PER_MINUTE = 300;
+
+  /** Invalid API keys and JWTs per address per minute; past it the address gets 429 until the minute ends. */
+  @Transform(toInt) @IsInt() @Min(1)
+  FAILED_AUTH_LIMIT_PER_MINUTE = 60;
+
+  /** Password hashes (argon2id, 19 MiB each) computed at once; others wait their turn. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  PASSWORD_HASH_CONCURRENCY = 2;
+
+  /** When true, POST /auth/jwt/refresh/ also returns a new refresh token and revokes the one sent. */
+  @Transform(toBool) @IsBoolean()
+  JWT_ROTATE_REFRESH_TOKENS = false;
 
   @Transform(blankToUndefined) @IsOptional()
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true }, { message: 'must be a redis:// URL' })

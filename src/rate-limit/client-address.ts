@@ -11,3 +11,25 @@ export function parseTrustProxy(value: string): boolean | number | string {
   if (/^\d+$/.test(text)) return Number(text);
   return text;
 }
+
+/**
+ * The client's address for per-address limits: Fastify's `request.ip` (which follows TRUST_PROXY),
+ * IPv4-mapped IPv6 written as IPv4, and IPv6 cut to its /64, since one client commonly holds a whole
+ * /64 and could otherwise take a fresh address for every request.
+ */
+export function clientAddress(request: { ip?: string; socket?: { remoteAddress?: string } }): string {
+  const raw = (request.ip ?? request.socket?.remoteAddress ?? '').trim();
+  if (raw === '') return 'unknown';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(raw);
+  if (mapped) return mapped[1];
+  if (!raw.includes(':')) return raw;
+  return `${expandIpv6(raw).slice(0, 4).join(':')}::/64`;
+}
+
+function expandIpv6(address: string): string[] {
+  const [head, tail] = address.split('%')[0].toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array(Math.max(0, 8 - left.length - right.length)).fill('0');
+  return [...left, ...zeros, ...right].map((group) => group.replace(/^0+(?=.)/, ''));
+}

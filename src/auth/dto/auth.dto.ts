@@ -1,5 +1,5 @@
 import { isEmail } from 'class-validator';
-import { fieldRule, StringField } from '../../common/validation.js';
+import { BooleanField, fieldRule, StringField } from '../../common/validation.js';
 
 /** A further rule for a string field, checked once StringField found a string. */
 function extraRule(name: string, message: (value: string) => string | null) {
@@ -45,6 +45,12 @@ export class RegisterDto {
 export class RefreshDto {
   @StringField()
   refresh: string;
+}
+
+export class LogoutDto extends RefreshDto {
+  /** true: revoke every refresh token of the user and refuse their earlier access tokens. */
+  @BooleanField()
+  all?: boolean;
 }
 
 export class VerifyDto {

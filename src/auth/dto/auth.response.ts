@@ -13,6 +13,15 @@ export class TokenPairResponse {
 export class AccessTokenResponse {
   @ApiProperty({ type: 'string', description: 'A new JWT access token (30 minutes).' })
   access: string;
+
+  @ApiProperty({
+    type: 'string',
+    required: false,
+    description:
+      'Only when the service rotates refresh tokens (`JWT_ROTATE_REFRESH_TOKENS=true`): a new refresh token (30 days). ' +
+      'The one sent is then spent: presenting it again revokes every token of its sign-in.',
+  })
+  refresh?: string;
 }
 
 /** `POST /auth/users/`. */

@@ -13,6 +13,11 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     super();
   }
 
+  /** A key verified recently, which an address refused for failed credentials may still use. */
+  isKnown(presented: string): boolean {
+    return this.authenticator.isKnown(presented);
+  }
+
   validate(request: HttpRequest): Promise<Principal> {
     return this.authenticator.authenticate(presentedCredential(request)?.value ?? '');
   }

@@ -7,6 +7,7 @@ import { AccessTokenInvalidError } from '../../common/errors.js';
 import type { Principal } from '../../common/principal.js';
 import { AccountCache } from '../account-cache.js';
 import { JWT_SECRET } from '../jwt-secret.js';
+import { issuedBeforeCutOff } from '../sessions.js';
 import type { TokenClaims } from '../tokens.service.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,7 +24,7 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
    * sends one token many times; re-verifying it each time was the JWT route's own cost. Any change to
    * a token makes it another string, which is verified in full.
    */
-  private readonly verified = new Map<string, { userId: string; expiresAtMs: number }>();
+  private readonly verified = new Map<string, { userId: string; issuedAt: number; expiresAtMs: number }>();
 
   constructor(
     @Inject(JWT_SECRET) secret: string,
@@ -40,12 +41,18 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
+  /** A token whose signature and claims were verified before and that has not expired. */
+  isKnown(token: string): boolean {
+    const known = this.verified.get(token);
+    return known !== undefined && known.expiresAtMs > Date.now();
+  }
+
   /** Passport's entry point: a token verified before goes straight to the account lookup. */
   override authenticate(request: PassportRequest, options?: object): void {
     const token = bearerToken(request);
     const known = token ? this.verified.get(token) : undefined;
     if (!known || known.expiresAtMs <= Date.now()) return super.authenticate(request, options);
-    this.principalFor(known.userId).then(
+    this.principalFor(known.userId, known.issuedAt).then(
       (principal) => this.success(principal),
       (error: unknown) => this.error(error as Error),
     );
@@ -57,23 +64,24 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (claims.token_type !== 'access' || !UUID.test(String(claims.user_id)) || typeof claims.exp !== 'number') {
       throw new AccessTokenInvalidError();
     }
-    const principal = await this.principalFor(claims.user_id!);
-    this.remember(bearerToken(request as unknown as PassportRequest)!, claims.user_id!, claims.exp * 1000);
+    const principal = await this.principalFor(claims.user_id!, claims.iat);
+    this.remember(bearerToken(request as unknown as PassportRequest)!, claims.user_id!, Number(claims.iat), claims.exp * 1000);
     return principal;
   }
 
-  private async principalFor(userId: string): Promise<Principal> {
+  private async principalFor(userId: string, issuedAt: number | undefined): Promise<Principal> {
     const account = await this.accounts.get(userId);
-    if (!account) throw new AccessTokenInvalidError();
+    // Signed out everywhere (or promoted, or a new password) since this token was issued.
+    if (!account || issuedBeforeCutOff(issuedAt, account.tokensValidAfter)) throw new AccessTokenInvalidError();
     return { kind: 'jwt', userId: account.id, organizationId: account.organizationId, isAdmin: account.isAdmin, apiKeyId: null, keyPrefix: null };
   }
 
-  private remember(token: string, userId: string, expiresAtMs: number): void {
+  private remember(token: string, userId: string, issuedAt: number, expiresAtMs: number): void {
     if (this.verified.size >= VERIFIED_TOKENS_MAX) {
       const now = Date.now();
       for (const [known, entry] of this.verified) if (entry.expiresAtMs <= now) this.verified.delete(known);
       if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.clear();
     }
-    this.verified.set(token, { userId, expiresAtMs });
+    this.verified.set(token, { userId, issuedAt, expiresAtMs });
   }
 }

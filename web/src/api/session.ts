@@ -2,7 +2,9 @@ import { createStore } from '../lib/store';
 import { ApiError, readBody, send } from './http';
 
 interface Tokens {
-  access: string;
+  /** Kept in memory only: a script injected into the page could read localStorage. */
+  access: string | null;
+  /** In localStorage too, so that a reload or a second tab stays signed in. */
   refresh: string;
   /** When this browser received the access token (its own clock), so skew with the server's does not matter. */
   receivedAt: number;
@@ -11,13 +13,19 @@ interface Tokens {
 export type AuthState = { signedIn: true } | { signedIn: false; notice?: string };
 
 export const EXPIRED_NOTICE = 'Your session has expired. Please sign in again.';
-const STORAGE_KEY = 'kqs.session';
+const STORAGE_KEY = 'kqs.refresh';
+/** Where earlier versions kept both tokens: read once to keep the person signed in, then removed. */
+const LEGACY_STORAGE_KEY = 'kqs.session';
+const REFRESH_LOCK = 'kqs.refresh';
 const RETRY_MS = 15_000;
 
 /**
- * The JWT pair of the signed-in person, kept in localStorage so a reload or a second tab stays signed
- * in. The access token is refreshed shortly before it expires (and on demand after a 401); when the
- * refresh token is refused, the session ends and sign-in says why.
+ * The JWT pair of the signed-in person. The access token lives in memory only; the refresh token is
+ * kept in localStorage so a reload or a second tab stays signed in (each tab gets its own access token
+ * from it). The access token is refreshed shortly before it expires (and on demand after a 401); when
+ * the refresh token is refused, the session ends and sign-in says why. When the service rotates
+ * refresh tokens, each refresh stores the new one, and tabs take turns (a Web Lock) so that two never
+ * present the same token: the second would look like a stolen token being replayed.
  */
 class Session {
   readonly state = createStore<AuthState>({ signedIn: false });
@@ -26,15 +34,15 @@ class Session {
   private timer: number | undefined;
 
   start(): void {
-    this.tokens = readStored();
+    const refresh = readStoredRefresh();
+    this.tokens = refresh ? { access: null, refresh, receivedAt: 0 } : null;
     this.state.set(this.tokens ? { signedIn: true } : { signedIn: false });
-    this.schedule();
     window.addEventListener('storage', (event) => {
       if (event.key === STORAGE_KEY) this.adoptFromOtherTab();
     });
     // Timers stall while a laptop sleeps: check again when the page is looked at.
     document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible' && this.tokens && this.msLeft() < this.margin()) {
+      if (document.visibilityState === 'visible' && this.tokens?.access && this.msLeft() < this.margin()) {
         this.refresh().catch(() => undefined);
       }
     });
@@ -55,26 +63,40 @@ class Session {
     if (refresh) await send('POST', '/auth/jwt/logout/', { json: { refresh } }).catch(() => undefined);
   }
 
+  /**
+   * Ends every session of the person, on every device, this one included. Unlike signing out here, it
+   * must be confirmed by the service: an error is thrown (and the page stays signed in) otherwise.
+   */
+  async signOutEverywhere(): Promise<void> {
+    const refresh = await withRefreshLock(async () => readStoredRefresh() ?? this.tokens?.refresh);
+    if (!refresh || !this.tokens) throw sessionEnded();
+    await readBody<void>(await send('POST', '/auth/jwt/logout/', { json: { refresh, all: true } }));
+    this.end('You have signed out on every device.');
+  }
+
   expire(): void {
     if (this.tokens) this.end(EXPIRED_NOTICE);
   }
 
-  /** A usable access token, refreshed first when it is about to expire. */
+  /** A usable access token: refreshed first when there is none yet (a reload) or it is about to expire. */
   async accessToken(): Promise<string> {
     if (!this.tokens) throw sessionEnded();
-    if (this.msLeft() < 10_000) return this.refresh();
+    if (!this.tokens.access || this.msLeft() < 10_000) return this.refresh();
     return this.tokens.access;
   }
 
   /** One refresh at a time, however many requests ask for it. */
   refresh(): Promise<string> {
-    this.refreshing ??= this.doRefresh().finally(() => {
+    this.refreshing ??= withRefreshLock(() => this.doRefresh()).finally(() => {
       this.refreshing = null;
     });
     return this.refreshing;
   }
 
   private async doRefresh(): Promise<string> {
+    // Another tab may have rotated the refresh token while this one waited for the lock.
+    const stored = readStoredRefresh();
+    if (this.tokens && stored && stored !== this.tokens.refresh) this.tokens = { ...this.tokens, refresh: stored };
     const current = this.tokens;
     if (!current) throw sessionEnded();
     const response = await send('POST', '/auth/jwt/refresh/', { json: { refresh: current.refresh } });
@@ -82,15 +104,15 @@ class Session {
       this.expire();
       throw sessionEnded();
     }
-    const { access } = await readBody<{ access: string }>(response);
+    const body = await readBody<{ access: string; refresh?: string }>(response);
     if (this.tokens !== current) throw sessionEnded(); // signed out (or in again) meanwhile
-    this.keep({ ...current, access, receivedAt: Date.now() });
-    return access;
+    this.keep({ access: body.access, refresh: body.refresh ?? current.refresh, receivedAt: Date.now() });
+    return body.access;
   }
 
   private keep(tokens: Tokens): void {
     this.tokens = tokens;
-    localStorage.setItem(STORAGE_KEY, JSON.stringify(tokens));
+    localStorage.setItem(STORAGE_KEY, tokens.refresh);
     this.schedule();
   }
 
@@ -102,7 +124,7 @@ class Session {
   }
 
   private adoptFromOtherTab(): void {
-    const stored = readStored();
+    const stored = readStoredRefresh();
     if (!stored) {
       if (this.tokens) {
         this.tokens = null;
@@ -111,15 +133,18 @@ class Session {
       }
       return;
     }
-    const wasSignedIn = this.tokens !== null;
-    this.tokens = stored;
-    this.schedule();
-    if (!wasSignedIn) this.state.set({ signedIn: true });
+    if (this.tokens) {
+      // Rotated by the other tab: this tab's access token stays good until it expires.
+      this.tokens = { ...this.tokens, refresh: stored };
+      return;
+    }
+    this.tokens = { access: null, refresh: stored, receivedAt: 0 };
+    this.state.set({ signedIn: true });
   }
 
   private schedule(): void {
     window.clearTimeout(this.timer);
-    if (!this.tokens) return;
+    if (!this.tokens?.access) return;
     const delay = Math.min(Math.max(this.msLeft() - this.margin(), 0), 2 ** 31 - 1);
     this.timer = window.setTimeout(() => {
       this.refresh().catch(() => {
@@ -134,7 +159,7 @@ class Session {
    * arrived. Comparing exp with a clock that runs ahead would refresh in a loop.
    */
   private msLeft(): number {
-    if (!this.tokens) return Number.POSITIVE_INFINITY;
+    if (!this.tokens?.access) return Number.POSITIVE_INFINITY;
     const claims = decodeClaims(this.tokens.access);
     if (!claims?.exp) return Number.POSITIVE_INFINITY; // not readable: the server will say, and a 401 refreshes
     if (!claims.iat) return claims.exp * 1000 - Date.now();
@@ -143,7 +168,7 @@ class Session {
 
   /** Refresh a minute early, or a quarter of the lifetime early for short-lived tokens. */
   private margin(): number {
-    const claims = this.tokens ? decodeClaims(this.tokens.access) : null;
+    const claims = this.tokens?.access ? decodeClaims(this.tokens.access) : null;
     const lifetime = claims?.exp && claims.iat ? (claims.exp - claims.iat) * 1000 : 30 * 60_000;
     return Math.min(60_000, lifetime / 4);
   }
@@ -153,12 +178,24 @@ function sessionEnded(): ApiError {
   return new ApiError(401, EXPIRED_NOTICE, {}, 'session_expired');
 }
 
-function readStored(): Tokens | null {
+/** Tabs refresh one at a time where the browser has Web Locks; elsewhere, as before, each on its own. */
+function withRefreshLock<T>(task: () => Promise<T>): Promise<T> {
+  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+  return locks ? locks.request(REFRESH_LOCK, task) : task();
+}
+
+function readStoredRefresh(): string | null {
   try {
-    const value = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<Tokens> | null;
-    return value && typeof value.access === 'string' && typeof value.refresh === 'string'
-      ? { access: value.access, refresh: value.refresh, receivedAt: typeof value.receivedAt === 'number' ? value.receivedAt : 0 }
-      : null;
+    const stored = localStorage.getItem(STORAGE_KEY);
+    if (stored) return stored;
+    // An earlier version kept the access token here too: keep the refresh token, drop the rest.
+    const legacy = JSON.parse(localStorage.getItem(LEGACY_STORAGE_KEY) ?? 'null') as { refresh?: unknown } | null;
+    localStorage.removeItem(LEGACY_STORAGE_KEY);
+    if (legacy && typeof legacy.refresh === 'string') {
+      localStorage.setItem(STORAGE_KEY, legacy.refresh);
+      return legacy.refresh;
+    }
+    return null;
   } catch {
     return null;
   }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { domains as domainsApi, organizations } from '../api/endpoints';
+import { session } from '../api/session';
 import { type ApiError } from '../api/http';
 import type { Domain, Organization } from '../api/types';
 import { ErrorText } from '../components/ErrorText';
@@ -30,7 +31,26 @@ export function OrganizationPage() {
           <AllowedDomainsForm organization={organization} domains={domains.data ?? []} domainsError={domains.error} onSaved={setOrganization} />
         </>
       )}
+      <SessionsCard />
     </>
+  );
+}
+
+/** Your own sign-ins rather than the organization's, but this is the settings page. */
+function SessionsCard() {
+  const { busy, error, run } = useAction();
+  return (
+    <section aria-labelledby="sessions-heading" class="card">
+      <h2 id="sessions-heading">Your sessions</h2>
+      <p class="hint" id="sessions-hint">
+        Signed in somewhere you no longer use, or lost a device? This ends every session of your account, this one included. API keys keep
+        working.
+      </p>
+      <button type="button" disabled={busy} aria-describedby="sessions-hint" onClick={() => void run(() => session.signOutEverywhere(), { leaving: true })}>
+        Sign out everywhere
+      </button>
+      <ErrorText error={error} id="sessions-error" />
+    </section>
   );
 }
 
