@@ -26,14 +26,14 @@ export class ApiKeysController {
   @Get()
   @ApiOperation({ summary: 'List your API keys, newest first', description: 'Revoked and rotated keys stay listed with `is_active: false`. Never carries `key`.' })
   @ApiOkResponse({ type: ApiKeyResponse, isArray: true, description: 'Your keys, without the full key values.' })
-  list(@CurrentPrincipal() caller: Principal): Promise<ApiKeyRecord[]> {
+  listApiKeys(@CurrentPrincipal() caller: Principal): Promise<ApiKeyRecord[]> {
     return this.apiKeys.list(caller.userId);
   }
 
   @Post()
   @ApiOperation({ summary: 'Create an API key; the full key is returned this once' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new, active, non-expiring key, with `key`.' })
-  create(@CurrentPrincipal() caller: Principal, @Body() body: CreateApiKeyDto): Promise<ApiKeyRecord> {
+  createApiKey(@CurrentPrincipal() caller: Principal, @Body() body: CreateApiKeyDto): Promise<ApiKeyRecord> {
     return this.apiKeys.create(caller, body.name);
   }
 
@@ -48,7 +48,7 @@ export class ApiKeysController {
     },
     ...NO_SUCH_KEY,
   })
-  update(
+  updateApiKey(
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
     @Body() body: UpdateApiKeyDto,
@@ -71,7 +71,7 @@ export class ApiKeysController {
     },
     ...NO_SUCH_KEY,
   })
-  rotate(
+  rotateApiKey(
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
     @Body() body: RotateApiKeyDto,
@@ -85,7 +85,7 @@ export class ApiKeysController {
   @KEY_ID()
   @ApiOkResponse({ type: ApiKeyResponse, description: 'The record, with `is_active: false`.' })
   @ApiErrors(NO_SUCH_KEY)
-  revoke(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<ApiKeyRecord> {
+  revokeApiKey(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<ApiKeyRecord> {
     return this.apiKeys.revoke(caller.userId, keyId);
   }
 
@@ -95,7 +95,7 @@ export class ApiKeysController {
   @KEY_ID()
   @ApiNoContentResponse({ description: 'Revoked; the record stays in the list, inactive.' })
   @ApiErrors(NO_SUCH_KEY)
-  async remove(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<void> {
+  async deleteApiKey(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<void> {
     await this.apiKeys.revoke(caller.userId, keyId);
   }
 }

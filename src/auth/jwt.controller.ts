@@ -30,7 +30,7 @@ export class JwtController {
     401: { description: 'Wrong e-mail or password, or an inactive account.', examples: ['invalidCredentials'] },
     429: `After ${MAX_FAILURES_PER_EMAIL} failed attempts for one e-mail (or ${MAX_FAILURES_PER_ADDRESS} from one address) within ${SIGN_IN_WINDOW_MS / 60_000} minutes, until that window passes; \`Retry-After\` says when.`,
   })
-  async create(@Body() body: CredentialsDto, @Req() request: Request): Promise<{ access: string; refresh: string }> {
+  async createToken(@Body() body: CredentialsDto, @Req() request: Request): Promise<{ access: string; refresh: string }> {
     const user = await this.throttle.attempt(body.email, request.ip, () => this.users.authenticate(body.email, body.password));
     return this.tokens.issuePair(user.id);
   }
@@ -40,7 +40,7 @@ export class JwtController {
   @ApiOperation({ summary: 'A new access token for a valid refresh token' })
   @ApiOkResponse({ type: AccessTokenResponse })
   @ApiErrors({ 401: TOKEN_INVALID })
-  refresh(@Body() body: RefreshDto): Promise<{ access: string }> {
+  refreshToken(@Body() body: RefreshDto): Promise<{ access: string }> {
     return this.tokens.refresh(body.refresh);
   }
 
@@ -49,7 +49,7 @@ export class JwtController {
   @ApiOperation({ summary: 'Check that a token (access or refresh) is valid' })
   @ApiOkResponse({ description: 'Valid: an empty object.', schema: { type: 'object', properties: {}, additionalProperties: false, example: {} } })
   @ApiErrors({ 401: TOKEN_INVALID })
-  async verify(@Body() body: VerifyDto): Promise<Record<string, never>> {
+  async verifyToken(@Body() body: VerifyDto): Promise<Record<string, never>> {
     await this.tokens.verify(body.token);
     return {};
   }

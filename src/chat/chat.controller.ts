@@ -11,6 +11,7 @@ import { presentMessage, presentSession } from './chat.presenter.js';
 import { ChatService } from './chat.service.js';
 import { CreateSessionDto, PostMessageDto, UpdateSessionDto } from './dto/chat.dto.js';
 import { ChatExchangeResponse, ChatSessionDetailResponse, ChatSessionPage, ChatSessionResponse } from './dto/chat.response.js';
+import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 
 const SESSION_ID = () => ApiUuidParam('sessionId', 'The id of one of your sessions.');
 const NO_SUCH_SESSION = "No such session, or another user's.";
@@ -25,7 +26,7 @@ export class ChatController {
   @ApiOperation({ summary: 'Start a chat session over a public domain or your private documents' })
   @ApiCreatedResponse({ type: ChatSessionResponse })
   @ApiErrors({ 403: DOMAIN_REFUSED, 404: 'No active public domain has this slug.' })
-  async create(@CurrentPrincipal() caller: Principal, @Body() body: CreateSessionDto) {
+  async createChatSession(@CurrentPrincipal() caller: Principal, @Body() body: CreateSessionDto) {
     return presentSession(await this.chat.create(caller, body.title, body.domain));
   }
 
@@ -33,7 +34,7 @@ export class ChatController {
   @ApiOperation({ summary: 'List your chat sessions, most recently active first' })
   @ApiPagination()
   @ApiOkResponse({ type: ChatSessionPage })
-  async list(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }) {
+  async listChatSessions(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }) {
     const [sessions, count] = await this.chat.list(caller, page);
     return toPage(page, count, sessions.map(presentSession));
   }
@@ -43,7 +44,7 @@ export class ChatController {
   @SESSION_ID()
   @ApiOkResponse({ type: ChatSessionDetailResponse })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async get(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string) {
+  async getChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string) {
     const session = await this.chat.get(caller, sessionId);
     const messages = await this.chat.messages(session.id);
     return { ...presentSession(session), messages: messages.map(presentMessage) };
@@ -54,7 +55,7 @@ export class ChatController {
   @SESSION_ID()
   @ApiOkResponse({ type: ChatSessionResponse })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async rename(
+  async renameChatSession(
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,
     @Body() body: UpdateSessionDto,
@@ -68,7 +69,7 @@ export class ChatController {
   @SESSION_ID()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async remove(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string): Promise<void> {
+  async deleteChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string): Promise<void> {
     await this.chat.remove(caller, sessionId);
   }
 
@@ -78,13 +79,13 @@ export class ChatController {
     description: 'Both messages are stored only once the answer exists; a failed request costs nothing.',
   })
   @SESSION_ID()
-  @ApiCreatedResponse({ type: ChatExchangeResponse })
+  @ApiCreatedResponse({ type: ChatExchangeResponse, headers: CREDIT_HEADERS })
   @ApiErrors({
     402: 'The monthly credit quota is exhausted.',
     403: DOMAIN_REFUSED,
     404: "No such session, or another user's; or the session's domain is no longer active.",
   })
-  async post(
+  async postChatMessage(
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,
     @Body() body: PostMessageDto,

@@ -11,6 +11,8 @@ import { QueryDto } from './dto/query.dto.js';
 import { QueryResponse } from './dto/query.response.js';
 import { type PreparedAnswer, QueryService } from './query.service.js';
 import { presentSource } from './source.presenter.js';
+import { CREDIT_HEADERS } from '../openapi/response-headers.js';
+import { STREAM_MAX } from '../openapi/limits.js';
 
 const STREAM_FAILURE = 'The answer could not be completed. It is transient: retry with exponential back-off.';
 
@@ -27,11 +29,6 @@ const STREAM_EXAMPLE = [
 ]
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
-
-const CREDIT_HEADERS = {
-  'X-Credits-Remaining': { schema: { type: 'integer' }, description: 'Credits left in the current period.' },
-  'X-Credits-Reset': { schema: { type: 'string', format: 'date-time' }, description: 'When the quota resets (the next period).' },
-} as const;
 
 @ApiTags('query')
 @Controller('v1/query')
@@ -55,7 +52,7 @@ export class QueryController {
     headers: CREDIT_HEADERS,
     content: {
       'application/json': { schema: { $ref: getSchemaPath(QueryResponse) } },
-      'text/event-stream': { schema: { type: 'string', description: STREAM_DESCRIPTION }, example: STREAM_EXAMPLE },
+      'text/event-stream': { schema: { type: 'string', maxLength: STREAM_MAX, description: STREAM_DESCRIPTION }, example: STREAM_EXAMPLE },
     },
   })
   @ApiErrors({
@@ -67,7 +64,7 @@ export class QueryController {
     403: { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] },
     404: 'No active public domain has this slug.',
   })
-  async ask(@CurrentPrincipal() caller: Principal, @Body() body: QueryDto, @Res() response: Response): Promise<void> {
+  async query(@CurrentPrincipal() caller: Principal, @Body() body: QueryDto, @Res() response: Response): Promise<void> {
     const prepared = await this.queries.prepare(caller, {
       text: body.query,
       domain: body.domain,
