@@ -1,5 +1,6 @@
 import { createStore } from '../lib/store';
-import { ApiError, readBody, send } from './http';
+import { ApiError } from './http';
+import { publicClient, unwrap } from './public';
 
 interface Tokens {
   access: string;
@@ -41,9 +42,7 @@ class Session {
   }
 
   async signIn(email: string, password: string): Promise<void> {
-    const { access, refresh } = await readBody<{ access: string; refresh: string }>(
-      await send('POST', '/auth/jwt/create/', { json: { email, password } }),
-    );
+    const { access, refresh } = await unwrap(publicClient.POST('/auth/jwt/create/', { body: { email, password } }));
     this.keep({ access, refresh, receivedAt: Date.now() });
     this.state.set({ signedIn: true });
   }
@@ -52,7 +51,7 @@ class Session {
     const refresh = this.tokens?.refresh;
     this.end('You have signed out.');
     // Revoke the refresh token; the page is signed out whatever the answer.
-    if (refresh) await send('POST', '/auth/jwt/logout/', { json: { refresh } }).catch(() => undefined);
+    if (refresh) await publicClient.POST('/auth/jwt/logout/', { body: { refresh } }).catch(() => undefined);
   }
 
   expire(): void {
@@ -77,12 +76,16 @@ class Session {
   private async doRefresh(): Promise<string> {
     const current = this.tokens;
     if (!current) throw sessionEnded();
-    const response = await send('POST', '/auth/jwt/refresh/', { json: { refresh: current.refresh } });
-    if (response.status === 401 || response.status === 400) {
-      this.expire();
-      throw sessionEnded();
+    let access: string;
+    try {
+      ({ access } = await unwrap(publicClient.POST('/auth/jwt/refresh/', { body: { refresh: current.refresh } })));
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 400)) {
+        this.expire();
+        throw sessionEnded();
+      }
+      throw error;
     }
-    const { access } = await readBody<{ access: string }>(response);
     if (this.tokens !== current) throw sessionEnded(); // signed out (or in again) meanwhile
     this.keep({ ...current, access, receivedAt: Date.now() });
     return access;
