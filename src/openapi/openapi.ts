@@ -147,7 +147,9 @@ function complete(document: OpenAPIObject, app: INestApplication): void {
   pruneUnusedComponents(document);
   document.paths = Object.fromEntries(Object.entries(document.paths).map(([path, item]) => [asSpecPath(path), item]));
   // Relative: the host that serves this document (each deployment serves its own).
-  document.servers = [{ url: '/', description: 'This deployment (production, staging or local): the host serving this document.', 'x-internal': false } as never];
+  // `x-internal: false`: a public API (OWASP API9, inventory).
+  const server = { url: '/', description: 'This deployment (production, staging or local): the host serving this document.', 'x-internal': false };
+  document.servers = [server];
   document.info.license = { name: 'Proprietary' };
 }
 
@@ -160,7 +162,7 @@ function asSpecPath(path: string): string {
 function limitFormattedStrings(node: unknown): void {
   if (node === null || typeof node !== 'object') return;
   const schema = node as Record<string, unknown>;
-  if (schema.type === 'string' && typeof schema.format === 'string' && schema.maxLength === undefined && schema.format in FORMAT_MAX_LENGTH) {
+  if (schema.type === 'string' && typeof schema.format === 'string' && schema.maxLength === undefined && Object.hasOwn(FORMAT_MAX_LENGTH, schema.format)) {
     schema.maxLength = FORMAT_MAX_LENGTH[schema.format];
   }
   for (const value of Object.values(schema)) limitFormattedStrings(value);
