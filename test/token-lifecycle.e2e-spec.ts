@@ -146,14 +146,14 @@ describe('refresh-token rotation (JWT_ROTATE_REFRESH_TOKENS=true)', () => {
   it('answers as its OpenAPI document says, the rotated refresh token included', async () => {
     const document = (await test.http().get('/openapi.json').expect(200)).body as OpenApiDocument;
     const operation = (path: string) => document.paths[path].post;
-    const ok = deref(document, operation('/auth/jwt/refresh').responses['200']).content!['application/json'].schema;
+    const ok = deref(document, operation('/auth/jwt/refresh/').responses['200']).content!['application/json'].schema;
     const user = await signUp(test);
     const rotated = await refresh(test, user.refresh).expect(200);
     expect(mismatches(document, ok, rotated.body)).toEqual([]);
-    for (const path of ['/auth/users', '/auth/jwt/create', '/auth/jwt/refresh', '/auth/jwt/verify', '/auth/jwt/logout']) {
+    for (const path of ['/auth/users/', '/auth/jwt/create/', '/auth/jwt/refresh/', '/auth/jwt/verify/', '/auth/jwt/logout/']) {
       expect({ path, codes: Object.keys(operation(path).responses) }).toEqual({ path, codes: expect.arrayContaining(['429']) });
     }
-    const logoutBody = deref(document, operation('/auth/jwt/logout').requestBody!.content['application/json'].schema!);
+    const logoutBody = deref(document, operation('/auth/jwt/logout/').requestBody!.content['application/json'].schema!);
     expect(logoutBody.properties?.all).toMatchObject({ type: 'boolean' });
     expect(logoutBody.required).toEqual(['refresh']);
   });

@@ -27,7 +27,7 @@ export class ApiKeysController {
   @Get()
   @ApiOperation({ summary: 'List your API keys, newest first', description: 'Revoked and rotated keys stay listed with `is_active: false`. Never carries `key`.' })
   @ApiOkResponse({ type: ApiKeyResponse, isArray: true, description: 'Your keys, without the full key values.' })
-  list(@CurrentPrincipal() caller: Principal): Promise<ApiKeyRecord[]> {
+  listApiKeys(@CurrentPrincipal() caller: Principal): Promise<ApiKeyRecord[]> {
     return this.apiKeys.list(caller.userId);
   }
 
@@ -35,7 +35,7 @@ export class ApiKeysController {
   @NoStore()
   @ApiOperation({ summary: 'Create an API key; the full key is returned this once' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new, active, non-expiring key, with `key`.' })
-  create(@CurrentPrincipal() caller: Principal, @Body() body: CreateApiKeyDto): Promise<ApiKeyRecord> {
+  createApiKey(@CurrentPrincipal() caller: Principal, @Body() body: CreateApiKeyDto): Promise<ApiKeyRecord> {
     return this.apiKeys.create(caller, body.name);
   }
 
@@ -50,7 +50,7 @@ export class ApiKeysController {
     },
     ...NO_SUCH_KEY,
   })
-  update(
+  updateApiKey(
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
     @Body() body: UpdateApiKeyDto,
@@ -74,7 +74,7 @@ export class ApiKeysController {
     },
     ...NO_SUCH_KEY,
   })
-  rotate(
+  rotateApiKey(
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
     @Body() body: RotateApiKeyDto,
@@ -88,7 +88,7 @@ export class ApiKeysController {
   @KEY_ID()
   @ApiOkResponse({ type: ApiKeyResponse, description: 'The record, with `is_active: false`.' })
   @ApiErrors(NO_SUCH_KEY)
-  revoke(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<ApiKeyRecord> {
+  revokeApiKey(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<ApiKeyRecord> {
     return this.apiKeys.revoke(caller.userId, keyId);
   }
 
@@ -98,7 +98,7 @@ export class ApiKeysController {
   @KEY_ID()
   @ApiNoContentResponse({ description: 'Revoked; the record stays in the list, inactive.' })
   @ApiErrors(NO_SUCH_KEY)
-  async remove(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<void> {
+  async deleteApiKey(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<void> {
     await this.apiKeys.revoke(caller.userId, keyId);
   }
 }

@@ -38,7 +38,7 @@ export class JwtController {
       `After ${MAX_FAILURES_PER_EMAIL} failed attempts for one e-mail (or ${MAX_FAILURES_PER_ADDRESS} from one address) within ${SIGN_IN_WINDOW_MS / 60_000} minutes, until that window passes ` +
       '(each attempt is counted before the password is checked, so concurrent guesses cannot exceed it); also past `SIGNIN_LIMIT_PER_MINUTE` attempts from one address. `Retry-After` says when.',
   })
-  async create(@Body() body: CredentialsDto, @Req() request: HttpRequest): Promise<{ access: string; refresh: string }> {
+  async createToken(@Body() body: CredentialsDto, @Req() request: HttpRequest): Promise<{ access: string; refresh: string }> {
     const user = await this.throttle.attempt(body.email, clientAddress(request), () => this.users.authenticate(body.email, body.password));
     return this.tokens.issuePair(user.id);
   }
@@ -55,7 +55,7 @@ export class JwtController {
   })
   @ApiOkResponse({ type: AccessTokenResponse })
   @ApiErrors({ 401: TOKEN_INVALID, 429: TOKEN_CALLS_THROTTLED })
-  refresh(@Body() body: RefreshDto): Promise<{ access: string; refresh?: string }> {
+  refreshToken(@Body() body: RefreshDto): Promise<{ access: string; refresh?: string }> {
     return this.tokens.refresh(body.refresh);
   }
 
@@ -65,7 +65,7 @@ export class JwtController {
   @ApiOperation({ summary: 'Check that a token (access or refresh) is valid' })
   @ApiOkResponse({ description: 'Valid: an empty object.', schema: { type: 'object', properties: {}, additionalProperties: false, example: {} } })
   @ApiErrors({ 401: TOKEN_INVALID, 429: TOKEN_CALLS_THROTTLED })
-  async verify(@Body() body: VerifyDto): Promise<Record<string, never>> {
+  async verifyToken(@Body() body: VerifyDto): Promise<Record<string, never>> {
     await this.tokens.verify(body.token);
     return {};
   }

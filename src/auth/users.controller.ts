@@ -37,7 +37,7 @@ export class UsersController {
     403: 'Sign-up is turned off (`ALLOW_SIGNUP=false`).',
     429: 'Past `SIGNUP_LIMIT_PER_HOUR` sign-ups from one address; `Retry-After` says when to try again.',
   })
-  async register(@Body() body: RegisterDto): Promise<{ id: string; email: string }> {
+  async registerUser(@Body() body: RegisterDto): Promise<{ id: string; email: string }> {
     if (!this.config.ALLOW_SIGNUP) throw new PermissionDeniedError();
     const user = await this.users.register(body.email, body.password);
     return { id: user.id, email: user.email };
@@ -48,7 +48,7 @@ export class UsersController {
   @ApiOperation({ summary: 'The account behind the credential (JWT or API key)' })
   @ApiOkResponse({ type: CurrentUserResponse })
   @ApiErrors({ 404: 'The account no longer exists.' })
-  async me(@CurrentPrincipal() caller: Principal) {
+  async getCurrentUser(@CurrentPrincipal() caller: Principal) {
     const account = await this.accounts.get(caller.userId);
     if (!account) throw new NotFoundError();
     return { id: account.id, email: account.email, is_admin: account.isAdmin, organization_id: account.organizationId };

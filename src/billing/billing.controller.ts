@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../common/dto/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
@@ -38,7 +38,7 @@ export class BillingController {
   @ApiOperation({ summary: "Your organization's plan and the current period's credit quota" })
   @ApiOkResponse({ type: SubscriptionResponse })
   @ApiErrors({ 404: 'The organization has no subscription (it no longer exists).' })
-  async subscription(@CurrentPrincipal() caller: Principal) {
+  async getSubscription(@CurrentPrincipal() caller: Principal) {
     return presentSubscription(await this.quota.view(caller.organizationId));
   }
 
@@ -46,15 +46,17 @@ export class BillingController {
   @ApiOperation({ summary: 'What your organization spent: when, by which user or API key, on what; newest first' })
   @ApiPagination()
   @ApiOkResponse({ type: UsagePage })
-  async list(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecord>> {
+  async listUsage(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecord>> {
     const { count, results } = await this.usage.list(caller.organizationId, page);
     return toPage(page, count, results);
   }
 
   @Get('usage/daily')
   @ApiOperation({ summary: "Credits spent per UTC day of the current period (every day so far, zeros included)" })
-  @ApiOkResponse({ type: DailyUsageResponse, isArray: true })
-  daily(@CurrentPrincipal() caller: Principal) {
+  // One entry per day of the current calendar month so far.
+  @ApiOkResponse({ schema: { type: 'array', maxItems: 31, items: { $ref: getSchemaPath(DailyUsageResponse) } } })
+  @ApiExtraModels(DailyUsageResponse)
+  getDailyUsage(@CurrentPrincipal() caller: Principal) {
     return this.usage.daily(caller.organizationId);
   }
 

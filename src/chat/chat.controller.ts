@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CREDIT_HEADER_DOCS, creditHeaders } from '../billing/credit-headers.js';
+import { creditHeaders } from '../billing/credit-headers.js';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../common/dto/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
@@ -13,6 +13,7 @@ import { presentMessage, presentSession } from './chat.presenter.js';
 import { ChatService } from './chat.service.js';
 import { CreateSessionDto, PostMessageDto, UpdateSessionDto } from './dto/chat.dto.js';
 import { ChatExchangeResponse, ChatSessionDetailResponse, ChatSessionPage, ChatSessionResponse } from './dto/chat.response.js';
+import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 
 const SESSION_ID = () => ApiUuidParam('sessionId', 'The id of one of your sessions.');
 const NO_SUCH_SESSION = "No such session, or another user's.";
@@ -27,7 +28,7 @@ export class ChatController {
   @ApiOperation({ summary: 'Start a chat session over a public domain or your private documents' })
   @ApiCreatedResponse({ type: ChatSessionResponse })
   @ApiErrors({ 403: DOMAIN_REFUSED, 404: 'No active public domain has this slug.' })
-  async create(@CurrentPrincipal() caller: Principal, @Body() body: CreateSessionDto) {
+  async createChatSession(@CurrentPrincipal() caller: Principal, @Body() body: CreateSessionDto) {
     return presentSession(await this.chat.create(caller, body.title, body.domain));
   }
 
@@ -35,7 +36,7 @@ export class ChatController {
   @ApiOperation({ summary: 'List your chat sessions, most recently active first' })
   @ApiPagination()
   @ApiOkResponse({ type: ChatSessionPage })
-  async list(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }) {
+  async listChatSessions(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }) {
     const [sessions, count] = await this.chat.list(caller, page);
     return toPage(page, count, sessions.map(presentSession));
   }
@@ -45,7 +46,7 @@ export class ChatController {
   @SESSION_ID()
   @ApiOkResponse({ type: ChatSessionDetailResponse })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async get(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string) {
+  async getChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string) {
     const session = await this.chat.get(caller, sessionId);
     const messages = await this.chat.messages(session.id);
     return { ...presentSession(session), messages: messages.map(presentMessage) };
@@ -56,7 +57,7 @@ export class ChatController {
   @SESSION_ID()
   @ApiOkResponse({ type: ChatSessionResponse })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async rename(
+  async renameChatSession(
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,
     @Body() body: UpdateSessionDto,
@@ -70,7 +71,7 @@ export class ChatController {
   @SESSION_ID()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async remove(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string): Promise<void> {
+  async deleteChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string): Promise<void> {
     await this.chat.remove(caller, sessionId);
   }
 
@@ -80,13 +81,13 @@ export class ChatController {
     description: 'Both messages are stored only once the answer exists; a failed request costs nothing.',
   })
   @SESSION_ID()
-  @ApiCreatedResponse({ type: ChatExchangeResponse, headers: CREDIT_HEADER_DOCS })
+  @ApiCreatedResponse({ type: ChatExchangeResponse, headers: CREDIT_HEADERS })
   @ApiErrors({
     402: 'The monthly credit quota is exhausted.',
     403: DOMAIN_REFUSED,
     404: "No such session, or another user's; or the session's domain is no longer active.",
   })
-  async post(
+  async postChatMessage(
     @CurrentPrincipal() caller: Principal,
     @Param('sessionId', UuidPathPipe) sessionId: string,
     @Body() body: PostMessageDto,

@@ -14,8 +14,8 @@ export interface Page<T> {
   results: T[];
 }
 
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
 
 function readInteger(request: HttpRequest, name: string, fallback: number, min: number, max: number): number {
   const raw = (request.query as Record<string, unknown>)[name];

@@ -11,14 +11,33 @@ export const BLANK = 'This field may not be blank.';
 /** A check returning null when the value is fine, or the one message that explains what is wrong. */
 export type Check = (value: unknown, args: ValidationArguments) => string | null;
 
-/** A property decorator from a check: the field's 400 carries exactly the check's message. */
-export function fieldRule(name: string, check: Check, options?: ValidationOptions) {
+/** The JSON Schema of what a rule accepts, read by the OpenAPI document (src/openapi/dto-schemas.ts). */
+export type FieldSchema = Record<string, unknown>;
+
+/**
+ * The longest string a JSON body can carry: MAX_BODY_BYTES' default, since every character takes at
+ * least a byte. The documented cap of a text field the validators do not limit themselves.
+ */
+export const BODY_TEXT_MAX = 1_048_576;
+
+/** An integer schema with its range and the smallest OpenAPI format that holds it. */
+export function integerSchema(min: number, max: number) {
+  const int32 = min >= -(2 ** 31) && max <= 2 ** 31 - 1;
+  return { type: 'integer' as const, format: int32 ? 'int32' : 'int64', minimum: min, maximum: max };
+}
+
+/**
+ * A property decorator from a check: the field's 400 carries exactly the check's message. `schema`
+ * says what the check accepts, so the OpenAPI document states the same limits the check enforces.
+ */
+export function fieldRule(name: string, check: Check, options?: ValidationOptions, schema?: FieldSchema) {
   return (target: object, propertyName: string) => {
     let message = '';
     registerDecorator({
       name,
       target: target.constructor,
       propertyName,
+      constraints: schema ? [schema] : [],
       options: { ...options, message: () => message },
       validator: {
         validate(value: unknown, args: ValidationArguments) {
@@ -66,9 +85,10 @@ export function StringField(rule: StringRule = {}) {
     if (rule.min !== undefined && value.length < rule.min) return `Ensure this field has at least ${rule.min} characters.`;
     return null;
   };
+  const schema = { type: 'string', ...(rule.min !== undefined ? { minLength: rule.min } : {}), maxLength: rule.max ?? BODY_TEXT_MAX };
   return (target: object, property: string) => {
     if (!rule.noTrim) trimStrings(target, property);
-    fieldRule('stringField', check)(target, property);
+    fieldRule('stringField', check, undefined, schema)(target, property);
   };
 }
 
@@ -80,7 +100,7 @@ export function IntegerField(rule: { min: number; max: number; optional?: boolea
     if (value < rule.min) return `Ensure this value is greater than or equal to ${rule.min}.`;
     if (value > rule.max) return `Ensure this value is less than or equal to ${rule.max}.`;
     return null;
-  });
+  }, undefined, integerSchema(rule.min, rule.max));
 }
 
 export function BooleanField() {

@@ -39,7 +39,7 @@ export class DocumentsController {
   @ApiJsonOrMultipartBody(CreateDocumentDto, DocumentUploadForm, UPLOAD_BODY_DESCRIPTION)
   @ApiCreatedResponse({ type: DocumentResponse, description: 'Stored and searchable; without its text.' })
   @ApiErrors(UPLOAD_ERRORS)
-  async create(
+  async createDocument(
     @CurrentPrincipal() caller: Principal,
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
@@ -52,7 +52,7 @@ export class DocumentsController {
   @ApiOperation({ summary: "List your organization's documents, newest first" })
   @ApiPagination()
   @ApiOkResponse({ type: DocumentPage })
-  async list(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
+  async listDocuments(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
     const { count, documents } = await this.documents.list({ organizationId: caller.organizationId }, page);
     return toPage(page, count, documents.map((document) => presentDocument(document)));
   }
@@ -62,7 +62,7 @@ export class DocumentsController {
   @ApiUuidParam('id', 'The document id.')
   @ApiOkResponse({ type: DocumentWithContentResponse })
   @ApiErrors({ 404: "No such document, or another organization's." })
-  async get(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
+  async getDocument(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
     return presentDocument(await this.documents.get({ organizationId: caller.organizationId }, id), true);
   }
 
@@ -72,7 +72,7 @@ export class DocumentsController {
   @ApiUuidParam('id', 'The document id.')
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: "No such document, or another organization's." })
-  async remove(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<void> {
+  async deleteDocument(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<void> {
     await this.documents.remove({ organizationId: caller.organizationId }, id);
   }
 }

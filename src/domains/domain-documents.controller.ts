@@ -46,7 +46,7 @@ export class DomainDocumentsController {
   @ApiJsonOrMultipartBody(CreateDocumentDto, DocumentUploadForm, UPLOAD_BODY_DESCRIPTION)
   @ApiCreatedResponse({ type: DocumentResponse, description: 'Stored and searchable; without its text.' })
   @ApiErrors({ ...UPLOAD_ERRORS, 404: NO_SUCH_DOMAIN })
-  async create(
+  async createDomainDocument(
     @Param('slug') slug: string,
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
@@ -61,7 +61,7 @@ export class DomainDocumentsController {
   @ApiPagination()
   @ApiOkResponse({ type: DocumentPage })
   @ApiErrors({ 404: NO_SUCH_DOMAIN })
-  async list(@Param('slug') slug: string, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
+  async listDomainDocuments(@Param('slug') slug: string, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     const { count, documents } = await this.documents.list({ domainId: domain.id }, page);
     return toPage(page, count, documents.map((document) => presentDocument(document)));
@@ -72,7 +72,7 @@ export class DomainDocumentsController {
   @DOCUMENT_ID()
   @ApiOkResponse({ type: DocumentWithContentResponse })
   @ApiErrors({ 404: NO_SUCH_DOCUMENT })
-  async get(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
+  async getDomainDocument(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     return presentDocument(await this.documents.get({ domainId: domain.id }, id), true);
   }
@@ -83,7 +83,7 @@ export class DomainDocumentsController {
   @DOCUMENT_ID()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: NO_SUCH_DOCUMENT })
-  async remove(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<void> {
+  async deleteDomainDocument(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<void> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     await this.documents.remove({ domainId: domain.id }, id);
   }

@@ -35,7 +35,7 @@ export class DomainsController {
     description: 'Administrators only: `true` lists inactive domains too. Ignored for anyone else.',
   })
   @ApiOkResponse({ type: DomainResponse, isArray: true })
-  list(@CurrentPrincipal() caller: Principal, @Query('include_inactive') includeInactive?: string): Promise<DomainRecord[]> {
+  listDomains(@CurrentPrincipal() caller: Principal, @Query('include_inactive') includeInactive?: string): Promise<DomainRecord[]> {
     return this.domains.list({ includeInactive: caller.isAdmin && includeInactive === 'true' });
   }
 
@@ -45,7 +45,7 @@ export class DomainsController {
   @DOMAIN_SLUG()
   @ApiOkResponse({ type: DomainResponse })
   @ApiErrors({ 404: 'No such domain, or it is inactive (administrators see inactive ones).' })
-  async get(@CurrentPrincipal() caller: Principal, @Param('slug') slug: string): Promise<DomainRecord> {
+  async getDomain(@CurrentPrincipal() caller: Principal, @Param('slug') slug: string): Promise<DomainRecord> {
     return presentDomain(await this.domains.getVisible(pathSlug(slug), caller.isAdmin));
   }
 
@@ -54,7 +54,7 @@ export class DomainsController {
   @ApiOperation({ summary: 'Create a public domain (a knowledge base anyone may query)' })
   @ApiCreatedResponse({ type: DomainResponse })
   @ApiErrors({ 400: DOMAIN_REFUSED })
-  create(@Body() body: CreateDomainDto): Promise<DomainRecord> {
+  createDomain(@Body() body: CreateDomainDto): Promise<DomainRecord> {
     return this.domains.create(body);
   }
 
@@ -64,7 +64,7 @@ export class DomainsController {
   @DOMAIN_SLUG()
   @ApiOkResponse({ type: DomainResponse })
   @ApiErrors({ 400: DOMAIN_REFUSED, 404: 'No domain has this slug.' })
-  update(@Param('slug') slug: string, @Body() body: UpdateDomainDto): Promise<DomainRecord> {
+  updateDomain(@Param('slug') slug: string, @Body() body: UpdateDomainDto): Promise<DomainRecord> {
     return this.domains.update(pathSlug(slug), body);
   }
 
@@ -75,7 +75,7 @@ export class DomainsController {
   @DOMAIN_SLUG()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: 'No domain has this slug.' })
-  async remove(@Param('slug') slug: string): Promise<void> {
+  async deleteDomain(@Param('slug') slug: string): Promise<void> {
     await this.domains.remove(pathSlug(slug));
   }
 }

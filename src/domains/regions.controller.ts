@@ -30,7 +30,7 @@ export class RegionsController {
   @Get()
   @ApiOperation({ summary: 'List the regions, by name' })
   @ApiOkResponse({ type: RegionResponse, isArray: true })
-  list(): Promise<RegionRecord[]> {
+  listRegions(): Promise<RegionRecord[]> {
     return this.regions.list();
   }
 
@@ -39,7 +39,7 @@ export class RegionsController {
   @ApiOperation({ summary: 'Create a region' })
   @ApiCreatedResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN })
-  create(@Body() body: CreateRegionDto): Promise<RegionRecord> {
+  createRegion(@Body() body: CreateRegionDto): Promise<RegionRecord> {
     return this.regions.create(body);
   }
 
@@ -49,7 +49,7 @@ export class RegionsController {
   @REGION_SLUG()
   @ApiOkResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN, 404: 'No region has this slug.' })
-  update(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionRecord> {
+  updateRegion(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionRecord> {
     return this.regions.update(pathSlug(slug), body);
   }
 
@@ -60,7 +60,7 @@ export class RegionsController {
   @REGION_SLUG()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: 'No region has this slug.' })
-  async remove(@Param('slug') slug: string): Promise<void> {
+  async deleteRegion(@Param('slug') slug: string): Promise<void> {
     await this.regions.remove(pathSlug(slug));
   }
 }

@@ -23,7 +23,7 @@ export class HealthController {
   @Get()
   @ApiOperation({ summary: 'Liveness: the process answers (the database is not consulted)' })
   @ApiOkResponse({ type: HealthResponse })
-  live() {
+  getHealth() {
     return { status: 'ok', timestamp: toIsoWithOffset(new Date()) };
   }
 
@@ -32,7 +32,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: the database answers within two seconds and the instance is not shutting down' })
   @ApiOkResponse({ type: HealthResponse })
   @ApiServiceUnavailableResponse({ type: NotReadyResponse, description: 'Not ready: take the instance out of rotation (it recovers by itself).' })
-  async ready(@Res({ passthrough: true }) response: HttpReply) {
+  async getReadiness(@Res({ passthrough: true }) response: HttpReply) {
     const timestamp = toIsoWithOffset(new Date());
     if (this.shutdown.draining) {
       response.status(503);

@@ -2,6 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
 import { registry } from './metrics.js';
+import { METRICS_TEXT_MAX } from '../openapi/limits.js';
 
 /**
  * Prometheus scrape endpoint. Public, like /health/: it carries no user data, only counts and
@@ -15,11 +16,11 @@ export class MetricsController {
   @ApiOperation({ summary: 'Prometheus metrics (text exposition format)', description: 'Request counts and latencies by route and status, key verifications, credits spent, database pool use.' })
   @ApiOkResponse({
     description: 'The Prometheus text exposition.',
-    content: { [registry.contentType.split(';')[0]]: { schema: { type: 'string' }, example: '# HELP http_requests_total …\nhttp_requests_total{method="GET",route="/health",status="200"} 3\n' } },
+    content: { [registry.contentType.split(';')[0]]: { schema: { type: 'string', maxLength: METRICS_TEXT_MAX }, example: '# HELP http_requests_total …\nhttp_requests_total{method="GET",route="/health",status="200"} 3\n' } },
   })
   @Header('Content-Type', registry.contentType)
   @Header('Cache-Control', 'no-store')
-  scrape(): Promise<string> {
+  getMetrics(): Promise<string> {
     return registry.metrics();
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
+export const REQUEST_ID_MAX = 128;
 // What a proxy or client may hand us: short, printable, no separators that could forge log fields.
 const ACCEPTABLE = /^[A-Za-z0-9._:@\-]{8,128}$/;
 

@@ -21,8 +21,11 @@ import {
 } from '../common/errors.js';
 import { INTERNAL_ERROR_DETAIL } from '../common/exception.filter.js';
 import { DATABASE_UNAVAILABLE_DETAIL } from '../lifecycle/database-faults.js';
+import { REQUEST_ID_MAX } from '../observability/request-id.js';
+import { CREDITS, DETAIL_MAX } from './limits.js';
+import { CORS_HEADERS, headerRef, RATE_LIMIT_HEADERS } from './response-headers.js';
 
-const detail = { type: 'string', description: 'Human-readable message; present in every error.' };
+const detail = { type: 'string', maxLength: DETAIL_MAX, description: 'Human-readable message; present in every error.' };
 const schema = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
@@ -70,13 +73,10 @@ const SCHEMA_OF: Record<ErrorStatus, SchemaObject | ReferenceObject> = {
 };
 
 const HEADERS_OF: Partial<Record<ErrorStatus, HeadersObject>> = {
-  401: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer realm="api"' } } },
-  402: {
-    'X-Credits-Remaining': { schema: { type: 'integer' }, description: 'Credits left in the current period (0).' },
-    'X-Credits-Reset': { schema: { type: 'string', format: 'date-time' }, description: 'When the quota resets.' },
-  },
-  405: { Allow: { schema: { type: 'string' }, description: 'The methods the path accepts.' } },
-  429: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until a retry can succeed.' } },
+  401: { 'WWW-Authenticate': headerRef('WWW-Authenticate') },
+  402: { 'X-Credits-Remaining': headerRef('X-Credits-Remaining'), 'X-Credits-Reset': headerRef('X-Credits-Reset') },
+  405: { Allow: headerRef('Allow') },
+  429: { 'Retry-After': headerRef('Retry-After') },
 };
 
 /** An error response object: the status's shared body schema, its headers, and named examples. */
@@ -106,7 +106,9 @@ export const ERROR_COMPONENTS = {
         fields: {
           type: 'object',
           description: 'Every bad field with its messages.',
-          additionalProperties: { type: 'array', items: { type: 'string' } },
+          // One entry per field of the body (a DTO has a handful), with its first problem.
+          maxProperties: 100,
+          additionalProperties: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: DETAIL_MAX } },
         },
       },
     },
@@ -118,8 +120,16 @@ export const ERROR_COMPONENTS = {
         code: { type: 'string', enum: ['token_not_valid'] },
         messages: {
           type: 'array',
+          maxItems: 1,
           description: 'Present when an access token was refused.',
-          items: { type: 'object', properties: { token_class: { type: 'string' }, token_type: { type: 'string' }, message: { type: 'string' } } },
+          items: {
+            type: 'object',
+            properties: {
+              token_class: { type: 'string', enum: ['AccessToken'] },
+              token_type: { type: 'string', enum: ['access'] },
+              message: { type: 'string', maxLength: DETAIL_MAX },
+            },
+          },
         },
       },
     },
@@ -129,18 +139,18 @@ export const ERROR_COMPONENTS = {
       properties: {
         detail,
         code: { type: 'string', enum: ['quota_exhausted'] },
-        credits_total: { type: 'integer' },
-        credits_used: { type: 'integer' },
+        credits_total: CREDITS,
+        credits_used: CREDITS,
         resets_at: { type: 'string', format: 'date-time' },
       },
     },
     ServerError: {
       type: 'object',
       required: ['detail', 'request_id'],
-      properties: { detail, request_id: { type: 'string', description: 'Also in the X-Request-Id header and the log.' } },
+      properties: { detail, request_id: { type: 'string', maxLength: REQUEST_ID_MAX, description: 'Also in the X-Request-Id header and the log.' } },
     },
   },
-  responses: {
+  responses: withSharedHeaders({
     BadRequest: errorResponse(400, 'A field is missing or invalid, or the JSON is malformed.', {
       validation: ERROR_EXAMPLES.validation,
       malformedJson: ERROR_EXAMPLES.malformedJson,
@@ -167,8 +177,21 @@ export const ERROR_COMPONENTS = {
     ServiceUnavailable: errorResponse(503, 'The database is unreachable or the instance is shutting down: retry with back-off.', {
       unavailable: ERROR_EXAMPLES.unavailable,
     }),
-  },
+  }),
 };
+
+/**
+ * Every shared response may carry `Access-Control-Allow-Origin`; the 4xx answers that come after
+ * authentication (all but 401) carry the caller's RateLimit headers too.
+ */
+function withSharedHeaders(responses: Record<string, ResponseObject>): Record<string, ResponseObject> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([name, response]) => {
+      const limited = /^(BadRequest|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(name);
+      return [name, { ...response, headers: { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS } }];
+    }),
+  );
+}
 
 /**
  * The error responses every operation of a kind can give, from the same metadata the auth guard reads:

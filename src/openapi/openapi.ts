@@ -2,7 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { schemaOfDto } from './dto-schemas.js';
 import { ERROR_COMPONENTS, errorResponsesFor } from './error-responses.js';
-import { handlerInfo } from './route-requirements.js';
+import { FORMAT_MAX_LENGTH } from './limits.js';
+import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
+import { handlerInfo, operationIdOf } from './route-requirements.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -18,7 +20,13 @@ administrator operations only an administrator's JWT.
 
 **Errors** are JSON objects with a \`detail\` string (validation errors add \`fields\`; 500s add \`request_id\`, also sent
 as the \`X-Request-Id\` header). 429 answers carry \`Retry-After\`. A path called with a method it does not document
-answers 405 with an \`Allow\` header (\`#/components/responses/MethodNotAllowed\`); an unknown path 404 \`{"detail": "Not found."}\`.`;
+answers 405 \`{"detail": "Method \\"PUT\\" not allowed."}\` with an \`Allow\` header; an unknown path 404 \`{"detail": "Not found."}\`.
+
+**Rate limits.** Every response to a request whose credentials were accepted carries \`RateLimit-Limit\`,
+\`RateLimit-Remaining\`, \`RateLimit-Reset\` (seconds) and \`RateLimit-Policy\` (\`<limit>;w=60\`); beyond the limit, 429.
+
+**Browsers on another origin** listed in \`CORS_ORIGINS\` get \`Access-Control-Allow-Origin\` (and preflights answered);
+credentials are bearer headers, never cookies.`;
 
 /** The features, in the order the docs page shows them. */
 const TAGS: [string, string][] = [
@@ -38,21 +46,37 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as 
 
 /** Builds the OpenAPI 3 document from the controllers, completes it, and serves it. */
 export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIObject {
-  const config = new DocumentBuilder()
-    .setTitle('Knowledge Query Service')
-    .setDescription(DESCRIPTION)
-    .setVersion(version)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'JWT access token (30 minutes)' }, 'jwt')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_ API key', description: 'API key as a bearer token: `svc_…`' }, 'apiKeyBearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in its own header' }, 'apiKeyHeader');
-  for (const [name, description] of TAGS) config.addTag(name, description);
-  const document = SwaggerModule.createDocument(app, config.build());
-  complete(document, app);
+  const document = buildOpenApiDocument(app, version);
   SwaggerModule.setup(DOCS_PATH.slice(1), app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH.slice(1),
     raw: ['json'],
     customSiteTitle: 'Knowledge Query Service API',
   });
+  return document;
+}
+
+/** The document alone: needs the controllers' metadata, not a database (see export.ts). */
+export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Knowledge Query Service')
+    .setDescription(DESCRIPTION)
+    .setVersion(version)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        // RFC 8725's advice kept: one algorithm (HS256) pinned, so `alg: none` and others are refused;
+        // `token_type` keeps refresh tokens out of the access slot; `exp` always checked.
+        description: 'JWT access token (30 minutes), following RFC8725: HS256 only (`alg: none` refused), typed (`token_type`), always expiring.',
+      },
+      'jwt',
+    )
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_ API key', description: 'API key as a bearer token: `svc_…`' }, 'apiKeyBearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in its own header' }, 'apiKeyHeader');
+  for (const [name, description] of TAGS) config.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, config.build(), { operationIdFactory: operationIdOf });
+  complete(document, app);
   return document;
 }
 
@@ -88,9 +112,11 @@ function complete(document: OpenAPIObject, app: INestApplication): void {
       if (!operation.tags || operation.tags.length === 0) operation.tags = [tagOf(path)];
       if (info?.bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, info.bodyByMediaType);
       const responses = { ...errorResponsesFor({ path, method, requirement, hasBody: Boolean(operation.requestBody) }), ...operation.responses };
+      addResponseHeaders(responses as Parameters<typeof addResponseHeaders>[0], !requirement.public);
       operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) as typeof operation.responses;
     }
   }
+  document.components.headers = { ...HEADER_COMPONENTS };
 
   // Request schemas: the validation rules say the types and what is required; @ApiProperty on a DTO
   // field adds to (and wins over) what the rules say about that field.
@@ -115,6 +141,40 @@ function complete(document: OpenAPIObject, app: INestApplication): void {
       const schema = name ? schemas[name] : undefined;
       if (body && schema && !schema.required?.length) body.required = false;
     }
+  }
+
+  limitFormattedStrings(document);
+  pruneUnusedComponents(document);
+  document.paths = Object.fromEntries(Object.entries(document.paths).map(([path, item]) => [asSpecPath(path), item]));
+  // Relative: the host that serves this document (each deployment serves its own).
+  // `x-internal: false`: a public API (OWASP API9, inventory).
+  const server = { url: '/', description: 'This deployment (production, staging or local): the host serving this document.', 'x-internal': false };
+  document.servers = [server];
+  document.info.license = { name: 'Proprietary' };
+}
+
+/** Paths as the spec writes them, with a trailing slash; Prometheus' scrape path keeps its usual form. */
+function asSpecPath(path: string): string {
+  return path === '/metrics' || path.endsWith('/') ? path : `${path}/`;
+}
+
+/** A string of a known format is as long as its format allows (a UUID: 36), unless it says less. */
+function limitFormattedStrings(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === 'string' && typeof schema.format === 'string' && schema.maxLength === undefined && Object.hasOwn(FORMAT_MAX_LENGTH, schema.format)) {
+    schema.maxLength = FORMAT_MAX_LENGTH[schema.format];
+  }
+  for (const value of Object.values(schema)) limitFormattedStrings(value);
+}
+
+/** Shared responses and headers nothing uses (every route declared its own 404, say) are left out. */
+function pruneUnusedComponents(document: OpenAPIObject): void {
+  const components = document.components ?? {};
+  for (const kind of ['responses', 'headers'] as const) {
+    const used = new Set(JSON.stringify([document.paths, components.responses]).match(new RegExp(`#/components/${kind}/[\\w-]+`, 'g')) ?? []);
+    const defined = components[kind] ?? {};
+    for (const name of Object.keys(defined)) if (!used.has(`#/components/${kind}/${name}`)) delete defined[name];
   }
 }
 

@@ -28,7 +28,7 @@ export class OrganizationsController {
   @ApiOperation({ summary: "The caller's organization" })
   @ApiOkResponse({ type: OrganizationResponse })
   @ApiErrors({ 404: 'The organization no longer exists.' })
-  async current(@CurrentPrincipal() caller: Principal) {
+  async getCurrentOrganization(@CurrentPrincipal() caller: Principal) {
     return presentOrganization(await this.organizations.current(caller));
   }
 
@@ -43,7 +43,7 @@ export class OrganizationsController {
     403: "The caller is not the organization's owner.",
     404: 'The organization no longer exists.',
   })
-  async update(@CurrentPrincipal() caller: Principal, @Body() body: UpdateOrganizationDto) {
+  async updateCurrentOrganization(@CurrentPrincipal() caller: Principal, @Body() body: UpdateOrganizationDto) {
     return presentOrganization(
       await this.organizations.update(caller, { name: body.name, allowedDomains: body.allowed_domains }),
     );

@@ -2,7 +2,7 @@ import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
-import { CREDIT_HEADER_DOCS, creditHeaders } from '../billing/credit-headers.js';
+import { creditHeaders } from '../billing/credit-headers.js';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { HttpReply } from '../common/http.js';
@@ -12,6 +12,8 @@ import { QueryDto } from './dto/query.dto.js';
 import { QueryResponse } from './dto/query.response.js';
 import { type PreparedAnswer, QueryService } from './query.service.js';
 import { presentSource } from './source.presenter.js';
+import { CREDIT_HEADERS } from '../openapi/response-headers.js';
+import { STREAM_MAX } from '../openapi/limits.js';
 
 const STREAM_FAILURE = 'The answer could not be completed. It is transient: retry with exponential back-off.';
 
@@ -48,10 +50,10 @@ export class QueryController {
   @ApiExtraModels(QueryResponse)
   @ApiOkResponse({
     description: 'The answer and its sources (JSON), or the same as an event stream when `stream` is true.',
-    headers: CREDIT_HEADER_DOCS,
+    headers: CREDIT_HEADERS,
     content: {
       'application/json': { schema: { $ref: getSchemaPath(QueryResponse) } },
-      'text/event-stream': { schema: { type: 'string', description: STREAM_DESCRIPTION }, example: STREAM_EXAMPLE },
+      'text/event-stream': { schema: { type: 'string', maxLength: STREAM_MAX, description: STREAM_DESCRIPTION }, example: STREAM_EXAMPLE },
     },
   })
   @ApiErrors({
@@ -63,7 +65,7 @@ export class QueryController {
     403: { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] },
     404: 'No active public domain has this slug.',
   })
-  async ask(@CurrentPrincipal() caller: Principal, @Body() body: QueryDto, @Res() reply: HttpReply): Promise<void> {
+  async query(@CurrentPrincipal() caller: Principal, @Body() body: QueryDto, @Res() reply: HttpReply): Promise<void> {
     const prepared = await this.queries.prepare(caller, {
       text: body.query,
       domain: body.domain,

@@ -1,7 +1,7 @@
 /**
  * Just enough of OpenAPI 3.0 and its JSON Schema dialect to check a document and the bodies it
  * describes: `$ref`, `allOf`/`anyOf`/`oneOf`, `type` (with `integer`), `nullable`, `enum`,
- * `properties`/`required`, `additionalProperties`, `items`, and the formats the service uses.
+ * `properties`/`required`, `additionalProperties`, `items`, the limits (`maxLength`, `maxItems`...), and the formats the service uses.
  */
 
 export type Schema = {
@@ -20,6 +20,8 @@ export type Schema = {
   minimum?: number;
   maximum?: number;
   maxLength?: number;
+  maxItems?: number;
+  maxProperties?: number;
   pattern?: string;
   example?: unknown;
   description?: string;
@@ -138,6 +140,10 @@ export function mismatches(document: OpenApiDocument, schema: Schema | undefined
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) problems.push(`${at}: below ${schema.minimum}`);
     if (schema.maximum !== undefined && value > schema.maximum) problems.push(`${at}: above ${schema.maximum}`);
+  }
+  if (Array.isArray(value) && schema.maxItems !== undefined && value.length > schema.maxItems) problems.push(`${at}: more than ${schema.maxItems} items`);
+  if (actual === 'object' && schema.maxProperties !== undefined && Object.keys(value as object).length > schema.maxProperties) {
+    problems.push(`${at}: more than ${schema.maxProperties} properties`);
   }
   if (Array.isArray(value) && schema.items) value.forEach((item, index) => problems.push(...mismatches(document, schema.items, item, `${at}[${index}]`, strict)));
   if (actual === 'object') {

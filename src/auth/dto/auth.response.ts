@@ -1,21 +1,24 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+/** A compact JWS as the service issues it: three base64url parts (a few hundred characters). */
+const JWT = { type: 'string', maxLength: 2048, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } as const;
+
 /** `POST /auth/jwt/create/` (spec 2.2). */
 export class TokenPairResponse {
-  @ApiProperty({ type: 'string', description: 'JWT access token (30 minutes): send it as `Authorization: Bearer <access>`.' })
+  @ApiProperty({ ...JWT, description: 'JWT access token (30 minutes): send it as `Authorization: Bearer <access>`.' })
   access: string;
 
-  @ApiProperty({ type: 'string', description: 'JWT refresh token (30 days): only for `POST /auth/jwt/refresh/`.' })
+  @ApiProperty({ ...JWT, description: 'JWT refresh token (30 days): only for `POST /auth/jwt/refresh/`.' })
   refresh: string;
 }
 
 /** `POST /auth/jwt/refresh/`. */
 export class AccessTokenResponse {
-  @ApiProperty({ type: 'string', description: 'A new JWT access token (30 minutes).' })
+  @ApiProperty({ ...JWT, description: 'A new JWT access token (30 minutes).' })
   access: string;
 
   @ApiProperty({
-    type: 'string',
+    ...JWT,
     required: false,
     description:
       'Only when the service rotates refresh tokens (`JWT_ROTATE_REFRESH_TOKENS=true`): a new refresh token (30 days). ' +

@@ -1,15 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageOf } from '../../common/dto/page.response.js';
+import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
+import { CREDITS } from '../../openapi/limits.js';
 
 /** The current period's quota (calendar months in UTC). */
 export class QuotaResponse {
-  @ApiProperty({ type: 'integer', description: "The period's credits (DEFAULT_MONTHLY_CREDITS for a new organization).", example: 1000 })
+  @ApiProperty({ ...CREDITS, description: "The period's credits (DEFAULT_MONTHLY_CREDITS for a new organization).", example: 1000 })
   credits_total: number;
 
-  @ApiProperty({ type: 'integer', example: 1 })
+  @ApiProperty({ ...CREDITS, example: 1 })
   credits_used: number;
 
-  @ApiProperty({ type: 'integer', description: 'At most `credits_total`, never below 0. At 0, metered requests get 402.', example: 999 })
+  @ApiProperty({ ...CREDITS, description: 'At most `credits_total`, never below 0. At 0, metered requests get 402.', example: 999 })
   credits_remaining: number;
 
   @ApiProperty({ type: 'string', format: 'date-time', description: 'Start of the current month (UTC).', example: '2026-11-01T00:00:00Z' })
@@ -21,7 +23,7 @@ export class QuotaResponse {
 
 /** `GET /v1/billings/subscription/`, and the admin's change of monthly credits. */
 export class SubscriptionResponse {
-  @ApiProperty({ type: 'string', example: 'standard' })
+  @ApiProperty({ type: 'string', maxLength: 50, example: 'standard' })
   plan: string;
 
   @ApiProperty({ type: QuotaResponse })
@@ -36,16 +38,16 @@ export class UsageRecordResponse {
   @ApiProperty({ type: 'string', enum: ['query', 'chat_message'] })
   operation: string;
 
-  @ApiProperty({ type: 'integer', example: 1 })
+  @ApiProperty({ ...CREDITS, example: 1 })
   credits: number;
 
-  @ApiProperty({ type: 'string', nullable: true, description: "The public domain asked, or null for the organization's private documents." })
+  @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The public domain asked, or null for the organization's private documents." })
   domain: string | null;
 
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The user who spent (directly or through one of their keys).' })
   user_id: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'The API key that spent, or null when a signed-in user (JWT) did.', example: 'svc_7GkQ2mZp' })
+  @ApiProperty({ type: 'string', maxLength: 12, nullable: true, description: 'The API key that spent, or null when a signed-in user (JWT) did.', example: 'svc_7GkQ2mZp' })
   key_prefix: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time' })
@@ -59,6 +61,6 @@ export class DailyUsageResponse {
   @ApiProperty({ type: 'string', format: 'date', example: '2026-11-21' })
   date: string;
 
-  @ApiProperty({ type: 'integer', description: 'Credits spent that day (0 included).', example: 12 })
+  @ApiProperty({ ...CREDITS, description: 'Credits spent that day (0 included).', example: 12 })
   credits: number;
 }

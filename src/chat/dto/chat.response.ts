@@ -1,16 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageOf } from '../../common/dto/page.response.js';
 import { SourceResponse } from '../../query/dto/query.response.js';
+import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
+import { ANSWER_MAX } from '../../openapi/limits.js';
+import { MAX_TOP_K } from '../../query/dto/query.dto.js';
 
 /** A chat session as `presentSession` returns it. */
 export class ChatSessionResponse {
   @ApiProperty({ type: 'string', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ type: 'string', description: '"New chat" unless a title was given.', example: 'Key rotation questions' })
+  @ApiProperty({ type: 'string', maxLength: 200, description: '"New chat" unless a title was given.', example: 'Key rotation questions' })
   title: string;
 
-  @ApiProperty({ type: 'string', nullable: true, description: "The public domain the session asks, or null for the organization's private documents." })
+  @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The public domain the session asks, or null for the organization's private documents." })
   domain: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })
@@ -28,10 +31,10 @@ export class ChatMessageResponse {
   @ApiProperty({ type: 'string', enum: ['user', 'assistant'] })
   role: 'user' | 'assistant';
 
-  @ApiProperty({ type: 'string' })
+  @ApiProperty({ type: 'string', maxLength: ANSWER_MAX, description: 'The question (at most 4,000 characters) or the answer.' })
   content: string;
 
-  @ApiProperty({ type: SourceResponse, isArray: true, description: "The assistant's sources; empty for the user's messages." })
+  @ApiProperty({ type: SourceResponse, isArray: true, maxItems: MAX_TOP_K, description: "The assistant's sources; empty for the user's messages." })
   sources: SourceResponse[];
 
   @ApiProperty({ type: 'string', format: 'date-time' })

@@ -1,6 +1,9 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiProperty, ApiQuery } from '@nestjs/swagger';
 import { ApiErrors } from '../../openapi/api-errors.js';
+import { COUNT } from '../../openapi/limits.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../pagination.js';
+import { integerSchema } from '../validation.js';
 
 /**
  * The schema of a paginated list (`toPage`): `{count, next, previous, results}`. One named class per
@@ -8,7 +11,7 @@ import { ApiErrors } from '../../openapi/api-errors.js';
  */
 export function PageOf<T>(item: Type<T>, name: string) {
   class Page {
-    @ApiProperty({ type: 'integer', description: 'All the items, across pages.', example: 42 })
+    @ApiProperty({ ...COUNT, description: 'All the items, across pages.', example: 42 })
     count: number;
 
     @ApiProperty({ type: 'string', format: 'uri-reference', nullable: true, description: "The next page (path and query, relative to the service's origin), or null on the last.", example: '/v1/documents/?limit=20&offset=20' })
@@ -17,7 +20,7 @@ export function PageOf<T>(item: Type<T>, name: string) {
     @ApiProperty({ type: 'string', format: 'uri-reference', nullable: true, description: "The previous page (path and query, relative to the service's origin), or null on the first.", example: null })
     previous: string | null;
 
-    @ApiProperty({ type: item, isArray: true })
+    @ApiProperty({ type: item, isArray: true, maxItems: MAX_LIMIT })
     results: T[];
   }
   Object.defineProperty(Page, 'name', { value: name });
@@ -27,8 +30,8 @@ export function PageOf<T>(item: Type<T>, name: string) {
 /** `?limit=&offset=` as `@Pagination()` reads them; a bad value is a 400 naming it. */
 export function ApiPagination() {
   return applyDecorators(
-    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, description: 'Page size.' }),
-    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Items to skip.' }),
+    ApiQuery({ name: 'limit', required: false, schema: { ...integerSchema(1, MAX_LIMIT), default: DEFAULT_LIMIT }, description: 'Page size.' }),
+    ApiQuery({ name: 'offset', required: false, schema: { ...integerSchema(0, Number.MAX_SAFE_INTEGER), default: 0 }, description: 'Items to skip.' }),
     ApiErrors({ 400: 'A `limit` or `offset` that is not a whole number in range.' }),
   );
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { StringField } from '../../common/validation.js';
 import { MetadataField } from './metadata.field.js';
+import { METADATA_OBJECT } from './metadata.field.js';
 
 export const TITLE_MAX = 300;
 
@@ -15,10 +16,8 @@ export class CreateDocumentDto {
   content: string;
 
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+    ...METADATA_OBJECT,
     nullable: true,
-    maxProperties: 50,
     description: 'A flat JSON object of strings and numbers, returned with the document and with every source drawn from it.',
     example: { source: 'handbook', year: 2026 },
   })

@@ -2,11 +2,13 @@ import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nest
 import { PageOf } from '../../common/dto/page.response.js';
 import { ValidationFailedError } from '../../common/errors.js';
 import { TITLE_MAX } from './document.dto.js';
+import { BODY_TEXT_MAX, integerSchema } from '../../common/validation.js';
+import { DOCUMENT_TEXT_MAX } from '../../openapi/limits.js';
+import { METADATA_OBJECT } from './metadata.field.js';
 
 /** A flat JSON object of strings and numbers (document metadata, also on every source). */
 export const metadataProperty = (description: string): ApiPropertyOptions => ({
-  type: 'object',
-  additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  ...METADATA_OBJECT,
   example: { source: 'handbook', year: 2026 },
   description,
 });
@@ -16,7 +18,7 @@ export class DocumentResponse {
   @ApiProperty({ type: 'string', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ type: 'string', example: 'Rotating API keys' })
+  @ApiProperty({ type: 'string', maxLength: TITLE_MAX, example: 'Rotating API keys' })
   title: string;
 
   @ApiProperty(metadataProperty('A flat object of strings and numbers; `{}` when none was given.'))
@@ -25,10 +27,10 @@ export class DocumentResponse {
   @ApiProperty({ type: 'string', enum: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'], description: 'What the text was extracted from (JSON bodies: text/plain).' })
   content_type: string;
 
-  @ApiProperty({ type: 'integer', description: 'Size of the upload, or of the JSON `content` in UTF-8.' })
+  @ApiProperty({ ...integerSchema(0, DOCUMENT_TEXT_MAX), description: 'Size of the upload, or of the JSON `content` in UTF-8.' })
   size_bytes: number;
 
-  @ApiProperty({ type: 'integer', description: 'Passages the text was split into for retrieval.' })
+  @ApiProperty({ ...integerSchema(0, DOCUMENT_TEXT_MAX), description: 'Passages the text was split into for retrieval.' })
   chunk_count: number;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })
@@ -37,7 +39,7 @@ export class DocumentResponse {
 
 /** One document by id: with its (extracted) text. */
 export class DocumentWithContentResponse extends DocumentResponse {
-  @ApiProperty({ type: 'string', description: 'The stored text (for uploads, the text extracted from the file).' })
+  @ApiProperty({ type: 'string', maxLength: DOCUMENT_TEXT_MAX, description: 'The stored text (for uploads, the text extracted from the file).' })
   content: string;
 }
 
@@ -48,6 +50,8 @@ export class DocumentUploadForm {
   @ApiProperty({
     type: 'string',
     format: 'binary',
+    // Bytes: MAX_UPLOAD_BYTES' default.
+    maxLength: DOCUMENT_TEXT_MAX,
     description: 'The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).',
   })
   file: unknown;
@@ -55,7 +59,7 @@ export class DocumentUploadForm {
   @ApiPropertyOptional({ type: 'string', maxLength: TITLE_MAX, description: "Defaults to the file's name." })
   title?: string;
 
-  @ApiPropertyOptional({ type: 'string', description: 'A flat JSON object of strings and numbers, sent as a string field.', example: '{"source": "wiki"}' })
+  @ApiPropertyOptional({ type: 'string', maxLength: BODY_TEXT_MAX, description: 'A flat JSON object of strings and numbers, sent as a string field.', example: '{"source": "wiki"}' })
   metadata?: string;
 }
 

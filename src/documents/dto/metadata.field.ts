@@ -23,5 +23,13 @@ export function metadataProblem(value: unknown): string | null {
 
 /** Optional `metadata`: a flat object of strings and finite numbers, small enough to return with every source. */
 export function MetadataField() {
-  return fieldRule('metadataField', metadataProblem);
+  return fieldRule('metadataField', metadataProblem, undefined, METADATA_SCHEMA);
 }
+
+/** What `metadataProblem` accepts, as the OpenAPI document states it. */
+export const METADATA_OBJECT = {
+  type: 'object' as const,
+  maxProperties: MAX_KEYS,
+  additionalProperties: { oneOf: [{ type: 'string' as const, maxLength: MAX_VALUE_LENGTH }, { type: 'number' as const }] },
+};
+const METADATA_SCHEMA = { ...METADATA_OBJECT, nullable: true };

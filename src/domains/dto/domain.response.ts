@@ -1,15 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SLUG_PATTERN } from './slug.field.js';
+import { SLUG_SCHEMA } from './slug.field.js';
 
 /** A region as `presentRegion` returns it. */
 export class RegionResponse {
   @ApiProperty({ type: 'string', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ type: 'string', example: 'Europe' })
+  @ApiProperty({ type: 'string', maxLength: 100, example: 'Europe' })
   name: string;
 
-  @ApiProperty({ type: 'string', pattern: SLUG_PATTERN.source, example: 'europe' })
+  @ApiProperty({ ...SLUG_SCHEMA, example: 'europe' })
   slug: string;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })
@@ -21,16 +21,16 @@ export class DomainResponse {
   @ApiProperty({ type: 'string', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ type: 'string', example: 'Medicine' })
+  @ApiProperty({ type: 'string', maxLength: 100, example: 'Medicine' })
   name: string;
 
-  @ApiProperty({ type: 'string', pattern: SLUG_PATTERN.source, description: 'What `domain` names in a query.', example: 'medicine' })
+  @ApiProperty({ ...SLUG_SCHEMA, description: 'What `domain` names in a query.', example: 'medicine' })
   slug: string;
 
-  @ApiProperty({ type: 'string', description: 'Empty when none was given.' })
+  @ApiProperty({ type: 'string', maxLength: 2000, description: 'Empty when none was given.' })
   description: string;
 
-  @ApiProperty({ type: 'string', nullable: true, description: "The region's slug, or null.", example: 'europe' })
+  @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The region's slug, or null.", example: 'europe' })
   region: string | null;
 
   @ApiProperty({ type: 'boolean', description: 'False hides the domain: querying it is a 404 (administrators still see it).' })

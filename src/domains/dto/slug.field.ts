@@ -2,6 +2,8 @@ import { Transform } from 'class-transformer';
 import { BLANK, fieldRule, REQUIRED } from '../../common/validation.js';
 
 export const SLUG_PATTERN = /^[a-z0-9-]{1,50}$/;
+export const SLUG_MAX = 50;
+export const SLUG_SCHEMA = { type: 'string' as const, pattern: SLUG_PATTERN.source, maxLength: SLUG_MAX };
 const INVALID = 'Enter a valid "slug" consisting of lowercase letters, numbers or hyphens, at most 50 characters.';
 
 /** A slug naming a region or domain (DRF's wording for required, blank and invalid values). */
@@ -14,6 +16,6 @@ export function SlugField(rule: { optional?: boolean; nullable?: boolean } = {})
       if (typeof value !== 'string') return 'Not a valid string.';
       if (value === '') return rule.optional ? BLANK : REQUIRED;
       return SLUG_PATTERN.test(value) ? null : INVALID;
-    })(target, propertyName);
+    }, undefined, SLUG_SCHEMA)(target, propertyName);
   };
 }

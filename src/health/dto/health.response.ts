@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { DETAIL_MAX } from '../../openapi/limits.js';
 
 /** Liveness, and readiness when ready (spec 2.4). */
 export class HealthResponse {
@@ -14,7 +15,7 @@ export class NotReadyResponse {
   @ApiProperty({ type: 'string', enum: ['error'] })
   status: 'error';
 
-  @ApiProperty({ type: 'string', example: 'The database is not answering.' })
+  @ApiProperty({ type: 'string', maxLength: DETAIL_MAX, example: 'The database is not answering.' })
   detail: string;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482+00:00' })

@@ -1,5 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { fieldRule, StringField } from '../../common/validation.js';
+import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
+
+export const MAX_ALLOWED_DOMAINS = 500;
 
 /** Absent (unchanged), null (no restriction), or a list of domain slugs. */
 function AllowedDomainsField() {
@@ -7,8 +10,8 @@ function AllowedDomainsField() {
     if (value === undefined || value === null) return null;
     if (!Array.isArray(value)) return 'Expected a list of domain slugs, or null for no restriction.';
     if (value.some((slug) => typeof slug !== 'string' || slug.trim() === '')) return 'Each entry must be a domain slug.';
-    return value.length > 500 ? 'Ensure this list has no more than 500 entries.' : null;
-  });
+    return value.length > MAX_ALLOWED_DOMAINS ? `Ensure this list has no more than ${MAX_ALLOWED_DOMAINS} entries.` : null;
+  }, undefined, { type: 'array', items: SLUG_SCHEMA, maxItems: MAX_ALLOWED_DOMAINS, nullable: true });
 }
 
 export class UpdateOrganizationDto {
@@ -20,7 +23,9 @@ export class UpdateOrganizationDto {
     type: 'string',
     isArray: true,
     nullable: true,
-    maxItems: 500,
+    maxLength: SLUG_SCHEMA.maxLength,
+    pattern: SLUG_SCHEMA.pattern,
+    maxItems: MAX_ALLOWED_DOMAINS,
     description: 'Absent: unchanged. Null: no restriction. A list of existing domain slugs: only those (an empty list allows no public domain).',
     example: ['medicine', 'law'],
   })

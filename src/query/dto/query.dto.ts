@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BooleanField, IntegerField, StringField } from '../../common/validation.js';
 
 export const MAX_QUERY_CHARACTERS = 4000;
+export const MAX_TOP_K = 100;
 
 /** The optional `domain` of a question: a public domain's slug, or absent/null for the private base. */
 export function DomainSlugField() {
@@ -25,8 +26,8 @@ export class QueryDto {
   @DomainSlugField()
   domain?: string | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 5, description: 'How many sources come back, best first.' })
-  @IntegerField({ min: 1, max: 100 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_TOP_K, default: 5, description: 'How many sources come back, best first.' })
+  @IntegerField({ min: 1, max: MAX_TOP_K })
   top_k?: number;
 
   @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Answer as Server-Sent Events (`text/event-stream`) instead of one JSON body.' })

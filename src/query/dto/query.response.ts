@@ -1,5 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { metadataProperty } from '../../documents/dto/document.response.js';
+import { TITLE_MAX } from '../../documents/dto/document.dto.js';
+import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
+import { ANSWER_MAX, CREDITS, SNIPPET_MAX } from '../../openapi/limits.js';
+import { MAX_TOP_K } from './query.dto.js';
 
 /** A passage the answer drew on, as `presentSource` returns it. */
 export class SourceResponse {
@@ -9,10 +13,10 @@ export class SourceResponse {
   @ApiProperty({ type: 'string', format: 'uuid', description: 'The passage within the document.' })
   chunk_id: string;
 
-  @ApiProperty({ type: 'string', description: "The document's title." })
+  @ApiProperty({ type: 'string', maxLength: TITLE_MAX, description: "The document's title." })
   title: string;
 
-  @ApiProperty({ type: 'string', description: 'The passage, shortened.' })
+  @ApiProperty({ type: 'string', maxLength: SNIPPET_MAX, description: 'The passage, shortened.' })
   snippet: string;
 
   @ApiProperty({ type: 'number', description: 'Relevance (higher is better), to 4 decimal places.', example: 7.1234 })
@@ -24,18 +28,18 @@ export class SourceResponse {
 
 /** `POST /v1/query/` as JSON. */
 export class QueryResponse {
-  @ApiProperty({ type: 'string', description: 'The answer, drawn from the sources.' })
+  @ApiProperty({ type: 'string', maxLength: ANSWER_MAX, description: 'The answer, drawn from the sources.' })
   answer: string;
 
-  @ApiProperty({ type: SourceResponse, isArray: true, description: 'Up to `top_k`, best first, from distinct documents.' })
+  @ApiProperty({ type: SourceResponse, isArray: true, maxItems: MAX_TOP_K, description: 'Up to `top_k`, best first, from distinct documents.' })
   sources: SourceResponse[];
 
-  @ApiProperty({ type: 'string', nullable: true, description: "The public domain searched, or null for the organization's private documents.", example: 'medicine' })
+  @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The public domain searched, or null for the organization's private documents.", example: 'medicine' })
   domain: string | null;
 
-  @ApiProperty({ type: 'integer', description: 'Credits this query cost.', example: 1 })
+  @ApiProperty({ ...CREDITS, description: 'Credits this query cost.', example: 1 })
   credits_used: number;
 
-  @ApiProperty({ type: 'integer', description: 'Credits left in the current period.', example: 999 })
+  @ApiProperty({ ...CREDITS, description: 'Credits left in the current period.', example: 999 })
   credits_remaining: number;
 }

@@ -1,21 +1,33 @@
-import { readBody, send, type SendOptions } from './http';
+import createClient from 'openapi-fetch';
+import { ApiError } from './http';
+import { type ApiClient, CLIENT_OPTIONS, type JsonMedia, type Result, unwrap } from './public';
+import type { paths } from './schema';
 import { session } from './session';
+
+/** The typed client with the person's JWT, refreshed first when it is about to expire. */
+const signedIn: ApiClient = createClient<paths, JsonMedia>(CLIENT_OPTIONS);
+signedIn.use({
+  async onRequest({ request }) {
+    request.headers.set('Authorization', `Bearer ${await session.accessToken()}`);
+    return request;
+  },
+});
 
 /**
  * An authenticated call with the person's JWT. A 401 gets one retry with a freshly refreshed access
  * token (nothing was done on a 401); a second 401 ends the session.
  */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const payload: SendOptions = body instanceof FormData ? { form: body } : body === undefined ? {} : { json: body };
-  let response = await send(method, path, { ...payload, token: await session.accessToken() });
-  if (response.status === 401) {
-    response = await send(method, path, { ...payload, token: await session.refresh() });
-    if (response.status === 401) session.expire();
+export async function api<T>(call: (client: ApiClient) => Promise<Result<T>>): Promise<T> {
+  try {
+    return await unwrap(call(signedIn));
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401 || error.code === 'session_expired') throw error;
   }
-  return readBody<T>(response);
-}
-
-/** A call that needs no credentials (sign-up). */
-export async function publicApi<T>(method: string, path: string, json?: unknown): Promise<T> {
-  return readBody<T>(await send(method, path, { json }));
+  await session.refresh();
+  try {
+    return await unwrap(call(signedIn));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) session.expire();
+    throw error;
+  }
 }

@@ -1,71 +1,56 @@
-import { api, publicApi } from './client';
-import type {
-  ApiKey,
-  ChatMessage,
-  ChatSession,
-  ChatSessionWithMessages,
-  DailyUsage,
-  DocumentRecord,
-  Domain,
-  Organization,
-  Page,
-  Subscription,
-  User,
-} from './types';
+import { api } from './client';
+import { publicClient, unwrap } from './public';
+import type { components } from './schema';
+import type { OrganizationChange } from './types';
 
-const id = (value: string) => encodeURIComponent(value);
-const page = (limit: number, offset: number) => `?limit=${limit}&offset=${offset}`;
-
-/** A list the API may answer bare or paginated. */
-function items<T>(body: T[] | Page<T>): T[] {
-  return Array.isArray(body) ? body : body.results;
-}
+const page = (limit: number, offset: number) => ({ query: { limit, offset } });
 
 export const accounts = {
-  register: (email: string, password: string) => publicApi<{ id: string; email: string }>('POST', '/auth/users/', { email, password }),
-  me: () => api<User>('GET', '/auth/users/me/'),
+  register: (email: string, password: string) => unwrap(publicClient.POST('/auth/users/', { body: { email, password } })),
+  me: () => api((client) => client.GET('/auth/users/me/')),
 };
 
 export const keys = {
-  list: () => api<ApiKey[]>('GET', '/v1/billings/api-keys/'),
-  create: (name: string) => api<ApiKey>('POST', '/v1/billings/api-keys/', { name }),
+  list: () => api((client) => client.GET('/v1/billings/api-keys/')),
+  create: (name: string) => api((client) => client.POST('/v1/billings/api-keys/', { body: { name } })),
   setExpiry: (keyId: string, expiresAt: string | null) =>
-    api<ApiKey>('PATCH', `/v1/billings/api-keys/${id(keyId)}/update/`, { expires_at: expiresAt }),
-  rotate: (keyId: string) => api<ApiKey>('POST', `/v1/billings/api-keys/${id(keyId)}/rotate/`),
-  revoke: (keyId: string) => api<ApiKey>('POST', `/v1/billings/api-keys/${id(keyId)}/revoke/`),
+    api((client) => client.PATCH('/v1/billings/api-keys/{keyId}/update/', { params: { path: { keyId } }, body: { expires_at: expiresAt } })),
+  rotate: (keyId: string) => api((client) => client.POST('/v1/billings/api-keys/{keyId}/rotate/', { params: { path: { keyId } } })),
+  revoke: (keyId: string) => api((client) => client.POST('/v1/billings/api-keys/{keyId}/revoke/', { params: { path: { keyId } } })),
 };
 
 export const billing = {
-  subscription: () => api<Subscription>('GET', '/v1/billings/subscription/'),
-  daily: async () => items(await api<DailyUsage[] | Page<DailyUsage>>('GET', '/v1/billings/usage/daily/')),
+  subscription: () => api((client) => client.GET('/v1/billings/subscription/')),
+  daily: () => api((client) => client.GET('/v1/billings/usage/daily/')),
 };
 
 export const organizations = {
-  current: () => api<Organization>('GET', '/v1/organizations/current/'),
-  update: (change: { name?: string; allowed_domains?: string[] | null }) =>
-    api<Organization>('PATCH', '/v1/organizations/current/', change),
+  current: () => api((client) => client.GET('/v1/organizations/current/')),
+  update: (change: OrganizationChange) => api((client) => client.PATCH('/v1/organizations/current/', { body: change })),
 };
 
 export const domains = {
-  list: async () => items(await api<Domain[] | Page<Domain>>('GET', '/v1/domains/')),
+  list: () => api((client) => client.GET('/v1/domains/')),
 };
 
 export const documents = {
-  list: (limit: number, offset: number) => api<Page<DocumentRecord>>('GET', `/v1/documents/${page(limit, offset)}`),
+  list: (limit: number, offset: number) => api((client) => client.GET('/v1/documents/', { params: page(limit, offset) })),
   upload: (file: File, title: string) => {
     const form = new FormData();
     form.append('file', file);
     if (title.trim()) form.append('title', title.trim());
-    return api<DocumentRecord>('POST', '/v1/documents/', form);
+    // The multipart form's fields, sent as FormData (its `file` is binary, which a JSON type cannot hold).
+    const body = form as unknown as components['schemas']['DocumentUploadForm'];
+    return api((client) => client.POST('/v1/documents/', { body }));
   },
-  remove: (documentId: string) => api<void>('DELETE', `/v1/documents/${id(documentId)}/`),
+  remove: (documentId: string) => api((client) => client.DELETE('/v1/documents/{id}/', { params: { path: { id: documentId } } })),
 };
 
 export const chat = {
-  list: (limit: number, offset: number) => api<Page<ChatSession>>('GET', `/v1/chat/sessions/${page(limit, offset)}`),
+  list: (limit: number, offset: number) => api((client) => client.GET('/v1/chat/sessions/', { params: page(limit, offset) })),
   create: (title: string, domain: string | null) =>
-    api<ChatSession>('POST', '/v1/chat/sessions/', domain ? { title, domain } : { title }),
-  get: (sessionId: string) => api<ChatSessionWithMessages>('GET', `/v1/chat/sessions/${id(sessionId)}/`),
+    api((client) => client.POST('/v1/chat/sessions/', { body: domain ? { title, domain } : { title } })),
+  get: (sessionId: string) => api((client) => client.GET('/v1/chat/sessions/{sessionId}/', { params: { path: { sessionId } } })),
   send: (sessionId: string, content: string) =>
-    api<{ user_message: ChatMessage; assistant_message: ChatMessage }>('POST', `/v1/chat/sessions/${id(sessionId)}/messages/`, { content }),
+    api((client) => client.POST('/v1/chat/sessions/{sessionId}/messages/', { params: { path: { sessionId } }, body: { content } })),
 };

@@ -22,41 +22,10 @@ export function asApiError(error: unknown): ApiError {
   return new ApiError(0, error instanceof Error ? error.message : String(error));
 }
 
-export interface SendOptions {
-  token?: string;
-  json?: unknown;
-  form?: FormData;
-}
-
-export async function send(method: string, path: string, options: SendOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  let body: BodyInit | undefined;
-  if (options.form) {
-    body = options.form;
-  } else if (options.json !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  }
-  if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  try {
-    return await fetch(path, { method, headers, body, credentials: 'omit', cache: 'no-store' });
-  } catch {
-    throw new ApiError(0, NETWORK_DETAIL);
-  }
-}
-
-/** The parsed body of a success, or the API's error as an ApiError. */
-export async function readBody<T>(response: Response): Promise<T> {
-  const text = response.status === 204 ? '' : await response.text();
-  let data: unknown;
-  try {
-    data = text ? JSON.parse(text) : undefined;
-  } catch {
-    data = undefined;
-  }
-  if (response.ok) return data as T;
+/** An error answer's body (every one has `detail`; validation errors add `fields`) as an ApiError. */
+export function apiErrorFrom(status: number, data: unknown): ApiError {
   const body = (data && typeof data === 'object' ? data : {}) as { detail?: unknown; fields?: unknown; code?: unknown };
-  const detail = typeof body.detail === 'string' && body.detail ? body.detail : `The request failed (HTTP ${response.status}).`;
+  const detail = typeof body.detail === 'string' && body.detail ? body.detail : `The request failed (HTTP ${status}).`;
   const fields = body.fields && typeof body.fields === 'object' ? (body.fields as Record<string, string[]>) : {};
-  throw new ApiError(response.status, detail, fields, typeof body.code === 'string' ? body.code : undefined);
+  return new ApiError(status, detail, fields, typeof body.code === 'string' ? body.code : undefined);
 }

@@ -1,5 +1,6 @@
 import { createStore } from '../lib/store';
-import { ApiError, readBody, send } from './http';
+import { ApiError } from './http';
+import { publicClient, unwrap } from './public';
 
 interface Tokens {
   /** Kept in memory only: a script injected into the page could read localStorage. */
@@ -49,9 +50,7 @@ class Session {
   }
 
   async signIn(email: string, password: string): Promise<void> {
-    const { access, refresh } = await readBody<{ access: string; refresh: string }>(
-      await send('POST', '/auth/jwt/create/', { json: { email, password } }),
-    );
+    const { access, refresh } = await unwrap(publicClient.POST('/auth/jwt/create/', { body: { email, password } }));
     this.keep({ access, refresh, receivedAt: Date.now() });
     this.state.set({ signedIn: true });
   }
@@ -60,7 +59,7 @@ class Session {
     const refresh = this.tokens?.refresh;
     this.end('You have signed out.');
     // Revoke the refresh token; the page is signed out whatever the answer.
-    if (refresh) await send('POST', '/auth/jwt/logout/', { json: { refresh } }).catch(() => undefined);
+    if (refresh) await publicClient.POST('/auth/jwt/logout/', { body: { refresh } }).catch(() => undefined);
   }
 
   /**
@@ -70,7 +69,7 @@ class Session {
   async signOutEverywhere(): Promise<void> {
     const refresh = await withRefreshLock(async () => readStoredRefresh() ?? this.tokens?.refresh);
     if (!refresh || !this.tokens) throw sessionEnded();
-    await readBody<void>(await send('POST', '/auth/jwt/logout/', { json: { refresh, all: true } }));
+    await unwrap(publicClient.POST('/auth/jwt/logout/', { body: { refresh, all: true } }));
     this.end('You have signed out on every device.');
   }
 
@@ -99,12 +98,16 @@ class Session {
     if (this.tokens && stored && stored !== this.tokens.refresh) this.tokens = { ...this.tokens, refresh: stored };
     const current = this.tokens;
     if (!current) throw sessionEnded();
-    const response = await send('POST', '/auth/jwt/refresh/', { json: { refresh: current.refresh } });
-    if (response.status === 401 || response.status === 400) {
-      this.expire();
-      throw sessionEnded();
+    let body: { access: string; refresh?: string };
+    try {
+      body = await unwrap(publicClient.POST('/auth/jwt/refresh/', { body: { refresh: current.refresh } }));
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 400)) {
+        this.expire();
+        throw sessionEnded();
+      }
+      throw error;
     }
-    const body = await readBody<{ access: string; refresh?: string }>(response);
     if (this.tokens !== current) throw sessionEnded(); // signed out (or in again) meanwhile
     this.keep({ access: body.access, refresh: body.refresh ?? current.refresh, receivedAt: Date.now() });
     return body.access;

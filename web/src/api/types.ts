@@ -1,99 +1,22 @@
-export interface User {
-  id: string;
-  email: string;
-  is_admin: boolean;
-  organization_id: string;
-}
+import type { components } from './schema';
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  key_prefix: string;
-  is_active: boolean;
-  last_used_at: string | null;
-  created_at: string;
-  expires_at: string | null;
-  key?: string;
-  rotated_from?: string;
-}
+/**
+ * The dashboard's names for the API's records: the generated schemas of /openapi.json (schema.d.ts),
+ * not copies, so they follow the API.
+ */
+type Schemas = components['schemas'];
 
-export interface Quota {
-  credits_total: number;
-  credits_used: number;
-  credits_remaining: number;
-  period_start: string;
-  period_end: string;
-}
-
-export interface Subscription {
-  plan: string;
-  current_quota: Quota;
-}
-
-export interface DailyUsage {
-  date: string;
-  credits: number;
-}
-
-export interface Organization {
-  id: string;
-  name: string;
-  allowed_domains: string[] | null;
-  created_at: string;
-}
-
-export interface Domain {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  region: string | null;
-  is_active: boolean;
-  created_at: string;
-}
-
-export interface Page<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
-
-export interface Source {
-  document_id: string;
-  chunk_id: string;
-  title: string;
-  snippet: string;
-  score: number;
-  metadata: Record<string, string | number> | null;
-}
-
-export interface ChatMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  sources: Source[] | null;
-  created_at: string;
-}
-
-export interface ChatSession {
-  id: string;
-  title: string | null;
-  domain: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ChatSessionWithMessages extends ChatSession {
-  messages: ChatMessage[];
-}
-
-export interface DocumentRecord {
-  id: string;
-  title: string;
-  metadata: Record<string, string | number> | null;
-  content_type: string;
-  size_bytes: number;
-  chunk_count: number;
-  created_at: string;
-}
+export type User = Schemas['CurrentUserResponse'];
+/** A key as listed; the create and rotate answers add the full `key` (and `rotated_from`) once. */
+export type ApiKey = Schemas['ApiKeyResponse'] & Partial<Pick<Schemas['RotatedApiKeyResponse'], 'key' | 'rotated_from'>>;
+export type Subscription = Schemas['SubscriptionResponse'];
+export type DailyUsage = Schemas['DailyUsageResponse'];
+export type Organization = Schemas['OrganizationResponse'];
+export type Domain = Schemas['DomainResponse'];
+export type Source = Schemas['SourceResponse'];
+export type ChatMessage = Schemas['ChatMessageResponse'];
+export type ChatSession = Schemas['ChatSessionResponse'];
+export type ChatSessionWithMessages = Schemas['ChatSessionDetailResponse'];
+export type DocumentRecord = Schemas['DocumentResponse'];
+export type DocumentPage = Schemas['DocumentPage'];
+export type OrganizationChange = Schemas['UpdateOrganizationDto'];
