@@ -1,23 +1,25 @@
-import { type ResourceLimits, Worker } from 'node:worker_threads';
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 export interface WorkerPoolOptions {
-  /** Threads running at once; tasks beyond wait in order. */
+  /** Worker processes running at once; tasks beyond wait in order. */
   size: number;
-  /** Wall-clock limit of one task, from when a thread takes it; past it the thread is terminated. */
+  /** Wall-clock limit of one task, from when a worker takes it; past it the worker is killed. */
   timeoutMs: number;
-  resourceLimits: ResourceLimits;
+  /** V8 heap limit of each worker (`--max-old-space-size`). */
+  memoryMb: number;
 }
 
 /** The pool is closing (the application is shutting down). */
 export class WorkerPoolClosedError extends Error {}
 
-/** A task that ran past `timeoutMs`; its thread was terminated. */
+/** A task that ran past `timeoutMs`; its worker was killed. */
 export class WorkerTimeoutError extends Error {}
 
-/** A task whose thread died under it: over its heap limit (`code` ERR_WORKER_OUT_OF_MEMORY) or crashed. */
+/** A task whose worker died under it: over its heap limit (`outOfMemory`) or otherwise. */
 export class WorkerCrashedError extends Error {
-  constructor(readonly code: string | undefined) {
-    super(`worker thread died (${code ?? 'no code'})`);
+  constructor(readonly outOfMemory: boolean, how: string) {
+    super(`worker process died (${how})`);
   }
 }
 
@@ -27,16 +29,22 @@ interface Task {
   reject(error: Error): void;
 }
 
+/** V8 prints this when a heap limit is reached, then aborts. */
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/;
+
 /**
- * A few long-lived worker threads, each running one task at a time: CPU-heavy work that must not
- * stall the event loop. A thread that times out or runs out of memory is thrown away (its task
- * fails, nobody else's does) and a fresh one is started for the next task.
+ * A few long-lived worker processes, each running one task at a time: CPU- and memory-heavy work that
+ * must not stall the event loop. Processes rather than worker threads: a thread that overruns its
+ * heap while V8 is inside one large allocation aborts the whole process (seen here with pdf.js), a
+ * child process only itself. A worker that times out or dies is thrown away (its task fails, nobody
+ * else's does) and a fresh one is started for the next task.
  *
- * A worker module answers each message with exactly one message.
+ * A worker module answers each message with exactly one message (see extract.worker.ts).
  */
 export class WorkerPool {
-  private readonly idle: Worker[] = [];
+  private readonly idle: ChildProcess[] = [];
   private readonly queue: Task[] = [];
+  private readonly stderrTail = new WeakMap<ChildProcess, string>();
   private live = 0;
   private closed = false;
 
@@ -53,10 +61,10 @@ export class WorkerPool {
     });
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.closed = true;
     for (const task of this.queue.splice(0)) task.reject(new WorkerPoolClosedError());
-    await Promise.all(this.idle.splice(0).map((worker) => worker.terminate()));
+    for (const worker of this.idle.splice(0)) worker.kill('SIGKILL');
   }
 
   private dispatch(): void {
@@ -66,32 +74,41 @@ export class WorkerPool {
     }
   }
 
-  private spawn(): Worker {
+  private spawn(): ChildProcess {
     this.live++;
-    return new Worker(this.script.url, { execArgv: this.script.execArgv, resourceLimits: this.options.resourceLimits });
+    const worker = fork(fileURLToPath(this.script.url), [], {
+      execArgv: [...(this.script.execArgv ?? []), `--max-old-space-size=${this.options.memoryMb}`],
+      serialization: 'advanced', // Buffers and typed arrays as they are, not as JSON
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
+    worker.stderr!.on('data', (data: Buffer) => {
+      process.stderr.write(data);
+      this.stderrTail.set(worker, ((this.stderrTail.get(worker) ?? '') + data.toString()).slice(-2000));
+    });
+    return worker;
   }
 
-  private execute(worker: Worker, task: Task): void {
-    worker.ref();
+  private execute(worker: ChildProcess, task: Task): void {
     const settle = (outcome: { value: unknown } | { error: Error }, keep: boolean) => {
       clearTimeout(timer);
-      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      worker.off('message', onMessage).off('exit', onExit);
       if ('value' in outcome) task.resolve(outcome.value);
       else task.reject(outcome.error);
       if (keep && !this.closed) {
-        worker.unref(); // an idle thread does not keep the process alive
         this.idle.push(worker);
       } else {
         this.live--;
-        void worker.terminate();
+        worker.kill('SIGKILL');
       }
       this.dispatch();
     };
     const onMessage = (value: unknown) => settle({ value }, true);
-    const onError = (error: Error & { code?: string }) => settle({ error: new WorkerCrashedError(error.code) }, false);
-    const onExit = (code: number) => settle({ error: new WorkerCrashedError(`exit ${code}`) }, false);
+    const onExit = (code: number | null, signal: string | null) => {
+      const outOfMemory = OUT_OF_MEMORY.test(this.stderrTail.get(worker) ?? '');
+      settle({ error: new WorkerCrashedError(outOfMemory, signal ?? `exit code ${code}`) }, false);
+    };
     const timer = setTimeout(() => settle({ error: new WorkerTimeoutError() }, false), this.options.timeoutMs);
-    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    worker.postMessage(task.message);
+    worker.on('message', onMessage).on('exit', onExit);
+    worker.send(task.message as object);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The worker module `name` (without extension) beside the module at `base` (its `import.meta.url`).
- * Built, that is the compiled `.js`. Run from the TypeScript sources (Jest), a worker thread does not
+ * Built, that is the compiled `.js`. Run from the TypeScript sources (Jest), a worker process does not
  * go through Jest's transform, so it gets the project's swc module hooks (scripts/ts-hooks.mjs).
  */
 export function workerScript(base: string, name: string): { url: URL; execArgv?: string[] } {
