@@ -5,6 +5,7 @@ import type { Observable } from 'rxjs';
 import { type ApiError, BadRequestError, FileTooLargeError, ValidationFailedError } from '../common/errors.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
+import { UploadGate } from './upload-gate.js';
 
 export const UPLOAD_FIELD = 'file';
 
@@ -12,12 +13,16 @@ export const UPLOAD_FIELD = 'file';
  * Reads a multipart document upload into memory (one `file` plus a few short text fields), within
  * MAX_UPLOAD_BYTES. Other requests pass through untouched for the JSON body parser. Multer's errors
  * come out as our typed errors: an oversized file is a 413, anything else about the form a 400.
+ * Each upload holds a place in the UploadGate until its response is over (503 when none is free).
  */
 @Injectable()
 export class DocumentUploadInterceptor implements NestInterceptor {
   private readonly upload: RequestHandler;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly gate: UploadGate,
+  ) {
     this.upload = multer({
       storage: multer.memoryStorage(),
       defParamCharset: 'utf8',
@@ -29,6 +34,7 @@ export class DocumentUploadInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<Request>();
     if (request.is('multipart/form-data')) {
       const response = context.switchToHttp().getResponse<Response>();
+      response.once('close', this.gate.enter());
       await new Promise<void>((resolve, reject) => {
         this.upload(request, response, (error?: unknown) => (error ? reject(this.toApiError(error)) : resolve()));
       });
