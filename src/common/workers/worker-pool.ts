@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface WorkerPoolOptions {
@@ -8,6 +9,11 @@ export interface WorkerPoolOptions {
   timeoutMs: number;
   /** V8 heap limit of each worker (`--max-old-space-size`). */
   memoryMb: number;
+  /**
+   * A worker left holding more resident memory than this after a task is replaced: V8 keeps the
+   * heap a big document grew to, and an idle worker should not sit on it.
+   */
+  recycleAboveMb: number;
 }
 
 /** The pool is closing (the application is shutting down). */
@@ -27,6 +33,15 @@ interface Task {
   message: unknown;
   resolve(value: unknown): void;
   reject(error: Error): void;
+}
+
+/** Resident memory of a process in MB, from /proc (0 where there is none). */
+function residentMb(pid: number | undefined): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /** V8 prints this when a heap limit is reached, then aborts. */
@@ -102,7 +117,7 @@ export class WorkerPool {
       }
       this.dispatch();
     };
-    const onMessage = (value: unknown) => settle({ value }, true);
+    const onMessage = (value: unknown) => settle({ value }, residentMb(worker.pid) <= this.options.recycleAboveMb);
     const onExit = (code: number | null, signal: string | null) => {
       const outOfMemory = OUT_OF_MEMORY.test(this.stderrTail.get(worker) ?? '');
       settle({ error: new WorkerCrashedError(outOfMemory, signal ?? `exit code ${code}`) }, false);

@@ -32,6 +32,7 @@ export class DocumentExtractor implements OnModuleDestroy {
       size: config.EXTRACTION_WORKERS,
       timeoutMs: config.EXTRACTION_TIMEOUT_MS,
       memoryMb: config.EXTRACTION_MEMORY_MB,
+      recycleAboveMb: config.EXTRACTION_MEMORY_MB,
     });
   }
 
