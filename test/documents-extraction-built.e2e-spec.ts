@@ -85,6 +85,7 @@ describe('document extraction in the built service', () => {
   }, 60_000);
 
   it('takes its workers with it when it stops', async () => {
+    expect((await upload('small.txt', Buffer.from('Leaves an idle worker.'))).status).toBe(201);
     const pid = service.child.pid!;
     const workers = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
     expect(workers.length).toBeGreaterThan(0);

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { multipartFile, pdfBomb, unclosedTagsHtml } from '../lib/hostile-files.js';
 
-export const description = 'hostile uploads: deep HTML, PDF bomb, 10 MB of tiny sentences; /health/ and RSS meanwhile';
+export const description = 'hostile uploads: deep HTML, PDF bombs, 10 MB of tiny sentences; /health/ and RSS meanwhile';
 export const explicitOnly = true;
 
 function rssMb(pid) {
@@ -30,6 +30,7 @@ export async function run(ctx) {
   const attacks = [
     ['<b> x 200,000 (.html, 600 KB)', 'deep.html', unclosedTagsHtml(200_000)],
     ['PDF inflating to 300 MB', 'bomb.pdf', await pdfBomb(300 * 1024 * 1024)],
+    ['PDF of 20 MB of text operators', 'chatty.pdf', await pdfBomb(20 * 1024 * 1024, '(Boom boom) Tj T*\n', 'BT /F1 12 Tf 14 TL\n')],
     ['"Ab. " x 2.6 M (.txt, 10 MB)', 'ab.txt', Buffer.from('Ab. '.repeat(2_600_000))],
   ];
   const rows = [];

@@ -73,8 +73,9 @@ export class EnvSchema {
   MAX_UPLOADS_IN_FLIGHT = 4;
 
   /**
-   * Worker processes that extract and chunk documents (off the event loop). Each may use about
-   * EXTRACTION_MEMORY_MB plus 120 MB at worst; one keeps a 512 MiB pod safe.
+   * Worker processes that extract and chunk documents (off the event loop). V8 overshoots the heap
+   * limit within one long synchronous run (pdf.js), so a worker may reach about 2 × EXTRACTION_MEMORY_MB
+   * + 100 MB before it is stopped; one worker keeps a 512 MiB pod safe.
    */
   @Transform(toInt) @IsInt() @Min(1) @Max(64)
   EXTRACTION_WORKERS = 1;
@@ -85,7 +86,7 @@ export class EnvSchema {
 
   /** Heap limit of each extraction worker (MB); a file that needs more is refused (400). */
   @Transform(toInt) @IsInt() @Min(32) @Max(4096)
-  EXTRACTION_MEMORY_MB = 128;
+  EXTRACTION_MEMORY_MB = 96;
 
   /** The built dashboard (`npm run build`); unset, `web/dist` in the checkout. Served at /app/. */
   @Transform(blankToUndefined) @IsOptional() @IsString()

@@ -58,8 +58,9 @@ const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/;
  */
 export class WorkerPool {
   private readonly idle: ChildProcess[] = [];
+  private readonly busy = new Set<ChildProcess>();
   private readonly queue: Task[] = [];
-  private readonly stderrTail = new WeakMap<ChildProcess, string>();
+  private readonly outOfMemory = new WeakSet<ChildProcess>();
   private live = 0;
   private closed = false;
 
@@ -79,7 +80,8 @@ export class WorkerPool {
   close(): void {
     this.closed = true;
     for (const task of this.queue.splice(0)) task.reject(new WorkerPoolClosedError());
-    for (const worker of this.idle.splice(0)) worker.kill('SIGKILL');
+    // Tasks still running fail with WorkerPoolClosedError (see onClose).
+    for (const worker of [...this.idle.splice(0), ...this.busy]) worker.kill('SIGKILL');
   }
 
   private dispatch(): void {
@@ -98,7 +100,16 @@ export class WorkerPool {
     });
     worker.stderr!.on('data', (data: Buffer) => {
       process.stderr.write(data);
-      this.stderrTail.set(worker, ((this.stderrTail.get(worker) ?? '') + data.toString()).slice(-2000));
+      if (OUT_OF_MEMORY.test(data.toString())) this.outOfMemory.add(worker);
+    });
+    // A send to a worker that has just died fails here; its 'close' then settles the task.
+    worker.on('error', () => {});
+    // An idle worker that dies (killed from outside) is forgotten, not handed the next task.
+    worker.once('exit', () => {
+      const index = this.idle.indexOf(worker);
+      if (index === -1) return;
+      this.idle.splice(index, 1);
+      this.live--;
     });
     return worker;
   }
@@ -106,7 +117,8 @@ export class WorkerPool {
   private execute(worker: ChildProcess, task: Task): void {
     const settle = (outcome: { value: unknown } | { error: Error }, keep: boolean) => {
       clearTimeout(timer);
-      worker.off('message', onMessage).off('exit', onExit);
+      this.busy.delete(worker);
+      worker.off('message', onMessage).off('close', onClose);
       if ('value' in outcome) task.resolve(outcome.value);
       else task.reject(outcome.error);
       if (keep && !this.closed) {
@@ -118,12 +130,14 @@ export class WorkerPool {
       this.dispatch();
     };
     const onMessage = (value: unknown) => settle({ value }, residentMb(worker.pid) <= this.options.recycleAboveMb);
-    const onExit = (code: number | null, signal: string | null) => {
-      const outOfMemory = OUT_OF_MEMORY.test(this.stderrTail.get(worker) ?? '');
-      settle({ error: new WorkerCrashedError(outOfMemory, signal ?? `exit code ${code}`) }, false);
+    // 'close' rather than 'exit': it comes after stderr is drained, so V8's last words have been seen.
+    const onClose = (code: number | null, signal: string | null) => {
+      if (this.closed) return settle({ error: new WorkerPoolClosedError() }, false);
+      settle({ error: new WorkerCrashedError(this.outOfMemory.has(worker), signal ?? `exit code ${code}`) }, false);
     };
     const timer = setTimeout(() => settle({ error: new WorkerTimeoutError() }, false), this.options.timeoutMs);
-    worker.on('message', onMessage).on('exit', onExit);
+    this.busy.add(worker);
+    worker.on('message', onMessage).on('close', onClose);
     worker.send(task.message as object);
   }
 }

@@ -66,11 +66,13 @@ export function htmlToText(html: string): { text: string; title: string | null }
   );
   parser.write(html);
   parser.end();
+  // Per line: runs of blanks as one space, no white space at either end (whole-text regexes rather
+  // than an array of lines, which for a 10 MB page took more than a worker's heap).
   const text = storableText(out
     .join('')
-    .split('\n')
-    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
-    .join('\n')
+    .replace(/[ \t\u00a0]+/g, ' ')
+    .replace(/(^|\n)[^\S\n]+/g, '$1')
+    .replace(/[^\S\n]+(?=\n|$)/g, '')
     .replace(/^(#{1,6}) *\n+/gm, '') // headings left empty
     .replace(/\n{3,}/g, '\n\n')
     .trim());
