@@ -27,14 +27,16 @@ function familyRssMb(pid) {
 export async function run(ctx) {
   const { baseUrl, pid } = ctx.service;
   const user = await ctx.signUp();
+  const tenMegabytes = Buffer.from('Ab. '.repeat(2_600_000));
   const attacks = [
     ['<b> x 200,000 (.html, 600 KB)', 'deep.html', unclosedTagsHtml(200_000)],
     ['PDF inflating to 300 MB', 'bomb.pdf', await pdfBomb(300 * 1024 * 1024)],
     ['PDF of 20 MB of text operators', 'chatty.pdf', await pdfBomb(20 * 1024 * 1024, '(Boom boom) Tj T*\n', 'BT /F1 12 Tf 14 TL\n')],
-    ['"Ab. " x 2.6 M (.txt, 10 MB)', 'ab.txt', Buffer.from('Ab. '.repeat(2_600_000))],
+    ['"Ab. " x 2.6 M (.txt, 10 MB)', 'ab.txt', tenMegabytes],
+    ['5 of those at once', 'ab.txt', tenMegabytes, 5],
   ];
   const rows = [];
-  for (const [attack, name, content] of attacks) {
+  for (const [attack, name, content, copies = 1] of attacks) {
     const { body, contentType } = multipartFile(name, content);
     let running = true;
     let maxHealthMs = 0;
@@ -54,15 +56,17 @@ export async function run(ctx) {
       }
     })();
     const started = performance.now();
-    const response = await fetch(`${baseUrl}/v1/documents/`, { method: 'POST', headers: { ...user.auth, 'Content-Type': contentType }, body });
-    const answer = await response.json().catch(() => ({}));
+    const responses = await Promise.all(
+      Array.from({ length: copies }, () => fetch(`${baseUrl}/v1/documents/`, { method: 'POST', headers: { ...user.auth, 'Content-Type': contentType }, body })),
+    );
+    const answers = await Promise.all(responses.map((response) => response.json().catch(() => ({}))));
     const seconds = (performance.now() - started) / 1000;
     running = false;
     await poller;
-    ctx.log(`${attack}: ${response.status} ${answer.detail ?? ''}`);
+    responses.forEach((response, i) => ctx.log(`${attack}: ${response.status} ${answers[i].detail ?? ''}`));
     rows.push({
       attack,
-      status: response.status,
+      status: responses.map((response) => response.status).join(','),
       seconds: seconds.toFixed(2),
       health_max_ms: Math.round(maxHealthMs),
       health_errors: healthErrors,
