@@ -34,6 +34,7 @@ import { startService } from './lib/service.js';
 
 const SECTIONS = {
   core: () => import('./sections/core.js'),
+  extraction: () => import('./sections/extraction.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
   quota: () => import('./sections/quota.js'),

@@ -185,3 +185,11 @@ export class FileTooLargeError extends ApiError {
     super(`The uploaded file is too large; the limit is ${formatBytes(limitBytes)}.`);
   }
 }
+
+/** This instance is already reading as many uploads as it may hold in memory (MAX_UPLOADS_IN_FLIGHT). */
+export class UploadsBusyError extends ServiceUnavailableError {
+  constructor(limit: number) {
+    super(`Too many uploads are being processed right now (at most ${limit} at once); retry in a few seconds.`);
+    this.headers['Retry-After'] = '2';
+  }
+}

@@ -122,6 +122,29 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(1)
   MAX_UPLOAD_BYTES = 10_485_760;
 
+  /**
+   * Multipart document uploads one instance reads at once; more get a 503. Each may hold its file,
+   * its text and its chunks in memory (tens of MB for a 10 MB file).
+   */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MAX_UPLOADS_IN_FLIGHT = 4;
+
+  /**
+   * Worker processes that extract and chunk documents (off the event loop). V8 overshoots the heap
+   * limit within one long synchronous run (pdf.js), so a worker may reach about 2 × EXTRACTION_MEMORY_MB
+   * + 100 MB before it is stopped; one worker keeps a 512 MiB pod safe.
+   */
+  @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  EXTRACTION_WORKERS = 1;
+
+  /** Wall-clock limit for reading one document; past it the file is refused (400). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  EXTRACTION_TIMEOUT_MS = 30_000;
+
+  /** Heap limit of each extraction worker (MB); a file that needs more is refused (400). */
+  @Transform(toInt) @IsInt() @Min(32) @Max(4096)
+  EXTRACTION_MEMORY_MB = 96;
+
   /** The built dashboard (`npm run build`); unset, `web/dist` in the checkout. Served at /app/. */
   @Transform(blankToUndefined) @IsOptional() @IsString()
   DASHBOARD_DIR?: string;

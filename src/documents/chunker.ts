@@ -30,94 +30,126 @@ interface Piece {
 const HEADING = /^#{1,6}\s+\S/;
 // A sentence ends with . ! or ? (optionally closed by a quote or bracket) before white space and a
 // capital letter, digit or opening quote/bracket.
-const SENTENCE_END = /(?<=[.!?]["')\]]?)\s+(?=["'(\[]?[\p{Lu}\d])/u;
+const SENTENCE_END = /(?<=[.!?]["')\]]?)\s+(?=["'(\[]?[\p{Lu}\d])/gu;
 
+// Every step below is linear in the text and walks it lazily (generators, running totals): a 10 MB
+// upload of millions of tiny sentences once took seconds and hundreds of MB here.
 function countWords(text: string): number {
-  const trimmed = text.trim();
-  return trimmed === '' ? 0 : trimmed.split(/\s+/).length;
+  const word = /\S+/g;
+  let count = 0;
+  while (word.exec(text)) count++;
+  return count;
+}
+
+/** The parts of `text` between matches of a global `separator`, one at a time (a lazy `split`). */
+function* splitLazily(text: string, separator: RegExp): Generator<string> {
+  let start = 0;
+  for (const match of text.matchAll(separator)) {
+    yield text.slice(start, match.index);
+    start = match.index + match[0].length;
+  }
+  yield text.slice(start);
 }
 
 /** Paragraphs (blank-line separated) and heading lines, in order. */
-function blocks(text: string): Array<{ heading: boolean; text: string }> {
-  const result: Array<{ heading: boolean; text: string }> = [];
-  for (const block of text.split(/\n[ \t]*\n+/)) {
+function* blocks(text: string): Generator<{ heading: boolean; text: string }> {
+  for (const block of splitLazily(text, /\n[ \t]*\n+/g)) {
     let paragraph: string[] = [];
-    const flush = () => {
-      const joined = paragraph.join('\n').trim();
-      if (joined) result.push({ heading: false, text: joined });
-      paragraph = [];
-    };
     for (const line of block.split('\n')) {
       if (HEADING.test(line.trim())) {
-        flush();
-        result.push({ heading: true, text: line.trim() });
+        const joined = paragraph.join('\n').trim();
+        if (joined) yield { heading: false, text: joined };
+        paragraph = [];
+        yield { heading: true, text: line.trim() };
       } else {
         paragraph.push(line.trimEnd());
       }
     }
-    flush();
+    const joined = paragraph.join('\n').trim();
+    if (joined) yield { heading: false, text: joined };
   }
-  return result;
 }
 
 /** Cuts text that is over the limits into word windows, then character windows. */
-function hardSplit(text: string, options: ChunkingOptions): string[] {
-  const words = text.split(/\s+/).filter(Boolean);
-  const pieces: string[] = [];
-  for (let i = 0; i < words.length; i += options.maxWords) pieces.push(words.slice(i, i + options.maxWords).join(' '));
-  return pieces.flatMap((piece) => {
-    if (piece.length <= options.maxChars) return [piece];
-    const windows: string[] = [];
-    for (let i = 0; i < piece.length; i += options.maxChars) windows.push(piece.slice(i, i + options.maxChars));
-    return windows;
-  });
+function* hardSplit(text: string, options: ChunkingOptions): Generator<string> {
+  let window: string[] = [];
+  const flush = function* () {
+    const piece = window.join(' ');
+    window = [];
+    for (let i = 0; i < piece.length; i += options.maxChars) yield piece.slice(i, i + options.maxChars);
+  };
+  for (const [word] of text.matchAll(/\S+/g)) {
+    window.push(word);
+    if (window.length === options.maxWords) yield* flush();
+  }
+  if (window.length > 0) yield* flush();
 }
 
 /** A paragraph as sentences (or smaller pieces for run-on text); the first carries the paragraph's size. */
-function pieces(paragraph: string, options: ChunkingOptions): Piece[] {
-  const fits = (text: string) => countWords(text) <= options.maxWords && text.length <= options.maxChars;
-  const parts = paragraph
-    .split(SENTENCE_END)
-    .flatMap((sentence) => (fits(sentence) ? [sentence] : hardSplit(sentence, options)))
-    .map((text) => text.trim())
-    .filter(Boolean);
+function* pieces(paragraph: string, options: ChunkingOptions): Generator<Piece> {
   const paragraphWords = countWords(paragraph);
-  return parts.map((text, index) => ({ text, words: countWords(text), paragraphStart: index === 0, paragraphWords }));
+  let first = true;
+  for (const sentence of splitLazily(paragraph, SENTENCE_END)) {
+    const fits = sentence.length <= options.maxChars && countWords(sentence) <= options.maxWords;
+    for (const part of fits ? [sentence] : hardSplit(sentence, options)) {
+      const text = part.trim();
+      if (!text) continue;
+      yield { text, words: countWords(text), paragraphStart: first, paragraphWords };
+      first = false;
+    }
+  }
 }
 
 function render(parts: Piece[]): string {
   return parts.map((part, i) => (i === 0 ? '' : part.paragraphStart || parts[i - 1].heading ? '\n\n' : ' ') + part.text).join('');
 }
 
+/** The pieces of the chunk being built, with running totals so that adding a piece costs O(1). */
+class Draft {
+  parts: Piece[] = [];
+  words = 0;
+  chars = 0;
+  reset(parts: Piece[]): void {
+    this.parts = parts;
+    this.words = parts.reduce((sum, part) => sum + part.words, 0);
+    this.chars = parts.reduce((sum, part) => sum + part.text.length + 2, 0);
+  }
+  push(part: Piece): void {
+    this.parts.push(part);
+    this.words += part.words;
+    this.chars += part.text.length + 2;
+  }
+}
+
 export function chunkText(text: string, options: ChunkingOptions = DEFAULT_CHUNKING): string[] {
   const normalized = text.replace(/\r\n?/g, '\n').replace(/\u0000/g, '');
   const chunks: string[] = [];
-  const wordsIn = (parts: Piece[]) => parts.reduce((sum, part) => sum + part.words, 0);
-  const charsIn = (parts: Piece[]) => parts.reduce((sum, part) => sum + part.text.length + 2, 0);
   let heading: Piece | null = null; // the current section's heading
-  let current: Piece[] = [];
+  const current = new Draft();
   let carried = 0; // leading pieces of `current` repeated from the previous chunk (heading, overlap)
 
   const close = (overlap: boolean) => {
-    chunks.push(render(current));
+    chunks.push(render(current.parts));
     const tail: Piece[] = [];
-    for (let i = current.length - 1; overlap && i >= carried && current[i] !== heading; i--) {
-      if (wordsIn(tail) + current[i].words > options.overlapWords) break;
-      tail.unshift(current[i]);
+    let tailWords = 0;
+    for (let i = current.parts.length - 1; overlap && i >= carried && current.parts[i] !== heading; i--) {
+      if (tailWords + current.parts[i].words > options.overlapWords) break;
+      tail.push(current.parts[i]);
+      tailWords += current.parts[i].words;
     }
-    current = overlap && heading ? [heading, ...tail] : tail;
-    carried = current.length;
+    tail.reverse();
+    current.reset(overlap && heading ? [heading, ...tail] : tail);
+    carried = current.parts.length;
   };
-  const overflows = (piece: Piece) =>
-    wordsIn(current) + piece.words > options.maxWords || charsIn(current) + piece.text.length > options.maxChars;
+  const overflows = (piece: Piece) => current.words + piece.words > options.maxWords || current.chars + piece.text.length > options.maxChars;
   const add = (piece: Piece) => {
-    const words = wordsIn(current);
+    const words = current.words;
     // Prefer to end a chunk between paragraphs: do so early when the next paragraph would not fit whole.
     const paragraphBreak = piece.paragraphStart && words >= options.targetWords * 0.6 && words + (piece.paragraphWords ?? 0) > options.maxWords;
-    if (current.length > carried && (words >= options.targetWords || overflows(piece) || paragraphBreak)) close(true);
+    if (current.parts.length > carried && (words >= options.targetWords || overflows(piece) || paragraphBreak)) close(true);
     if (overflows(piece)) {
       // No room after the carried-over heading and overlap: drop them.
-      current = [];
+      current.reset([]);
       carried = 0;
     }
     current.push(piece);
@@ -130,14 +162,14 @@ export function chunkText(text: string, options: ChunkingOptions = DEFAULT_CHUNK
     }
     const piece: Piece = { text: block.text, words: countWords(block.text), paragraphStart: true, heading: true };
     // A new section starts a new chunk once the current one has a fair size; small sections share one.
-    if (current.length > carried && (wordsIn(current) >= options.targetWords / 2 || overflows(piece))) close(false);
-    if (current.length === carried) {
-      current = []; // what was carried over belongs to the previous section
+    if (current.parts.length > carried && (current.words >= options.targetWords / 2 || overflows(piece))) close(false);
+    if (current.parts.length === carried) {
+      current.reset([]); // what was carried over belongs to the previous section
       carried = 0;
     }
     heading = piece;
     current.push(piece);
   }
-  if (current.length > carried) chunks.push(render(current));
+  if (current.parts.length > carried) chunks.push(render(current.parts));
   return chunks.filter((chunk) => chunk.trim() !== '');
 }

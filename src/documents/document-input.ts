@@ -3,7 +3,8 @@ import { ValidationFailedError } from '../common/errors.js';
 import { BodyValidationPipe } from '../common/validation.js';
 import { CreateDocumentDto, TITLE_MAX, UploadFieldsDto } from './dto/document.dto.js';
 import { metadataProblem } from './dto/metadata.field.js';
-import { extractUpload, type UploadedFile } from './extraction/extract-upload.js';
+import { DocumentExtractor } from './extraction/document-extractor.js';
+import { type UploadedFile, uploadContentType } from './extraction/extract-upload.js';
 
 /** A validated document, ready to chunk and store. */
 export interface NewDocument {
@@ -12,6 +13,8 @@ export interface NewDocument {
   metadata: Record<string, string | number>;
   contentType: string;
   sizeBytes: number;
+  /** The content's chunks, when already made (off the event loop); else the service makes them. */
+  chunks?: string[];
 }
 
 /**
@@ -22,6 +25,8 @@ export interface NewDocument {
 @Injectable()
 export class DocumentInputReader {
   private readonly validation = new BodyValidationPipe();
+
+  constructor(private readonly extractor: DocumentExtractor) {}
 
   async read(body: unknown, file: UploadedFile | undefined): Promise<NewDocument> {
     return file ? this.fromUpload(body, file) : this.fromJson(body);
@@ -35,15 +40,17 @@ export class DocumentInputReader {
       metadata: dto.metadata ?? {},
       contentType: 'text/plain',
       sizeBytes: Buffer.byteLength(dto.content),
+      chunks: await this.extractor.chunk(dto.content),
     };
   }
 
   private async fromUpload(body: unknown, file: UploadedFile): Promise<NewDocument> {
     const fields = (await this.validation.transform(body, { type: 'body', metatype: UploadFieldsDto })) as UploadFieldsDto;
     const metadata = this.parseMetadata(fields.metadata);
-    const { text, contentType } = await extractUpload(file);
+    const contentType = uploadContentType(file);
+    const { text, chunks } = await this.extractor.extract(file.buffer, contentType);
     const title = fields.title ?? (file.originalname.replace(/\u0000/g, '').trim().slice(0, TITLE_MAX) || 'Untitled');
-    return { title, content: text.trim(), metadata, contentType, sizeBytes: file.size };
+    return { title, content: text, metadata, contentType, sizeBytes: file.size, chunks };
   }
 
   private parseMetadata(raw: string | undefined): Record<string, string | number> {

@@ -3,12 +3,14 @@ import { RetrievalModule } from '../retrieval/retrieval.module.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
+import { DocumentExtractor } from './extraction/document-extractor.js';
+import { UploadGate } from './upload-gate.js';
 import { DocumentUploadInterceptor } from './upload.interceptor.js';
 
 @Module({
   imports: [RetrievalModule],
   controllers: [DocumentsController],
-  providers: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor],
-  exports: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor],
+  providers: [DocumentsService, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
+  exports: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor, UploadGate],
 })
 export class DocumentsModule {}

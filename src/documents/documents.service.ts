@@ -45,7 +45,7 @@ export class DocumentsService {
 
   /** Stores several documents of one owner in one transaction. */
   async createMany(owner: DocumentOwner, inputs: readonly NewDocument[]): Promise<Document[]> {
-    const prepared = inputs.map((input) => ({ input, chunks: chunkText(input.content) }));
+    const prepared = inputs.map((input) => ({ input, chunks: input.chunks ?? chunkText(input.content) }));
     try {
       return await this.dataSource.transaction(async (manager) => {
         const rows: Document[] = await manager.save(

@@ -11,10 +11,11 @@ import {
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Observable } from 'rxjs';
 import { type ApiError, BadRequestError, FileTooLargeError, ValidationFailedError } from '../common/errors.js';
-import type { HttpRequest } from '../common/http.js';
+import type { HttpReply, HttpRequest } from '../common/http.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import type { UploadedFile } from './extraction/extract-upload.js';
+import { UploadGate } from './upload-gate.js';
 
 export const UPLOAD_FIELD = 'file';
 
@@ -39,15 +40,20 @@ export const UploadedDocument = createParamDecorator(
  * Reads a multipart document upload into memory (one `file` plus a few short text fields) and hands
  * them on as the body (as a JSON body would be) and the file (`@UploadedDocument()`). Other requests pass through.
  * @fastify/multipart's errors come out as our typed errors: an oversized file is a 413, anything else
- * about the form a 400.
+ * about the form a 400. Each upload holds a place in the UploadGate until its response is over (503,
+ * before the body is read, when none is free).
  */
 @Injectable()
 export class DocumentUploadInterceptor implements NestInterceptor {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly gate: UploadGate,
+  ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const request = context.switchToHttp().getRequest<UploadRequest>();
     if (request.isMultipart()) {
+      context.switchToHttp().getResponse<HttpReply>().raw.once('close', this.gate.enter());
       try {
         const { file, body } = await this.read(request);
         request[UPLOAD] = file;

@@ -1,6 +1,6 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageOf } from '../../common/dto/page.response.js';
-import { ValidationFailedError } from '../../common/errors.js';
+import { UploadsBusyError, ValidationFailedError } from '../../common/errors.js';
 import { TITLE_MAX } from './document.dto.js';
 import { BODY_TEXT_MAX, integerSchema } from '../../common/validation.js';
 import { DOCUMENT_TEXT_MAX } from '../../openapi/limits.js';
@@ -66,11 +66,18 @@ export class DocumentUploadForm {
 /** A document upload's errors: the body (or its file) is refused, or too large. */
 export const UPLOAD_ERRORS = {
   400: {
-    description: 'A JSON field is missing or invalid; or the file is empty, binary, of an unsupported type, not valid text, or a PDF without a text layer.',
+    description:
+      'A JSON field is missing or invalid; or the file is empty, binary, of an unsupported type, not valid text, a PDF without a text layer, ' +
+      'HTML nested over 512 deep, a PDF that decompresses to over 64 MB, or takes longer (EXTRACTION_TIMEOUT_MS) or more memory (EXTRACTION_MEMORY_MB) to read than allowed.',
     examples: ['validation'],
     bodies: { emptyFile: ValidationFailedError.field('file', 'The submitted file is empty.').body() },
   },
   413: { description: 'The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES.', examples: ['payloadTooLarge', 'fileTooLarge'] },
+  503: {
+    description: 'MAX_UPLOADS_IN_FLIGHT uploads are already being read (retry after `Retry-After`), or the database is unreachable.',
+    examples: ['unavailable'],
+    bodies: { uploadsBusy: new UploadsBusyError(4).body() },
+  },
 } as const;
 
 export const UPLOAD_BODY_DESCRIPTION =

@@ -41,8 +41,8 @@ export function detectContentType(file: Pick<UploadedFile, 'originalname' | 'mim
   return BY_MIME_TYPE[file.mimetype.split(';')[0].trim().toLowerCase()] ?? null;
 }
 
-/** The text of an uploaded document, or a 400 naming `file` that says why there is none. */
-export async function extractUpload(file: UploadedFile): Promise<{ text: string; contentType: DocumentContentType }> {
+/** The type of an upload, or a 400 naming `file` when it is not one we read. */
+export function uploadContentType(file: UploadedFile): DocumentContentType {
   const contentType = detectContentType(file);
   if (!contentType) {
     throw ValidationFailedError.field(
@@ -51,16 +51,24 @@ export async function extractUpload(file: UploadedFile): Promise<{ text: string;
     );
   }
   if (file.size === 0 || file.buffer.length === 0) throw ValidationFailedError.field('file', 'The submitted file is empty.');
+  return contentType;
+}
+
+/**
+ * The text of a document's bytes, or a 400 naming `file` that says why there is none. CPU-heavy on
+ * hostile input: it runs in an extraction worker (see extract.worker.ts), never on the event loop.
+ */
+export async function extractText(bytes: Buffer, contentType: DocumentContentType): Promise<string> {
   let text: string;
   if (contentType === 'application/pdf') {
-    text = await pdfToText(file.buffer);
+    text = await pdfToText(bytes);
     if (text.trim() === '') {
       throw ValidationFailedError.field('file', 'The PDF contains no extractable text (it may be a scanned image); upload a PDF with a text layer.');
     }
   } else {
-    const decoded = decodeText(file.buffer);
+    const decoded = decodeText(bytes);
     text = contentType === 'text/html' ? htmlToText(decoded).text : decoded;
     if (text.trim() === '') throw ValidationFailedError.field('file', 'The file contains no text.');
   }
-  return { text, contentType };
+  return text.trim();
 }

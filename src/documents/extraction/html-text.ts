@@ -1,5 +1,13 @@
 import { Parser } from 'htmlparser2';
+import { ValidationFailedError } from '../../common/errors.js';
 import { storableText } from './storable-text.js';
+
+/**
+ * Deepest element nesting accepted (browsers' parsers stop nesting at 512 too). htmlparser2 keeps its
+ * open elements in an array it grows with `unshift`, so N unclosed tags cost N² steps: 200,000 `<b>`
+ * took 10 s. Refusing past this depth bounds that work to 512² steps.
+ */
+export const MAX_HTML_DEPTH = 512;
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'iframe', 'object', 'canvas']);
 const BLOCKS = new Set([
@@ -20,9 +28,13 @@ export function htmlToText(html: string): { text: string; title: string | null }
   let inTitle = false;
   let title = '';
   let pre = 0;
+  let depth = 0; // the parser's open elements: it reports every open, and a close for each (implied ones too)
   const parser = new Parser(
     {
       onopentag(name) {
+        if (++depth > MAX_HTML_DEPTH) {
+          throw ValidationFailedError.field('file', `The HTML nests elements more than ${MAX_HTML_DEPTH} deep (unclosed tags?); it is refused.`);
+        }
         if (name === 'title') inTitle = true;
         if (SKIPPED.has(name)) skipDepth++;
         if (skipDepth > 0) return;
@@ -39,6 +51,7 @@ export function htmlToText(html: string): { text: string; title: string | null }
         out.push(pre > 0 ? text : text.replace(/\s+/g, ' '));
       },
       onclosetag(name) {
+        depth--;
         if (name === 'title') inTitle = false;
         if (SKIPPED.has(name)) {
           skipDepth = Math.max(0, skipDepth - 1);
@@ -53,11 +66,13 @@ export function htmlToText(html: string): { text: string; title: string | null }
   );
   parser.write(html);
   parser.end();
+  // Per line: runs of blanks as one space, no white space at either end (whole-text regexes rather
+  // than an array of lines, which for a 10 MB page took more than a worker's heap).
   const text = storableText(out
     .join('')
-    .split('\n')
-    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
-    .join('\n')
+    .replace(/[ \t\u00a0]+/g, ' ')
+    .replace(/(^|\n)[^\S\n]+/g, '$1')
+    .replace(/[^\S\n]+(?=\n|$)/g, '')
     .replace(/^(#{1,6}) *\n+/gm, '') // headings left empty
     .replace(/\n{3,}/g, '\n\n')
     .trim());

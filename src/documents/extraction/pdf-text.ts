@@ -1,18 +1,37 @@
-import { ValidationFailedError } from '../../common/errors.js';
+import { formatBytes, ValidationFailedError } from '../../common/errors.js';
+import { DecodeBudget, withDecodeBudget } from './pdf-decode-budget.js';
 import { storableText } from './storable-text.js';
 
 /** Beyond these, a PDF is refused rather than tying up the process. */
 const MAX_PAGES = 2000;
 const MAX_CHARS = 5_000_000;
+/** Bytes pdf.js may decompress for one document (content streams, fonts, object streams), in all. */
+export const MAX_DECODED_BYTES = 64 * 1024 * 1024;
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | null = null;
 
+const tooMuchText = () => ValidationFailedError.field('file', 'The PDF holds more text than a document may have.');
+const tooMuchData = () =>
+  ValidationFailedError.field('file', `The PDF decompresses to more than ${formatBytes(MAX_DECODED_BYTES)}; it is refused as a possible decompression bomb.`);
+const unreadable = () => ValidationFailedError.field('file', 'The file is not a readable PDF (it is damaged or not a PDF).');
+
 /**
  * The text of a PDF, page by page, through Mozilla's pdf.js (the legacy build, which runs on Node 20;
- * loaded on first use because it is large). Lines are kept; pages become paragraphs.
+ * loaded on first use because it is large). Lines are kept; pages become paragraphs. Runs in an
+ * extraction worker: pdf.js is synchronous for long stretches.
  */
 export async function pdfToText(bytes: Buffer): Promise<string> {
+  const budget = new DecodeBudget(MAX_DECODED_BYTES);
+  try {
+    return await withDecodeBudget(budget, () => readPages(bytes, budget));
+  } catch (error) {
+    if (budget.exceeded) throw tooMuchData();
+    throw error;
+  }
+}
+
+async function readPages(bytes: Buffer, budget: DecodeBudget): Promise<string> {
   pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
   const { getDocument } = await pdfjs;
   const task = getDocument({
@@ -27,9 +46,8 @@ export async function pdfToText(bytes: Buffer): Promise<string> {
   try {
     document = await task.promise;
   } catch (error) {
-    const name = (error as Error)?.name;
-    if (name === 'PasswordException') throw ValidationFailedError.field('file', 'The PDF is password-protected.');
-    throw ValidationFailedError.field('file', 'The file is not a readable PDF (it is damaged or not a PDF).');
+    if ((error as Error)?.name === 'PasswordException') throw ValidationFailedError.field('file', 'The PDF is password-protected.');
+    throw unreadable();
   }
   try {
     if (document.numPages > MAX_PAGES) {
@@ -39,22 +57,23 @@ export async function pdfToText(bytes: Buffer): Promise<string> {
     let chars = 0;
     for (let number = 1; number <= document.numPages; number++) {
       const page = await document.getPage(number);
-      const content = await page.getTextContent();
       let text = '';
-      for (const item of content.items) {
-        if (!('str' in item)) continue;
-        text += item.str + (item.hasEOL ? '\n' : '');
+      // Streamed, so that the text limit applies within a page, not after it.
+      for await (const { items } of page.streamTextContent() as unknown as AsyncIterable<{ items: Array<{ str?: string; hasEOL?: boolean }> }>) {
+        for (const item of items) if (item.str !== undefined) text += item.str + (item.hasEOL ? '\n' : '');
+        if (chars + text.length > MAX_CHARS) throw tooMuchText();
+        if (budget.exceeded) throw tooMuchData();
       }
       page.cleanup();
+      if (budget.exceeded) throw tooMuchData();
       chars += text.length;
-      if (chars > MAX_CHARS) throw ValidationFailedError.field('file', 'The PDF holds more text than a document may have.');
       pages.push(text.trim());
     }
     // Rejoin words hyphenated across a line break.
     return storableText(pages.filter(Boolean).join('\n\n').replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2'));
   } catch (error) {
     if (error instanceof ValidationFailedError) throw error;
-    throw ValidationFailedError.field('file', 'The file is not a readable PDF (it is damaged or not a PDF).');
+    throw unreadable();
   } finally {
     await document.destroy();
   }

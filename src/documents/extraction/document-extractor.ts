@@ -1,0 +1,85 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { ServiceUnavailableError, ValidationFailedError } from '../../common/errors.js';
+import { WorkerCrashedError, WorkerPool, WorkerPoolClosedError, WorkerTimeoutError } from '../../common/workers/worker-pool.js';
+import { workerScript } from '../../common/workers/worker-script.js';
+import { APP_CONFIG } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/env.schema.js';
+import { chunkText } from '../chunker.js';
+import type { ExtractionReply, ExtractionRequest } from './extract.worker.js';
+import type { DocumentContentType } from './extract-upload.js';
+
+/** Texts up to this many characters are chunked in place (a few ms); longer ones in a worker. */
+const INLINE_CHUNK_CHARS = 32_768;
+
+export interface ExtractedDocument {
+  text: string;
+  chunks: string[];
+}
+
+/**
+ * Reads documents off the event loop: extraction (HTML, PDF, text decoding) and chunking run in a pool
+ * of worker processes, each task under a wall-clock limit and each worker under a heap limit, so a
+ * hostile file costs its sender a 400 and nobody else anything. Takes bytes and a content type, not an
+ * HTTP request, so it does not care which HTTP adapter delivered them.
+ */
+@Injectable()
+export class DocumentExtractor implements OnModuleDestroy {
+  private readonly logger = new Logger(DocumentExtractor.name);
+  private readonly pool: WorkerPool;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.pool = new WorkerPool(workerScript(import.meta.url, 'extract.worker'), {
+      size: config.EXTRACTION_WORKERS,
+      timeoutMs: config.EXTRACTION_TIMEOUT_MS,
+      memoryMb: config.EXTRACTION_MEMORY_MB,
+      recycleAboveMb: config.EXTRACTION_MEMORY_MB,
+    });
+  }
+
+  /** The text of an uploaded file and its chunks; a refused file is a 400 naming `file`. */
+  extract(bytes: Buffer, contentType: DocumentContentType): Promise<ExtractedDocument> {
+    return this.run({ kind: 'extract', bytes, contentType }, 'file');
+  }
+
+  /** The chunks of a document's text (given as JSON, so field `content`). */
+  async chunk(text: string): Promise<string[]> {
+    if (text.length <= INLINE_CHUNK_CHARS) return chunkText(text);
+    return (await this.run({ kind: 'chunk', text }, 'content')).chunks;
+  }
+
+  onModuleDestroy(): void {
+    this.pool.close();
+  }
+
+  private async run(request: ExtractionRequest, field: string): Promise<ExtractedDocument> {
+    let reply: ExtractionReply;
+    try {
+      reply = await this.pool.run<ExtractionReply>(request);
+    } catch (error) {
+      throw this.refusalFor(error, field);
+    }
+    if ('refusal' in reply) throw ValidationFailedError.field(field, reply.refusal);
+    if ('failure' in reply) {
+      this.logger.warn(`extraction failed: ${reply.failure}`);
+      throw ValidationFailedError.field(field, 'The document could not be read.');
+    }
+    return reply;
+  }
+
+  private refusalFor(error: unknown, field: string): Error {
+    const seconds = Math.round(this.config.EXTRACTION_TIMEOUT_MS / 1000);
+    if (error instanceof WorkerTimeoutError) {
+      return ValidationFailedError.field(field, `Reading the document took over ${seconds} s; it is refused. Split it into smaller files.`);
+    }
+    if (error instanceof WorkerCrashedError && error.outOfMemory) {
+      this.logger.warn(`extraction refused: the worker reached its heap limit (EXTRACTION_MEMORY_MB=${this.config.EXTRACTION_MEMORY_MB})`);
+      return ValidationFailedError.field(field, 'Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.');
+    }
+    if (error instanceof WorkerCrashedError) {
+      this.logger.warn(`extraction ${error.message}`);
+      return ValidationFailedError.field(field, 'The document could not be read.');
+    }
+    if (error instanceof WorkerPoolClosedError) return new ServiceUnavailableError('The service is shutting down; retry the upload.');
+    return error as Error;
+  }
+}

@@ -1,0 +1,27 @@
+import { ValidationFailedError } from '../../common/errors.js';
+import { chunkText } from '../chunker.js';
+import { type DocumentContentType, extractText } from './extract-upload.js';
+
+/** What the extraction workers do: a file's text and chunks, or the chunks of a text. */
+export type ExtractionRequest = { kind: 'extract'; bytes: Uint8Array; contentType: DocumentContentType } | { kind: 'chunk'; text: string };
+
+/** `refusal`: why the file is refused, for the client (a 400 naming `file`). */
+export type ExtractionReply = { text: string; chunks: string[] } | { refusal: string } | { failure: string };
+
+async function handle(request: ExtractionRequest): Promise<ExtractionReply> {
+  try {
+    if (request.kind === 'chunk') return { text: request.text, chunks: chunkText(request.text) };
+    const text = await extractText(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength), request.contentType);
+    return { text, chunks: chunkText(text) };
+  } catch (error) {
+    if (error instanceof ValidationFailedError) return { refusal: Object.values(error.fields)[0][0] };
+    return { failure: String((error as Error)?.stack ?? error) };
+  }
+}
+
+// A worker process of the extraction pool (WorkerPool): one request at a time, one reply each.
+process.on('message', (request: ExtractionRequest) => {
+  void handle(request).then((reply) => process.send!(reply));
+});
+// The service went away (even killed): so does its worker.
+process.on('disconnect', () => process.exit(0));

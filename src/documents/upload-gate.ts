@@ -1,0 +1,27 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { UploadsBusyError } from '../common/errors.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
+
+/**
+ * Bounds the uploads this instance holds at once (file, text and chunks: tens of MB each at the
+ * limit). Refusing the next one with a 503 before its body is read keeps memory bounded; queueing
+ * it would not, since its body would still be arriving.
+ */
+@Injectable()
+export class UploadGate {
+  private inFlight = 0;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** Takes a place, or throws a 503 when none is free; call the returned function once done. */
+  enter(): () => void {
+    if (this.inFlight >= this.config.MAX_UPLOADS_IN_FLIGHT) throw new UploadsBusyError(this.config.MAX_UPLOADS_IN_FLIGHT);
+    this.inFlight++;
+    let released = false;
+    return () => {
+      if (!released) this.inFlight--;
+      released = true;
+    };
+  }
+}

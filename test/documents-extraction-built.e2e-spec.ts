@@ -1,0 +1,99 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { TEST_JWT_SECRET } from './support/app.js';
+import { type RunningService, startBuiltService } from './support/built-service.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { multipartFile, pdfBomb, unclosedTagsHtml } from './support/hostile-files.js';
+import { makePdf } from './support/knowledge.js';
+
+const json = { 'Content-Type': 'application/json' };
+
+/** Resident memory (MB) of a process and of its child processes: the service and its extraction workers. */
+function serviceRssMb(pid: number): number {
+  const rss = (of: number) => {
+    try {
+      return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${of}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  return rss(pid) + children.reduce((sum, child) => sum + rss(child), 0);
+}
+
+// The built service (node dist/main.js) runs its extraction workers from the compiled .js files.
+describe('document extraction in the built service', () => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let auth: Record<string, string>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    service = await startBuiltService({ DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn' });
+    const credentials = { email: `built-${Date.now()}@example.com`, password: 'long enough pw' };
+    await fetch(`${service.url}/auth/users/`, { method: 'POST', headers: json, body: JSON.stringify(credentials) });
+    const tokens = (await (await fetch(`${service.url}/auth/jwt/create/`, { method: 'POST', headers: json, body: JSON.stringify(credentials) })).json()) as { access: string };
+    auth = { Authorization: `Bearer ${tokens.access}` };
+  }, 120_000);
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    }
+    await database?.drop();
+  });
+
+  async function upload(name: string, content: Buffer) {
+    const { body, contentType } = multipartFile(name, content);
+    const response = await fetch(`${service.url}/v1/documents/`, { method: 'POST', headers: { ...auth, 'Content-Type': contentType }, body });
+    return { status: response.status, body: (await response.json()) as { detail?: string; content_type?: string } };
+  }
+
+  /** Runs `work` while polling `/health/` every 20 ms and sampling the service's memory. */
+  async function watch<T>(work: () => Promise<T>) {
+    let running = true;
+    let maxHealthMs = 0;
+    let peakRssMb = 0;
+    const poller = (async () => {
+      while (running) {
+        const started = performance.now();
+        await (await fetch(`${service.url}/health/`)).arrayBuffer();
+        maxHealthMs = Math.max(maxHealthMs, performance.now() - started);
+        peakRssMb = Math.max(peakRssMb, serviceRssMb(service.child.pid!));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const result = await work();
+    running = false;
+    await poller;
+    return { result, maxHealthMs, peakRssMb };
+  }
+
+  it('reads HTML and PDF uploads in its workers', async () => {
+    const html = await upload('page.html', Buffer.from('<h1>Built</h1><p>Runs the compiled worker.</p>'));
+    expect(html).toMatchObject({ status: 201, body: { content_type: 'text/html' } });
+    const pdf = await upload('paper.pdf', makePdf(['Compiled workers read PDFs too.']));
+    expect(pdf).toMatchObject({ status: 201, body: { content_type: 'application/pdf' } });
+  });
+
+  it('refuses the deep HTML and the PDF bomb, staying responsive and under 400 MB', async () => {
+    const bomb = await pdfBomb(300 * 1024 * 1024);
+    const watched = await watch(async () => [await upload('deep.html', unclosedTagsHtml(1_000_000)), await upload('bomb.pdf', bomb)]);
+    expect(watched.result.map(({ status }) => status)).toEqual([400, 400]);
+    expect(watched.result[1].body.detail).toBe('file: The PDF decompresses to more than 64 MB; it is refused as a possible decompression bomb.');
+    expect(watched.maxHealthMs).toBeLessThan(200);
+    expect(watched.peakRssMb).toBeLessThan(400);
+  }, 60_000);
+
+  it('takes its workers with it when it stops', async () => {
+    expect((await upload('small.txt', Buffer.from('Leaves an idle worker.'))).status).toBe(201);
+    const pid = service.child.pid!;
+    const workers = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+    expect(workers.length).toBeGreaterThan(0);
+    service.child.kill('SIGTERM');
+    await service.exited;
+    // A worker that exited may linger as a zombie until something reaps it: that is gone too.
+    const running = () => workers.filter((worker) => existsSync(`/proc/${worker}`) && !/State:\s+Z/.test(readFileSync(`/proc/${worker}/status`, 'utf8')));
+    for (let waited = 0; running().length > 0 && waited < 3000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running()).toEqual([]);
+  });
+});
