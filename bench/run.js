@@ -36,6 +36,7 @@ const SECTIONS = {
   core: () => import('./sections/core.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
+  'query-floor': () => import('./sections/query-floor.js'),
   quota: () => import('./sections/quota.js'),
   scifact: () => import('./sections/scifact.js'),
   search: () => import('./sections/search.js'),
