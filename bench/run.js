@@ -40,6 +40,7 @@ const SECTIONS = {
   quota: () => import('./sections/quota.js'),
   scifact: () => import('./sections/scifact.js'),
   search: () => import('./sections/search.js'),
+  'search-growth': () => import('./sections/search-growth.js'),
 };
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
