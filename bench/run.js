@@ -81,7 +81,7 @@ async function main() {
   if (argv.includes('--help') || argv.includes('-h')) {
     for (const [name, load] of Object.entries(SECTIONS)) {
       const section = await load();
-      log(`${name.padEnd(10)} ${section.description ?? ''}${section.explicitOnly ? ' (only when named)' : ''}`);
+      log(`${name.padEnd(14)} ${section.description ?? ''}${section.explicitOnly ? ' (only when named)' : ''}`);
     }
     return;
   }
