@@ -6,9 +6,8 @@
  * Saturation, autocannon at 50 connections for BENCH_SECONDS (default 10) per route, over five routes:
  * bare node:http, bare Fastify, our GET /health/, and GET /auth/users/me/ with an API key and with a JWT.
  * The five are measured BENCH_RUNS times (default 3), one after another within each run (each run
- * starting one route further on), and every
- * route is reported as requests/s and as a ratio of the bare node:http figure of the same run: median
- * and spread (min–max) over the runs.
+ * starting one route further on), and every route is reported as requests/s and as a ratio of the
+ * bare node:http figure of the same run: median and spread (min–max) over the runs.
  * Targets: /health/ >= 0.6 x node:http; key and JWT `me` >= 0.5 x node:http and >= 0.85 x /health/.
  *
  * Then API-key GET /auth/users/me/ at a fixed 1,000 requests/s, evenly paced, open loop
