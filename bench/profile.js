@@ -1,14 +1,17 @@
 /**
  * Where does the service's time go under one kind of load? `npm run build && node bench/profile.js
- * <health|key|jwt> [seconds]` starts the built service with `--cpu-prof`, drives GET /health/ or
- * GET /auth/users/me/ (API key or JWT) at 50 connections, stops it, and prints the heaviest functions
- * (inclusive and self time, by package). The .cpuprofile stays in bench/results/ for Chrome DevTools.
+ * <health|key|jwt|query> [seconds]` starts the built service with `--cpu-prof`, drives GET /health/,
+ * GET /auth/users/me/ (API key or JWT) or POST /v1/query/ (API key, the query section's corpus of
+ * BENCH_QUERY_DOCS private documents, default 500, uploaded before the load) at 50 connections,
+ * stops it, and prints the heaviest functions (inclusive and self time, by package). The .cpuprofile
+ * stays in bench/results/ for Chrome DevTools. The service's CPU only: PostgreSQL's is not in it.
  */
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createBenchDatabase } from './lib/database.js';
-import { createKey, signUp } from './lib/http.js';
+import { call, createKey, signUp } from './lib/http.js';
 import { cannon } from './lib/load.js';
+import { prepareQueryCorpus, QUERY_BODY } from './lib/query-corpus.js';
 import { startService } from './lib/service.js';
 
 const [mode = 'key', seconds = '10'] = process.argv.slice(2);
@@ -24,11 +27,18 @@ try {
     logFile: `${dir}service.log`,
   });
   try {
-    const user = await signUp(service.baseUrl);
-    const key = await createKey(service.baseUrl, user);
-    const headers = mode === 'key' ? { 'X-API-Key': key.key } : mode === 'jwt' ? user.auth : {};
-    const url = mode === 'health' ? `${service.baseUrl}/health/` : `${service.baseUrl}/auth/users/me/`;
-    const result = await cannon({ url, headers, connections: 50, duration: Number(seconds) });
+    let result;
+    if (mode === 'query') {
+      const ctx = { service, database, call, log: (m) => console.log(m), signUp: () => signUp(service.baseUrl), createKey: (user, name) => createKey(service.baseUrl, user, name) };
+      const { headers } = await prepareQueryCorpus(ctx, Number(process.env.BENCH_QUERY_DOCS ?? 500), 'profile');
+      result = await cannon({ url: `${service.baseUrl}/v1/query/`, method: 'POST', body: QUERY_BODY, headers, connections: 50, duration: Number(seconds) });
+    } else {
+      const user = await signUp(service.baseUrl);
+      const key = await createKey(service.baseUrl, user);
+      const headers = mode === 'key' ? { 'X-API-Key': key.key } : mode === 'jwt' ? user.auth : {};
+      const url = mode === 'health' ? `${service.baseUrl}/health/` : `${service.baseUrl}/auth/users/me/`;
+      result = await cannon({ url, headers, connections: 50, duration: Number(seconds) });
+    }
     console.log(`${mode}: ${result.requestsPerSecond} req/s, non-2xx ${result.non2xx}`);
   } finally {
     await service.stop();

@@ -37,9 +37,11 @@ const SECTIONS = {
   extraction: () => import('./sections/extraction.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
+  'query-floor': () => import('./sections/query-floor.js'),
   quota: () => import('./sections/quota.js'),
   scifact: () => import('./sections/scifact.js'),
   search: () => import('./sections/search.js'),
+  'search-growth': () => import('./sections/search-growth.js'),
 };
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -80,7 +82,7 @@ async function main() {
   if (argv.includes('--help') || argv.includes('-h')) {
     for (const [name, load] of Object.entries(SECTIONS)) {
       const section = await load();
-      log(`${name.padEnd(10)} ${section.description ?? ''}${section.explicitOnly ? ' (only when named)' : ''}`);
+      log(`${name.padEnd(14)} ${section.description ?? ''}${section.explicitOnly ? ' (only when named)' : ''}`);
     }
     return;
   }

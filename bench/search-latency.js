@@ -23,7 +23,7 @@ const STOP_WORDS = ['the', 'of', 'and', 'a', 'to', 'in', 'is', 'that', 'for', 'i
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'zi', 'pe', 'shu', 'gra', 'tel', 'mon', 'dar', 'fin', 'bel', 'cor', 'pax', 'rin', 'sol', 'bri', 'dem', 'gul', 'hap'];
 
 /** mulberry32: a small deterministic generator, so every run sees the same corpus and queries. */
-function generator(seed) {
+export function generator(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -97,7 +97,7 @@ export function makeCorpus({ documents, seed = 20261121 }) {
   return { docs, queries };
 }
 
-function summarize(values) {
+export function summarize(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
   const round = (value) => Math.round(value * 100) / 100;

@@ -3,41 +3,16 @@
  * knowledge base of BENCH_QUERY_DOCS documents (default 500) uploaded through the API, then
  * saturation at 50 connections for BENCH_SECONDS (default 10) each, with an API key.
  */
-import { setCredits } from '../lib/quota.js';
+import { prepareQueryCorpus, QUERY_BODY } from '../lib/query-corpus.js';
 
 export const description = 'POST /v1/query/ (extractive answer, private base) req/s vs GET /health/, 50 conns';
-
-const TOPICS = ['billing', 'rotation', 'ingestion', 'latency', 'quota', 'retention', 'backup', 'failover', 'tracing', 'alerting'];
-
-function documentText(i) {
-  const topic = TOPICS[i % TOPICS.length];
-  const other = TOPICS[(i * 7 + 3) % TOPICS.length];
-  return {
-    title: `Runbook ${i}: ${topic}`,
-    content:
-      `## ${topic} procedure ${i}\n\nWhen ${topic} alarms fire on service ${i}, check the ${other} dashboard first. ` +
-      `Escalate to the on-call engineer for ${topic} after fifteen minutes. `.repeat(3) +
-      `\n\nThe ${other} team owns step ${i % 13}. Record every change in the ${topic} log and review it weekly.`,
-  };
-}
 
 export async function run(ctx) {
   const { baseUrl } = ctx.service;
   const seconds = Math.max(10, ctx.seconds('BENCH_SECONDS', 10));
   const documents = ctx.seconds('BENCH_QUERY_DOCS', 500);
-  const user = await ctx.signUp();
-  const key = await ctx.createKey(user, 'query bench');
-  await setCredits(ctx.database.url, user.email, 100_000_000);
-
-  ctx.log(`uploading ${documents} documents`);
-  for (let i = 0; i < documents; i++) {
-    const response = await ctx.call(baseUrl, 'POST', '/v1/documents/', { body: documentText(i), headers: user.auth });
-    if (response.status !== 201) throw new Error(`upload ${i} answered ${response.status}`);
-  }
-  const body = { query: 'Who do I escalate to when quota alarms fire?', top_k: 5 };
-  const headers = { 'X-API-Key': key.key };
-  const probe = await ctx.call(baseUrl, 'POST', '/v1/query/', { body, headers });
-  if (probe.status !== 200 || probe.body.sources.length === 0) throw new Error(`probe query answered ${probe.status} with no sources`);
+  const { headers } = await prepareQueryCorpus(ctx, documents, 'query bench');
+  const body = QUERY_BODY;
 
   ctx.log('warm-up (3 s per route)');
   await ctx.cannon({ url: `${baseUrl}/health/`, connections: 50, duration: 3 });

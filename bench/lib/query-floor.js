@@ -1,0 +1,90 @@
+import pg from 'pg';
+import { summarize } from './load.js';
+
+/** Which of the service's statements a SQL text is (for the per-statement breakdown). */
+function kindOf(sql) {
+  if (sql.includes('FOR UPDATE') && sql.includes('usage_events')) return 'credit spend';
+  if (sql.includes('JOIN term_stats')) return 'plan (terms, df)';
+  if (sql.includes('ts_filter')) return 'ranking round';
+  if (sql.includes('ts_headline')) return 'present (snippets)';
+  return 'other';
+}
+
+/**
+ * The database work of one POST /v1/query/, without the service around it: the built QuotaService
+ * (credit spend, with its group commit) and Bm25Retriever (plan, ranking rounds, snippets) from
+ * dist/, constructed over a bare `pg.Pool` of `poolSize` connections instead of TypeORM, so the
+ * statements, their parameters and their order are exactly the service's, and nothing else runs:
+ * no HTTP, no Nest, no authentication, no answerer. `one()` spends and searches as QueryService
+ * does; `measure()` runs it closed loop at a given concurrency.
+ */
+export async function createQueryFloor({ databaseUrl, poolSize, principal, question, creditCost = 1 }) {
+  const { Bm25Retriever } = await import('../../dist/retrieval/bm25.retriever.js');
+  const { QuotaService } = await import('../../dist/billing/quota.service.js');
+  // The service's own result parsing (dates stay strings, int8 becomes a number): same rows, same code.
+  const { installPgTypeParsers } = await import('../../dist/database/pg-types.js');
+  installPgTypeParsers();
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+  const statements = new Map();
+  const database = {
+    // TypeORM's DataSource.query answers a SELECT (and these WITH ... SELECTs) with the rows.
+    async query(sql, parameters) {
+      const client = await pool.connect();
+      const started = performance.now();
+      try {
+        return (await client.query(sql, parameters)).rows;
+      } finally {
+        const kind = kindOf(sql);
+        const entry = statements.get(kind) ?? { count: 0, ms: 0 };
+        entry.count++;
+        entry.ms += performance.now() - started;
+        statements.set(kind, entry);
+        client.release();
+      }
+    },
+  };
+  const retriever = new Bm25Retriever(database);
+  const quota = new QuotaService(database, { QUERY_CREDIT_COST: creditCost });
+  const scope = { organizationId: principal.organizationId };
+
+  async function one() {
+    await quota.spend(principal, 'query', null);
+    return retriever.search(question.query, scope, { limit: question.top_k ?? 5 });
+  }
+
+  async function measure({ concurrency, seconds }) {
+    statements.clear();
+    const latencies = [];
+    let errors = 0;
+    const started = performance.now();
+    const until = started + seconds * 1000;
+    const worker = async () => {
+      while (performance.now() < until) {
+        const begun = performance.now();
+        try {
+          await one();
+          latencies.push(performance.now() - begun);
+        } catch {
+          errors++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const elapsed = (performance.now() - started) / 1000;
+    const completed = latencies.length;
+    return {
+      requestsPerSecond: Math.round(completed / elapsed),
+      completed,
+      errors,
+      latencyMs: summarize(latencies),
+      // Time inside each kind of statement (connection held), per query: where the floor's time goes.
+      perQuery: Object.fromEntries(
+        [...statements].map(([kind, { count, ms }]) => [kind, { statements: Math.round((count / completed) * 100) / 100, ms: Math.round((ms / completed) * 100) / 100 }]),
+      ),
+      concurrency,
+      poolSize,
+    };
+  }
+
+  return { one, measure, close: () => pool.end() };
+}
