@@ -5,9 +5,10 @@ import { multipartFile, pdfBomb, unclosedTagsHtml, type Watched, watchService } 
 
 // What one user's upload may cost everyone else on the instance. Before the fix these attacks stalled
 // the event loop for 5.5 s and more. Measured here in the test process, whose client and GC share the
-// loop, on a 2-core machine shared with other test runs: 20 to 230 ms; the built service alone stays
-// under 100 ms (npm run bench -- extraction).
-const MAX_STALL_MS = 300;
+// loop, on a 2-core machine shared with other test runs: 20 to 230 ms, and up to 400 ms while the full
+// suite runs another file beside it. The bound is well under the old stalls and above that noise; the
+// built service alone stays under 100 ms (npm run bench -- extraction, and the built-service test).
+const MAX_STALL_MS = 1000;
 
 /** HARDENING_FIGURES=1 prints what each attack cost. */
 function report(name: string, watched: Watched<{ status: number }>) {

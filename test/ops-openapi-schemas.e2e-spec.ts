@@ -164,7 +164,13 @@ describe('OpenAPI document: schemas', () => {
     expect(query.properties!.domain).toEqual(expect.objectContaining({ nullable: true }));
 
     const paginated = operationsOf(document).filter(({ operation: op }) => op.parameters?.some((p) => p.name === 'limit' && p.in === 'query'));
-    expect(paginated.map(({ path }) => path).sort()).toEqual(['/v1/billings/usage/', '/v1/chat/sessions/', '/v1/documents/', '/v1/domains/{slug}/documents/']);
+    expect(paginated.map(({ path }) => path).sort()).toEqual([
+      '/v1/billings/usage/',
+      '/v1/chat/sessions/',
+      '/v1/chat/sessions/{sessionId}/messages/',
+      '/v1/documents/',
+      '/v1/domains/{slug}/documents/',
+    ]);
     for (const { path, method } of paginated) {
       const page = responseSchema(path, method, '200');
       expect({ path, fields: Object.keys(page.properties!).sort() }).toEqual({ path, fields: ['count', 'next', 'previous', 'results'] });
@@ -378,6 +384,7 @@ describe('OpenAPI document: schemas', () => {
     check('post', '/v1/chat/sessions/{sessionId}/messages/', await http().post(`/v1/chat/sessions/${session.id}/messages/`).set(byKey).send({ content: 'How do I rotate a key?' }), 201);
     check('get', '/v1/chat/sessions/', await http().get('/v1/chat/sessions/').set(auth), 200);
     check('get', '/v1/chat/sessions/{sessionId}/', await http().get(`/v1/chat/sessions/${session.id}/`).set(auth), 200);
+    check('get', '/v1/chat/sessions/{sessionId}/messages/', await http().get(`/v1/chat/sessions/${session.id}/messages/`).set(auth), 200);
     check('patch', '/v1/chat/sessions/{sessionId}/', await http().patch(`/v1/chat/sessions/${session.id}/`).set(auth).send({ title: 'Rotation' }), 200);
     check('delete', '/v1/chat/sessions/{sessionId}/', await http().delete(`/v1/chat/sessions/${session.id}/`).set(auth), 204);
     check('get', '/v1/chat/sessions/{sessionId}/', await http().get(`/v1/chat/sessions/${session.id}/`).set(auth), 404);

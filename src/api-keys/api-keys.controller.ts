@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, JwtOnly } from '../common/auth.decorators.js';
 import type { Principal } from '../common/principal.js';
 import { BadRequestError, ValidationFailedError } from '../common/errors.js';
@@ -8,7 +8,7 @@ import { UuidPathPipe } from '../common/validation.js';
 import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
-import { ApiKeysService, NOT_ACTIVE } from './api-keys.service.js';
+import { ApiKeysService, KEY_LIST_MAX, NOT_ACTIVE } from './api-keys.service.js';
 import type { ApiKeyRecord } from './api-key.presenter.js';
 import { CreateApiKeyDto, RotateApiKeyDto, UpdateApiKeyDto } from './dto/api-key.dto.js';
 import { ApiKeyResponse, CreatedApiKeyResponse, RotatedApiKeyResponse } from './dto/api-key.response.js';
@@ -25,8 +25,15 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List your API keys, newest first', description: 'Revoked and rotated keys stay listed with `is_active: false`. Never carries `key`.' })
-  @ApiOkResponse({ type: ApiKeyResponse, isArray: true, description: 'Your keys, without the full key values.' })
+  @ApiOperation({
+    summary: 'List your API keys, newest first',
+    description: `Revoked and rotated keys stay listed with \`is_active: false\`, up to the newest ${KEY_LIST_MAX}. Never carries \`key\`.`,
+  })
+  @ApiExtraModels(ApiKeyResponse)
+  @ApiOkResponse({
+    description: 'Your keys, without the full key values.',
+    schema: { type: 'array', maxItems: KEY_LIST_MAX, items: { $ref: getSchemaPath(ApiKeyResponse) } },
+  })
   listApiKeys(@CurrentPrincipal() caller: Principal): Promise<ApiKeyRecord[]> {
     return this.apiKeys.list(caller.userId);
   }

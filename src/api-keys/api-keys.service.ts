@@ -10,6 +10,9 @@ import { generateApiKey } from './key-format.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
 
+/** The list answers the newest keys only (revoked ones stay listed, so it would otherwise grow forever). */
+export const KEY_LIST_MAX = 1000;
+
 export const NOT_ACTIVE = 'This API key is revoked, rotated or expired; only an active key can be changed or rotated.';
 
 @Injectable()
@@ -21,7 +24,7 @@ export class ApiKeysService {
   ) {}
 
   async list(userId: string): Promise<ApiKeyRecord[]> {
-    const keys = await this.dataSource.getRepository(ApiKey).find({ where: { userId }, order: { createdAt: 'DESC' } });
+    const keys = await this.dataSource.getRepository(ApiKey).find({ where: { userId }, order: { createdAt: 'DESC' }, take: KEY_LIST_MAX });
     return keys.map((key) => presentApiKey(key, { lastUsedAt: this.lastUsed.pendingFor(key.id) }));
   }
 

@@ -11,8 +11,9 @@ import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { presentMessage, presentSession } from './chat.presenter.js';
 import { ChatService } from './chat.service.js';
+import { SESSION_MESSAGES_MAX } from './limits.js';
 import { CreateSessionDto, PostMessageDto, UpdateSessionDto } from './dto/chat.dto.js';
-import { ChatExchangeResponse, ChatSessionDetailResponse, ChatSessionPage, ChatSessionResponse } from './dto/chat.response.js';
+import { ChatExchangeResponse, ChatMessagePage, ChatSessionDetailResponse, ChatSessionPage, ChatSessionResponse } from './dto/chat.response.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 
 const SESSION_ID = () => ApiUuidParam('sessionId', 'The id of one of your sessions.');
@@ -42,14 +43,33 @@ export class ChatController {
   }
 
   @Get(':sessionId')
-  @ApiOperation({ summary: 'One of your sessions, with its messages in order' })
+  @ApiOperation({
+    summary: 'One of your sessions, with its latest messages in order',
+    description: `\`messages\` holds the newest ${SESSION_MESSAGES_MAX}, oldest first; \`GET …/messages/\` pages through all of them.`,
+  })
   @SESSION_ID()
   @ApiOkResponse({ type: ChatSessionDetailResponse })
   @ApiErrors({ 404: NO_SUCH_SESSION })
   async getChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string) {
     const session = await this.chat.get(caller, sessionId);
-    const messages = await this.chat.messages(session.id);
+    const messages = await this.chat.latestMessages(session.id);
     return { ...presentSession(session), messages: messages.map(presentMessage) };
+  }
+
+  @Get(':sessionId/messages')
+  @ApiOperation({ summary: "One of your sessions' messages, oldest first, a page at a time" })
+  @SESSION_ID()
+  @ApiPagination()
+  @ApiOkResponse({ type: ChatMessagePage })
+  @ApiErrors({ 404: NO_SUCH_SESSION })
+  async listChatMessages(
+    @CurrentPrincipal() caller: Principal,
+    @Param('sessionId', UuidPathPipe) sessionId: string,
+    @Pagination() page: PageRequest & { url: URL },
+  ) {
+    const session = await this.chat.get(caller, sessionId);
+    const [messages, count] = await this.chat.messagePage(session.id, page);
+    return toPage(page, count, messages.map(presentMessage));
   }
 
   @Patch(':sessionId')

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
-import { isForeignKeyViolation } from '../database/pg-errors.js';
 import type { PageRequest } from '../common/pagination.js';
+import { isForeignKeyViolation } from '../database/pg-errors.js';
 import type { Principal } from '../common/principal.js';
 import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
 import { QueryService } from '../query/query.service.js';
@@ -10,6 +10,7 @@ import { presentSource, type SourceRecord } from '../query/source.presenter.js';
 import { QuotaService, type Reservation } from '../billing/quota.service.js';
 import { ChatMessage } from './chat-message.entity.js';
 import { ChatSession } from './chat-session.entity.js';
+import { SESSION_MESSAGES_MAX } from './limits.js';
 
 const HISTORY_TURNS = 10;
 /** `updated_at` from the database clock, as `created_at` is. */
@@ -54,8 +55,23 @@ export class ChatService {
     return session;
   }
 
-  messages(sessionId: string): Promise<ChatMessage[]> {
-    return this.dataSource.getRepository(ChatMessage).find({ where: { sessionId }, order: { createdAt: 'ASC' } });
+  /** The session's newest SESSION_MESSAGES_MAX messages, oldest first (a session can grow without end). */
+  async latestMessages(sessionId: string): Promise<ChatMessage[]> {
+    const newestFirst = await this.dataSource
+      .getRepository(ChatMessage)
+      // An exchange's two messages share a timestamp: the answer is the newer of the two.
+      .find({ where: { sessionId }, order: { createdAt: 'DESC', role: 'ASC' }, take: SESSION_MESSAGES_MAX });
+    return newestFirst.reverse();
+  }
+
+  /** One page of the session's messages, oldest first, and how many it has. */
+  messagePage(sessionId: string, page: PageRequest): Promise<[ChatMessage[], number]> {
+    return this.dataSource.getRepository(ChatMessage).findAndCount({
+      where: { sessionId },
+      order: { createdAt: 'ASC', role: 'DESC' }, // the question before its answer
+      skip: page.offset,
+      take: page.limit,
+    });
   }
 
   async rename(caller: Principal, sessionId: string, title: string): Promise<ChatSession> {

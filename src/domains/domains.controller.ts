@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
@@ -9,6 +9,7 @@ import { type DomainRecord, DomainsService, presentDomain } from './domains.serv
 import { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { DomainResponse } from './dto/domain.response.js';
 import { pathSlug } from './regions.controller.js';
+import { CATALOGUE_MAX } from './catalogue.js';
 
 const DOMAIN_SLUG = () => ApiSlugParam('slug', "The domain's slug.");
 const DOMAIN_REFUSED = {
@@ -34,7 +35,8 @@ export class DomainsController {
     schema: { type: 'string', enum: ['true', 'false'] },
     description: 'Administrators only: `true` lists inactive domains too. Ignored for anyone else.',
   })
-  @ApiOkResponse({ type: DomainResponse, isArray: true })
+  @ApiExtraModels(DomainResponse)
+  @ApiOkResponse({ schema: { type: 'array', maxItems: CATALOGUE_MAX, items: { $ref: getSchemaPath(DomainResponse) } } })
   listDomains(@CurrentPrincipal() caller: Principal, @Query('include_inactive') includeInactive?: string): Promise<DomainRecord[]> {
     return this.domains.list({ includeInactive: caller.isAdmin && includeInactive === 'true' });
   }

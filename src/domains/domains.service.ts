@@ -7,6 +7,7 @@ import { Domain } from './domain.entity.js';
 import type { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { Region } from './region.entity.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/pg-errors.js';
+import { CATALOGUE_MAX } from './catalogue.js';
 
 export interface DomainRecord {
   id: string;
@@ -48,6 +49,7 @@ export class DomainsService {
       where: options.includeInactive ? {} : { isActive: true },
       relations: { region: true },
       order: { name: 'ASC', slug: 'ASC' },
+      take: CATALOGUE_MAX,
     });
     return domains.map(presentDomain);
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth.decorators.js';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -8,6 +8,7 @@ import { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
 import { RegionResponse } from './dto/domain.response.js';
 import { SLUG_PATTERN } from './dto/slug.field.js';
 import { type RegionRecord, RegionsService } from './regions.service.js';
+import { CATALOGUE_MAX } from './catalogue.js';
 
 /** A path slug that cannot exist names nothing. */
 export function pathSlug(slug: string): string {
@@ -29,7 +30,8 @@ export class RegionsController {
 
   @Get()
   @ApiOperation({ summary: 'List the regions, by name' })
-  @ApiOkResponse({ type: RegionResponse, isArray: true })
+  @ApiExtraModels(RegionResponse)
+  @ApiOkResponse({ schema: { type: 'array', maxItems: CATALOGUE_MAX, items: { $ref: getSchemaPath(RegionResponse) } } })
   listRegions(): Promise<RegionRecord[]> {
     return this.regions.list();
   }

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { toIsoMicros } from '../common/timestamps.js';
 import type { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
+import { CATALOGUE_MAX } from './catalogue.js';
 import { Region } from './region.entity.js';
 
 export interface RegionRecord {
@@ -26,7 +27,7 @@ export class RegionsService {
   }
 
   async list(): Promise<RegionRecord[]> {
-    return (await this.regions.find({ order: { name: 'ASC', slug: 'ASC' } })).map(presentRegion);
+    return (await this.regions.find({ order: { name: 'ASC', slug: 'ASC' }, take: CATALOGUE_MAX })).map(presentRegion);
   }
 
   async findBySlug(slug: string): Promise<Region | null> {

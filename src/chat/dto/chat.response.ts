@@ -4,6 +4,7 @@ import { SourceResponse } from '../../query/dto/query.response.js';
 import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
 import { ANSWER_MAX } from '../../openapi/limits.js';
 import { MAX_TOP_K } from '../../query/dto/query.dto.js';
+import { SESSION_MESSAGES_MAX } from '../limits.js';
 
 /** A chat session as `presentSession` returns it. */
 export class ChatSessionResponse {
@@ -43,7 +44,12 @@ export class ChatMessageResponse {
 
 /** `GET /v1/chat/sessions/{id}/`: the session with its messages, oldest first. */
 export class ChatSessionDetailResponse extends ChatSessionResponse {
-  @ApiProperty({ type: ChatMessageResponse, isArray: true, description: 'In order, oldest first.' })
+  @ApiProperty({
+    type: ChatMessageResponse,
+    isArray: true,
+    maxItems: SESSION_MESSAGES_MAX,
+    description: `The newest ${SESSION_MESSAGES_MAX} messages, oldest first; \`GET …/messages/\` pages through all of them.`,
+  })
   messages: ChatMessageResponse[];
 }
 
@@ -57,3 +63,4 @@ export class ChatExchangeResponse {
 }
 
 export const ChatSessionPage = PageOf(ChatSessionResponse, 'ChatSessionPage');
+export const ChatMessagePage = PageOf(ChatMessageResponse, 'ChatMessagePage');

@@ -103,6 +103,7 @@ export class WorkerPool {
     worker.stderr!.on('data', (data: Buffer) => {
       const text = data.toString();
       if (OUT_OF_MEMORY.test(text)) this.outOfMemory.add(worker);
+      if (this.outOfMemory.has(worker)) return; // the rest of V8's report: its native stack
       // V8's out-of-memory report is not passed on: the refusal is logged as a line of our own, and
       // the raw report would read as the service itself dying (test runners take it so, too).
       if (!V8_MEMORY_REPORT.test(text)) process.stderr.write(data);

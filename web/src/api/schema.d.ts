@@ -177,7 +177,7 @@ export interface paths {
          * List your API keys, newest first
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     Revoked and rotated keys stay listed with `is_active: false`. Never carries `key`.
+         *     Revoked and rotated keys stay listed with `is_active: false`, up to the newest 1000. Never carries `key`.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -591,7 +591,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your sessions, with its messages in order */
+        /**
+         * One of your sessions, with its latest messages in order
+         * @description `messages` holds the newest 100, oldest first; `GET …/messages/` pages through all of them.
+         */
         get: operations["getChatSession"];
         put?: never;
         post?: never;
@@ -610,7 +613,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** One of your sessions' messages, oldest first, a page at a time */
+        get: operations["listChatMessages"];
         put?: never;
         /**
          * Send a message: answered with the session's history in mind, costing credits like a query
@@ -1322,8 +1326,29 @@ export interface components {
              * @description Changes with every message and rename; lists are ordered by it, newest first.
              */
             updated_at: string;
-            /** @description In order, oldest first. */
+            /** @description The newest 100 messages, oldest first; `GET …/messages/` pages through all of them. */
             messages: components["schemas"]["ChatMessageResponse"][];
+        };
+        ChatMessagePage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["ChatMessageResponse"][];
         };
         UpdateSessionDto: {
             title: string;
@@ -2534,7 +2559,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentResponse"];
                 };
             };
-            /** @description A JSON field is missing or invalid; or the file is empty, binary, of an unsupported type, not valid text, or a PDF without a text layer. */
+            /** @description A JSON field is missing or invalid; or the file is empty, binary, of an unsupported type, not valid text, a PDF without a text layer, HTML nested over 512 deep, a PDF that decompresses to over 64 MB, or takes longer (EXTRACTION_TIMEOUT_MS) or more memory (EXTRACTION_MEMORY_MB) to read than allowed. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2565,7 +2590,16 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description MAX_UPLOADS_IN_FLIGHT uploads are already being read (retry after `Retry-After`), or the database is unreachable. */
+            503: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDocument: {
@@ -3174,7 +3208,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentResponse"];
                 };
             };
-            /** @description A JSON field is missing or invalid; or the file is empty, binary, of an unsupported type, not valid text, or a PDF without a text layer. */
+            /** @description A JSON field is missing or invalid; or the file is empty, binary, of an unsupported type, not valid text, a PDF without a text layer, HTML nested over 512 deep, a PDF that decompresses to over 64 MB, or takes longer (EXTRACTION_TIMEOUT_MS) or more memory (EXTRACTION_MEMORY_MB) to read than allowed. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3220,7 +3254,16 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description MAX_UPLOADS_IN_FLIGHT uploads are already being read (retry after `Retry-After`), or the database is unreachable. */
+            503: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDomainDocument: {
@@ -3670,6 +3713,70 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChatMessages: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The id of one of your sessions. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMessagePage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such session, or another user's. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
