@@ -1,8 +1,35 @@
+import { DataSource } from 'typeorm';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { NOT_FOUND } from './support/core.js';
 import { organizationIdOf, signInAdmin } from './support/knowledge.js';
 
 // Rows are made in SQL: a thousand API calls would only slow the test, not change what it shows.
+
+describe('reads are bounded', () => {
+  let test: TestApp;
+  beforeAll(async () => {
+    test = await startTestApp();
+  });
+  afterAll(() => test.close());
+
+  it('runs every statement of the service under a 15 s statement_timeout, enforced by the server', async () => {
+    const rows: { statement_timeout: string }[] = await test.app.get(DataSource).query('SHOW statement_timeout');
+    expect(rows[0].statement_timeout).toBe('15s');
+  });
+
+  it("counts the daily usage of this period only, whatever lies before it", async () => {
+    const alice = await signUp(test);
+    const organizationId = await organizationIdOf(test, alice.id);
+    await test.db.query(
+      `INSERT INTO usage_events (organization_id, user_id, operation, credits, created_at)
+       SELECT $1, $2, 'query', 1, (date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') - make_interval(hours => n)
+         FROM generate_series(1, 500) AS n`,
+      [organizationId, alice.id],
+    );
+    const daily = (await test.http().get('/v1/billings/usage/daily/').set(alice.auth).expect(200)).body as { credits: number }[];
+    expect(daily.reduce((sum, day) => sum + day.credits, 0)).toBe(0);
+  });
+});
 
 describe('lists answered whole are bounded', () => {
   let test: TestApp;

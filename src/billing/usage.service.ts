@@ -44,12 +44,18 @@ export class UsageService {
 
   /** Credits per UTC day of the current period, every day up to today included (zeros too). */
   async daily(organizationId: string): Promise<{ date: string; credits: number }[]> {
+    // Only this period's events are read: the range on created_at uses (organization_id, created_at),
+    // so a long history costs nothing here.
     return this.dataSource.query(
-      `SELECT day::date::text AS date, COALESCE(SUM(e.credits), 0)::int AS credits
+      `WITH spent AS (
+         SELECT (created_at AT TIME ZONE 'UTC')::date AS spent_on, SUM(credits) AS credits
+           FROM usage_events
+          WHERE organization_id = $1 AND created_at >= (${CURRENT_PERIOD_SQL})::timestamp AT TIME ZONE 'UTC'
+          GROUP BY 1)
+       SELECT day::date::text AS date, COALESCE(spent.credits, 0)::int AS credits
          FROM generate_series(${CURRENT_PERIOD_SQL}, (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS day
-         LEFT JOIN usage_events e
-           ON e.organization_id = $1 AND (e.created_at AT TIME ZONE 'UTC')::date = day::date
-        GROUP BY day ORDER BY day`,
+         LEFT JOIN spent ON spent.spent_on = day::date
+        ORDER BY day`,
       [organizationId],
     );
   }

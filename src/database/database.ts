@@ -32,6 +32,9 @@ export const EMBEDDED_POOL_SIZE = 1;
 /** Waiting for that one connection is queueing, not an outage: allow a burst to drain. */
 const EMBEDDED_ACQUIRE_TIMEOUT_MS = 30_000;
 
+/** The longest any one SQL statement may run. */
+export const STATEMENT_TIMEOUT_MS = 15_000;
+
 export function dataSourceOptions(config: AppConfig, target: Pick<DatabaseTarget, 'url' | 'embedded'>): DataSourceOptions {
   return {
     type: 'postgres',
@@ -42,8 +45,15 @@ export function dataSourceOptions(config: AppConfig, target: Pick<DatabaseTarget
     migrationsTransactionMode: 'each',
     synchronize: false,
     poolSize: target.embedded ? EMBEDDED_POOL_SIZE : config.DATABASE_POOL_SIZE,
-    // Fail fast while the database is unreachable instead of queueing requests behind it.
-    extra: { connectionTimeoutMillis: target.embedded ? EMBEDDED_ACQUIRE_TIMEOUT_MS : 3000, query_timeout: 15_000 },
+    // Fail fast while the database is unreachable instead of queueing requests behind it. A statement
+    // gets 15 s: pg gives up waiting then (query_timeout), and the server stops running it too
+    // (statement_timeout), so an abandoned statement holds no connection or lock behind the client's back.
+    extra: {
+      connectionTimeoutMillis: target.embedded ? EMBEDDED_ACQUIRE_TIMEOUT_MS : 3000,
+      query_timeout: STATEMENT_TIMEOUT_MS,
+      // The embedded store runs one backend in WASM, with no timer to interrupt it: the client's limit only.
+      ...(target.embedded ? {} : { statement_timeout: STATEMENT_TIMEOUT_MS }),
+    },
     logging: ['error', 'warn', 'migration'],
     logger: new TypeOrmLogger(),
     maxQueryExecutionTime: TYPEORM_SLOW_QUERY_MS,
