@@ -31,7 +31,8 @@ COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/web/dist ./web/dist
 COPY --chown=root:root package.json ./
 # Files stay root-owned and read-only to the process; it writes nothing but logs (stdout) unless it
-# runs on the embedded store (no DATABASE_URL), which then lives under DATA_DIR.
+# runs on the embedded store, under DATA_DIR: production needs DATABASE_URL, or
+# EMBEDDED_STORE_IN_PRODUCTION=true for a single instance on the embedded store.
 USER node
 EXPOSE 3000
 # Liveness for plain Docker; Kubernetes uses its own probes (deploy/kubernetes/deployment.yaml).

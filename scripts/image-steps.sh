@@ -33,8 +33,9 @@ cp -r "$work/build/dist" "$work/runtime/dist"
 mkdir -p "$work/runtime/web" && cp -r "$work/build/web/dist" "$work/runtime/web/dist"
 
 port=$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log(s.address().port);s.close()})')
+# No PostgreSQL here: the embedded store, allowed explicitly in production for this one instance.
 (cd "$work/runtime" && NODE_ENV=production JWT_SECRET=image-steps-secret-of-at-least-32-bytes PORT=$port \
-  DATA_DIR="$work/data" exec node dist/main.js > "$work/service.log" 2>&1) &
+  EMBEDDED_STORE_IN_PRODUCTION=true DATA_DIR="$work/data" exec node dist/main.js > "$work/service.log" 2>&1) &
 service=$!
 for _ in $(seq 1 60); do
   curl -fsS "http://127.0.0.1:$port/health/" >/dev/null 2>&1 && break

@@ -13,6 +13,8 @@ function refusal(env: Record<string, string | undefined>): string {
   throw new Error(`accepted ${JSON.stringify(env)}`);
 }
 
+const DB = 'postgres://kqs@db.internal:5432/kqs';
+
 describe('configuration', () => {
   it('applies the documented defaults to an empty environment', () => {
     const config = loadConfig({});
@@ -194,17 +196,24 @@ describe('configuration', () => {
       expect(refusal({ NODE_ENV: 'production' })).toMatch(/\bJWT_SECRET\b.*32 bytes/);
     });
 
+    it('refuses to start without DATABASE_URL, naming it, unless EMBEDDED_STORE_IN_PRODUCTION=true', () => {
+      expect(refusal({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET })).toMatch(/^Invalid configuration: DATABASE_URL: must be set when NODE_ENV=production/);
+      const embedded = loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET, EMBEDDED_STORE_IN_PRODUCTION: 'true' });
+      expect([embedded.DATABASE_URL, embedded.EMBEDDED_STORE_IN_PRODUCTION]).toEqual([undefined, true]);
+      expect(refusal({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET, EMBEDDED_STORE_IN_PRODUCTION: 'maybe' })).toMatch(/\bEMBEDDED_STORE_IN_PRODUCTION\b/);
+    });
+
     it('refuses a JWT_SECRET of 31 bytes', () => {
       expect(refusal({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(31) })).toMatch(/\bJWT_SECRET\b/);
     });
 
     it('counts bytes, not characters: 11 three-byte characters (33 bytes) are enough, 10 (30 bytes) are not', () => {
-      expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: '€'.repeat(11) }).JWT_SECRET).toBe('€'.repeat(11));
+      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: DB, JWT_SECRET: '€'.repeat(11) }).JWT_SECRET).toBe('€'.repeat(11));
       expect(refusal({ NODE_ENV: 'production', JWT_SECRET: '€'.repeat(10) })).toMatch(/\bJWT_SECRET\b/);
     });
 
     it('starts with a JWT_SECRET of 32 bytes', () => {
-      expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET }).NODE_ENV).toBe('production');
+      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: DB, JWT_SECRET: STRONG_SECRET }).NODE_ENV).toBe('production');
     });
   });
 

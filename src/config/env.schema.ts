@@ -54,6 +54,10 @@ export class EnvSchema {
   @IsString() @MinLength(1)
   DATA_DIR = './data';
 
+  /** With NODE_ENV=production and no DATABASE_URL: run one instance on the embedded store anyway. */
+  @Transform(toBool) @IsBoolean()
+  EMBEDDED_STORE_IN_PRODUCTION = false;
+
   @Transform(blankToUndefined) @IsOptional() @IsString()
   JWT_SECRET?: string;
 
@@ -222,6 +226,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Half an administrator is a typo, not a choice: without this the boot would silently skip it.
   if (config.ADMIN_EMAIL && !config.ADMIN_PASSWORD) problems.push('ADMIN_PASSWORD: must be set when ADMIN_EMAIL is');
   if (config.ADMIN_PASSWORD && !config.ADMIN_EMAIL) problems.push('ADMIN_EMAIL: must be set when ADMIN_PASSWORD is');
+  // In production the embedded store is a trap: one private copy of the data per pod, gone with the pod.
+  if (config.NODE_ENV === 'production' && !config.DATABASE_URL && !config.EMBEDDED_STORE_IN_PRODUCTION) {
+    problems.push(
+      'DATABASE_URL: must be set when NODE_ENV=production (the embedded store is one process\'s own data on its own disk); ' +
+        'set EMBEDDED_STORE_IN_PRODUCTION=true to run a single instance on it anyway',
+    );
+  }
   if (config.NODE_ENV === 'production' && Buffer.byteLength(config.JWT_SECRET ?? '') < 32) {
     problems.push('JWT_SECRET: must be set to at least 32 bytes when NODE_ENV=production');
   }
