@@ -38,37 +38,41 @@ export async function startService({ databaseUrl, env = {}, logFile, nodeArgs = 
     },
     stdio: ['ignore', output, output],
   });
+  const controls = await waitUntilReady(child, { name: 'service', readyUrl: `${baseUrl}/health/ready/`, readyTimeoutMs, pollMs: 100, hint: `; see ${logFile ?? 'its output'}` });
+  return { baseUrl, pid: child.pid, child, ...controls, stop: (timeoutMs = 15_000) => controls.stop(timeoutMs) };
+}
+
+/**
+ * Waits until `readyUrl` answers 200 from a child process just spawned (throwing if it exits or the time
+ * runs out), then hands back what the benches need of it: `exit` (resolves with {code, signal}),
+ * `rssMb()` from /proc, and `stop(timeoutMs)`: SIGTERM, then SIGKILL after `timeoutMs`.
+ */
+export async function waitUntilReady(child, { name, readyUrl, readyTimeoutMs, pollMs, hint = '' }) {
   let exited = null;
   const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exited = { code, signal }))));
-
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
-    if (exited) throw new Error(`service exited during start (${JSON.stringify(exited)}); see ${logFile ?? 'its output'}`);
+    if (exited) throw new Error(`${name} exited during start (${JSON.stringify(exited)})${hint}`);
     try {
-      const response = await fetch(`${baseUrl}/health/ready/`);
-      if (response.status === 200) break;
+      if ((await fetch(readyUrl)).status === 200) break;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`service did not become ready within ${readyTimeoutMs} ms`);
+      throw new Error(`${name} did not become ready within ${readyTimeoutMs} ms`);
     }
-    await sleep(100);
+    await sleep(pollMs);
   }
-
   return {
-    baseUrl,
-    pid: child.pid,
-    child,
     exit,
-    /** Resident set size of the service process in MB (from /proc). */
+    /** Resident set size of the process in MB (from /proc). */
     rssMb() {
       const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       return match ? Math.round(Number(match[1]) / 1024) : null;
     },
     /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code and signal. */
-    async stop(timeoutMs = 15_000) {
+    async stop(timeoutMs) {
       if (exited) return exited;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
