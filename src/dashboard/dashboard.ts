@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '../common/errors.js';
+import { pathOf } from '../common/http.js';
 import { NOT_AN_OPERATION } from '../common/route-table.js';
 
 export const DASHBOARD_PATH = '/app';
@@ -39,8 +40,8 @@ export async function mountDashboard(app: INestApplication, directory = defaultD
   const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    const [pathname, query] = splitUrl(request.url);
-    if (pathname === DASHBOARD_PATH) return reply.redirect(`${DASHBOARD_PATH}/${query}`, 301);
+    const pathname = pathOf(request.url);
+    if (pathname === DASHBOARD_PATH) return reply.redirect(`${DASHBOARD_PATH}/${request.url.slice(pathname.length)}`, 301);
     const inside = pathname.slice(DASHBOARD_PATH.length);
     // Vite puts a content hash in every name under assets/, so those never change.
     const asset = inside.startsWith('/assets/');
@@ -55,9 +56,4 @@ export async function mountDashboard(app: INestApplication, directory = defaultD
   };
   instance.get(DASHBOARD_PATH, { config: NOT_AN_OPERATION }, page);
   instance.get(`${DASHBOARD_PATH}/*`, { config: NOT_AN_OPERATION }, page);
-}
-
-function splitUrl(url: string): [string, string] {
-  const at = url.indexOf('?');
-  return at === -1 ? [url, ''] : [url.slice(0, at), url.slice(at)];
 }
