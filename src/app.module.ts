@@ -9,7 +9,6 @@ import { DatabaseModule } from './database/database.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { DomainsModule } from './domains/domains.module.js';
 import type { DatabaseTarget } from './database/database.js';
-import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
@@ -25,7 +24,6 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config, database),
-        HealthModule,
         LifecycleModule,
         ObservabilityModule,
         RateLimitModule,
