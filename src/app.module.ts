@@ -7,6 +7,7 @@ import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/env.schema.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
+import { DomainDocumentsModule } from './documents/domain-documents.module.js';
 import { DomainsModule } from './domains/domains.module.js';
 import type { DatabaseTarget } from './database/database.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
@@ -34,6 +35,7 @@ export class AppModule {
         RetrievalModule,
         DocumentsModule,
         DomainsModule,
+        DomainDocumentsModule,
         QueryModule,
         ChatModule,
       ],

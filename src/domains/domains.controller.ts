@@ -8,7 +8,7 @@ import { ApiSlugParam } from '../openapi/api-params.js';
 import { type DomainRecord, DomainsService, presentDomain } from './domains.service.js';
 import { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { DomainResponse } from './dto/domain.response.js';
-import { pathSlug } from './regions.controller.js';
+import { pathSlug } from './path-slug.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 
 const DOMAIN_SLUG = () => ApiSlugParam('slug', "The domain's slug.");

@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
-import { DocumentsModule } from '../documents/documents.module.js';
 import { RetrievalModule } from '../retrieval/retrieval.module.js';
-import { DomainDocumentsController } from './domain-documents.controller.js';
 import { DomainsController } from './domains.controller.js';
 import { DomainsService } from './domains.service.js';
 import { RegionsController } from './regions.controller.js';
 import { RegionsService } from './regions.service.js';
 
-/** Regions and public domains (admin-managed), and the documents of each domain. */
+/** Regions and public domains (admin-managed); their documents live in documents/. */
 @Module({
-  imports: [DocumentsModule, RetrievalModule],
-  controllers: [RegionsController, DomainsController, DomainDocumentsController],
+  imports: [RetrievalModule],
+  controllers: [RegionsController, DomainsController],
   providers: [RegionsService, DomainsService],
   exports: [DomainsService],
 })
