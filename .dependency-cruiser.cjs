@@ -55,6 +55,13 @@ module.exports = {
     },
     ...noArrowUp,
     {
+      name: 'every-room-on-a-floor',
+      comment: 'A folder under src/ that is on no floor escapes the rules above: add it to FLOORS.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [folders(FLOORS.flat()), ROOT] },
+      to: {},
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'An import that does not resolve is a typo or a missing dependency.',
       severity: 'error',
