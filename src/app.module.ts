@@ -26,7 +26,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config, database),
         LifecycleModule,
-        ObservabilityModule,
+        ObservabilityModule.forRoot(config),
         RateLimitModule,
         AuthModule,
         ApiKeysModule,
