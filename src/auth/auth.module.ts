@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
@@ -17,9 +18,12 @@ import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 import { TokensService } from './tokens.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersService } from './users.service.js';
+import { User } from './user.entity.js';
+import { RefreshToken } from './refresh-token.entity.js';
 
 @Module({
   imports: [
+    TypeOrmModule.forFeature([User, RefreshToken]),
     PassportModule,
     ApiKeysModule,
     OrganizationsModule,
