@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { ApiKeysController } from './api-keys.controller.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { KeyChangeListener } from './key-change-listener.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
@@ -11,7 +12,7 @@ import { ApiKey } from './api-key.entity.js';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKey])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeyAuthenticator, VerifiedKeyCache, KeyChangeListener, LastUsedRecorder],
+  providers: [ApiKeysService, ApiKeysRepository, ApiKeyAuthenticator, VerifiedKeyCache, KeyChangeListener, LastUsedRecorder],
   exports: [ApiKeyAuthenticator],
 })
 export class ApiKeysModule {}
