@@ -12,11 +12,13 @@ import { JWT_SECRET, resolveJwtSecret } from './jwt-secret.js';
 import { JwtController } from './jwt.controller.js';
 import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokenPurger } from './refresh-token-purger.js';
+import { RefreshTokensRepository } from './refresh-tokens.repository.js';
 import { AccountCache } from './account-cache.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 import { TokensService } from './tokens.service.js';
 import { UsersController } from './users.controller.js';
+import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
 import { User } from './user.entity.js';
 import { RefreshToken } from './refresh-token.entity.js';
@@ -42,6 +44,8 @@ import { RefreshToken } from './refresh-token.entity.js';
     TokensService,
     RefreshTokenPurger,
     UsersService,
+    UsersRepository,
+    RefreshTokensRepository,
     JwtAccessStrategy,
     ApiKeyStrategy,
   ],
