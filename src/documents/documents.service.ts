@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
-import { CorpusIndexer } from '../retrieval/corpus-indexer.js';
+import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import { type SearchScope, scopeIdOf } from '../retrieval/retriever.js';
 import { chunkText } from './chunker.js';
 import { Document } from './document.entity.js';
@@ -35,7 +35,7 @@ export class DocumentsService {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly indexer: CorpusIndexer,
+    private readonly indexer: SearchIndexRepository,
   ) {}
 
   /** Stores one document; concurrent uploads to the same owner share a transaction (see ScopeBatcher). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { toIsoMicros } from '../common/timestamps.js';
-import { CorpusIndexer } from '../retrieval/corpus-indexer.js';
+import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import { Domain } from './domain.entity.js';
 import type { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { Region } from './region.entity.js';
@@ -37,7 +37,7 @@ export function presentDomain(domain: Domain): DomainRecord {
 export class DomainsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly indexer: CorpusIndexer,
+    private readonly indexer: SearchIndexRepository,
   ) {}
 
   private get domains() {
