@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { RetrievalModule } from '../retrieval/retrieval.module.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsController } from './documents.controller.js';
+import { DocumentsRepository } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
 import { DocumentExtractor } from './extraction/document-extractor.js';
 import { UploadGate } from './upload-gate.js';
@@ -12,7 +13,7 @@ import { Document } from './document.entity.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Document]), RetrievalModule],
   controllers: [DocumentsController],
-  providers: [DocumentsService, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
+  providers: [DocumentsService, DocumentsRepository, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
   exports: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor, UploadGate],
 })
 export class DocumentsModule {}
