@@ -79,7 +79,13 @@ export class ApiKeysService {
     settings: Pick<ApiKey, 'name' | 'expiresAt'> & Partial<Pick<ApiKey, 'rotatedFromId'>>,
   ): Promise<{ key: string; record: ApiKey }> {
     const generated = generateApiKey();
-    const record = await this.keys.insert(manager, { userId, organizationId, keyPrefix: generated.prefix, keyHash: generated.hash, ...settings });
+    const record = await this.keys.insert(manager, {
+      userId,
+      organizationId,
+      keyPrefix: generated.prefix,
+      keyHash: generated.hash,
+      ...settings,
+    });
     return { key: generated.key, record };
   }
 

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PageRequest } from '../common/pagination.js';
 import type { SourceRecord } from '../query/source.presenter.js';
@@ -12,7 +11,7 @@ const TOUCHED = () => 'clock_timestamp()';
 /** The `chat_sessions` and `chat_messages` tables: a session and its messages are read and written together. */
 @Injectable()
 export class ChatRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   private get sessions() {
     return this.dataSource.getRepository(ChatSession);
@@ -61,7 +60,12 @@ export class ChatRepository {
   }
 
   /** A question and its answer, stored together in one transaction, and the session marked active. */
-  storeExchange(sessionId: string, question: string, answer: string, sources: SourceRecord[]): Promise<{ user: ChatMessage; assistant: ChatMessage }> {
+  storeExchange(
+    sessionId: string,
+    question: string,
+    answer: string,
+    sources: SourceRecord[],
+  ): Promise<{ user: ChatMessage; assistant: ChatMessage }> {
     return this.dataSource.transaction(async (manager) => {
       const user = await manager.save(manager.create(ChatMessage, { sessionId, role: 'user', content: question, sources: [] }));
       const assistant = await manager.save(manager.create(ChatMessage, { sessionId, role: 'assistant', content: answer, sources }));

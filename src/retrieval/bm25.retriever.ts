@@ -175,12 +175,15 @@ export class Bm25Retriever implements Retriever {
    */
   private async scoreRound(scopeId: string, plan: QueryPlan, tsquery: string, limit: number): Promise<Hit[]> {
     const { k1, b, titleWeight } = this.params;
-    const rows = await this.index.scoreChunks(
-      scopeId,
-      tsquery,
-      { terms: plan.terms.map((t) => t.term), weightedIdfs: plan.terms.map((t) => t.weightedIdf), k1, b, avgLength: plan.avgLength, titleWeight },
-      limit,
-    );
+    const weights = {
+      terms: plan.terms.map((t) => t.term),
+      weightedIdfs: plan.terms.map((t) => t.weightedIdf),
+      k1,
+      b,
+      avgLength: plan.avgLength,
+      titleWeight,
+    };
+    const rows = await this.index.scoreChunks(scopeId, tsquery, weights, limit);
     return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: Number(row.score) }));
   }
 
