@@ -14,10 +14,10 @@ export class RefreshTokensRepository {
   }
 
   /**
-   * Spends a token and records its successor; answers the user id, or undefined when the token was
-   * not usable (spent, revoked, expired, or its user deactivated).
+   * Spends a token and records its successor; false when the token was not usable (spent, revoked,
+   * expired, or its user deactivated).
    */
-  async rotate(jti: string, userId: string, successorJti: string, expiresAt: Date): Promise<string | undefined> {
+  async rotate(jti: string, userId: string, successorJti: string, expiresAt: Date): Promise<boolean> {
     // One statement: spend the old token (only if still usable) and record its successor in the same
     // family. Two requests racing with one token queue on its row; the second finds it spent: reuse.
     const rows: { user_id: string }[] = await this.tokens.query(
@@ -34,7 +34,7 @@ export class RefreshTokensRepository {
        SELECT user_id FROM spent`,
       [jti, userId, successorJti, expiresAt],
     );
-    return rows[0]?.user_id;
+    return rows.length > 0;
   }
 
   /** Unrevoked, unexpired, and its user still active. */

@@ -55,8 +55,7 @@ export class TokensService {
     }
     const claims = this.decodeRefresh(refreshToken);
     const jti = randomUUID();
-    const userId = await this.refreshTokens.rotate(claims.jti, claims.user_id, jti, this.refreshExpiry());
-    if (userId === undefined) {
+    if (!(await this.refreshTokens.rotate(claims.jti, claims.user_id, jti, this.refreshExpiry()))) {
       await this.revokeFamilyIfReused(claims);
       throw new TokenInvalidError();
     }
