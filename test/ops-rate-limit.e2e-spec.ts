@@ -85,6 +85,17 @@ describe('per-principal request limits (RATE_LIMIT_PER_MINUTE)', () => {
       await test.http().get(ME).set(carol.auth).expect(200);
     });
 
+    it('counts a non-admin refused by an admin-only route, whose 403 carries the RateLimit-* headers', async () => {
+      if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+      const dave = await signUp(test);
+      const adminOnly = '/v1/domains/any-domain/documents';
+      const refused = await test.http().get(adminOnly).set(dave.auth).expect(403);
+      expect(refused.headers['ratelimit-limit']).toBe('5');
+      expect(refused.headers['ratelimit-remaining']).toBe('4');
+      for (let i = 0; i < 4; i++) await test.http().get(adminOnly).set(dave.auth).expect(403);
+      expectThrottled(await test.http().get(adminOnly).set(dave.auth), 60);
+    });
+
     it('does not count unauthenticated or refused requests', async () => {
       for (let i = 0; i < 10; i++) await test.http().get('/health/').expect(200);
       for (let i = 0; i < 10; i++) await test.http().get(ME).expect(401);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { BoundedCache, Generation } from '../common/bounded-cache.js';
 
 /** What a verified key grants, cached so that a known key costs no database round trip. */
 export interface KeyGrant {
@@ -10,9 +11,9 @@ export interface KeyGrant {
   usableUntil: number | null;
 }
 
-const MAX_ENTRIES = 50_000;
+export const VERIFIED_KEYS_MAX_ENTRIES = 50_000;
 /** Hashes known to match no usable key: enough to absorb a flood, small enough to hold (~1.5 MB). */
-const MAX_UNKNOWN = 10_000;
+export const UNKNOWN_KEYS_MAX_ENTRIES = 10_000;
 /** While every change reaches us through LISTEN/NOTIFY an entry may live this long... */
 const SYNCED_TTL_MS = 60_000;
 /** ...otherwise this short, which bounds how late another instance's revocation takes effect here. */
@@ -20,22 +21,29 @@ const UNSYNCED_TTL_MS = 1_000;
 
 /**
  * Verified keys by hash. Revocation, rotation and expiry changes invalidate by key id, locally at once
- * and on other instances through the change listener. The generation counter stops a lookup that
- * started before an invalidation from caching what it read.
+ * and on other instances through the change listener. The generation stops a lookup that started
+ * before an invalidation from caching what it read.
  *
  * Also hashes that matched no usable key, so that a forged key with a valid checksum (CRC32 is public)
  * costs one database lookup however often it is sent. Any key change (creation included, announced
- * like the others) forgets them all: a key created meanwhile could be one of them.
+ * like the others) forgets them all: a key created meanwhile could be one of them. The two share one
+ * generation, and are capped apart so that a flood of forged keys cannot push out the real ones.
  */
 @Injectable()
 export class VerifiedKeyCache {
-  private readonly entries = new Map<string, { grant: KeyGrant; storedAt: number }>();
-  private readonly unknown = new Map<string, number>();
-  private generationCounter = 0;
+  private readonly generations = new Generation();
+  private readonly grants = new BoundedCache<string, KeyGrant>({
+    maxEntries: VERIFIED_KEYS_MAX_ENTRIES,
+    generation: this.generations,
+  });
+  private readonly unknown = new BoundedCache<string, true>({
+    maxEntries: UNKNOWN_KEYS_MAX_ENTRIES,
+    generation: this.generations,
+  });
   private synced = false;
 
   get generation(): number {
-    return this.generationCounter;
+    return this.generations.current;
   }
 
   /** Whether changes made by other instances are known to reach us (set by the change listener). */
@@ -44,41 +52,31 @@ export class VerifiedKeyCache {
     this.clear();
   }
 
-  private get ttl(): number {
+  private get ttlMs(): number {
     return this.synced ? SYNCED_TTL_MS : UNSYNCED_TTL_MS;
   }
 
-  get(hash: string, now = Date.now()): KeyGrant | undefined {
-    const entry = this.entries.get(hash);
-    if (!entry) return undefined;
-    if (now - entry.storedAt > this.ttl) {
-      this.entries.delete(hash);
-      return undefined;
-    }
-    return entry.grant;
+  get(hash: string): KeyGrant | undefined {
+    return this.grants.get(hash);
   }
 
   /** Stores the grant unless something was invalidated since `generationAtLookup` was read. */
   set(hash: string, grant: KeyGrant, generationAtLookup: number): void {
-    if (generationAtLookup !== this.generationCounter) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { grant, storedAt: Date.now() });
+    this.grants.set(hash, grant, { generationAtLookup, ttlMs: this.ttlMs });
   }
 
   /** Whether this hash recently matched no usable key. */
-  isUnknown(hash: string, now = Date.now()): boolean {
-    const storedAt = this.unknown.get(hash);
-    if (storedAt === undefined) return false;
-    if (now - storedAt <= this.ttl) return true;
-    this.unknown.delete(hash);
-    return false;
+  isUnknown(hash: string): boolean {
+    return this.unknown.get(hash) !== undefined;
   }
 
   /** Records a hash that matched nothing, unless a key changed since `generationAtLookup`. */
   setUnknown(hash: string, generationAtLookup: number): void {
-    if (generationAtLookup !== this.generationCounter) return;
-    if (this.unknown.size >= MAX_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value!);
-    this.unknown.set(hash, Date.now());
+    this.unknown.set(hash, true, { generationAtLookup, ttlMs: this.ttlMs });
+  }
+
+  get size(): number {
+    return this.grants.size;
   }
 
   get unknownCount(): number {
@@ -86,16 +84,12 @@ export class VerifiedKeyCache {
   }
 
   invalidateKey(keyId: string): void {
-    this.generationCounter++;
     this.unknown.clear();
-    for (const [hash, entry] of this.entries) {
-      if (entry.grant.keyId === keyId) this.entries.delete(hash);
-    }
+    this.grants.deleteWhere((grant) => grant.keyId === keyId);
   }
 
   clear(): void {
-    this.generationCounter++;
-    this.entries.clear();
+    this.grants.clear();
     this.unknown.clear();
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { BoundedCache } from '../common/bounded-cache.js';
 import { UsersRepository } from './users.repository.js';
 
 /** What a request needs to know of the account behind a credential. */
@@ -11,23 +12,28 @@ export interface Account {
   tokensValidAfter: number | null;
 }
 
-const TTL_MS = 30_000;
-const MAX_ENTRIES = 50_000;
+export const ACCOUNT_CACHE_TTL_MS = 30_000;
+export const ACCOUNT_CACHE_MAX_ENTRIES = 50_000;
 
 /**
  * Active accounts by id, cached briefly: a verified token already proves who is calling, and a
  * database read per request would halve throughput (JWT checks and `GET /auth/users/me/` both read
- * it). Role changes show within TTL_MS, or at once on the instance that makes them (`forget`).
+ * it). Role changes show within ACCOUNT_CACHE_TTL_MS, or at once on the instance that makes them
+ * (`forget`): a read that started before `forget` does not store what it read.
  */
 @Injectable()
 export class AccountCache {
-  private readonly cache = new Map<string, { account: Account | null; storedAt: number }>();
+  private readonly cache = new BoundedCache<string, Account | null>({
+    maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
+    ttlMs: ACCOUNT_CACHE_TTL_MS,
+  });
 
   constructor(private readonly users: UsersRepository) {}
 
   async get(userId: string): Promise<Account | null> {
     const cached = this.cache.get(userId);
-    if (cached && Date.now() - cached.storedAt < TTL_MS) return cached.account;
+    if (cached !== undefined) return cached;
+    const generationAtLookup = this.cache.generation;
     const row = await this.users.findAccount(userId);
     const account: Account | null = row
       ? {
@@ -38,9 +44,12 @@ export class AccountCache {
           tokensValidAfter: row.tokens_valid_after ? row.tokens_valid_after.getTime() : null,
         }
       : null;
-    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(userId, { account, storedAt: Date.now() });
+    this.cache.set(userId, account, { generationAtLookup });
     return account;
+  }
+
+  get size(): number {
+    return this.cache.size;
   }
 
   forget(userId: string): void {

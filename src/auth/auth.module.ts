@@ -7,6 +7,8 @@ import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
+import { AdminOnlyGuard } from './admin-only.guard.js';
 import { CompositeAuthGuard } from './composite-auth.guard.js';
 import { JWT_SECRET, resolveJwtSecret } from './jwt-secret.js';
 import { JwtController } from './jwt.controller.js';
@@ -38,7 +40,11 @@ import { RefreshToken } from './refresh-token.entity.js';
   controllers: [JwtController, UsersController],
   providers: [
     { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: (config: AppConfig) => resolveJwtSecret(config) },
+    // Global guards run in this order: who is calling, whether they are over their limit, whether
+    // the route admits them (a refused request still counts and still gets the RateLimit-* headers).
     { provide: APP_GUARD, useClass: CompositeAuthGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: AdminOnlyGuard },
     PasswordHasher,
     AccountCache,
     TokensService,

@@ -7,22 +7,21 @@ import {
   ApiKeyInvalidError,
   ApiKeyNotAcceptedError,
   NotAuthenticatedError,
-  PermissionDeniedError,
 } from '../common/errors.js';
 import type { HttpReply, HttpRequest } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { observeCredential } from '../observability/metrics.js';
 import { AddressLimits } from '../rate-limit/address-limits.js';
 import { clientAddress } from '../rate-limit/client-address.js';
-import { PrincipalRateLimiter, rateLimitHeaders } from '../rate-limit/principal-rate-limiter.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 
 /**
- * The one guard in front of every route. It reads the credential, picks the Passport strategy by its
- * prefix, and then applies the route's requirement. Failures throw (401/403); it never returns false,
- * which Nest would turn into a 403.
+ * The first guard in front of every route: unless the route is public, it reads the credential, picks
+ * the Passport strategy by its prefix and attaches the principal. Rate limiting and `@AdminOnly()`
+ * follow as their own guards. Failures throw; it never returns false, which Nest would turn into a
+ * 403.
  */
 @Injectable()
 export class CompositeAuthGuard implements CanActivate {
@@ -37,7 +36,6 @@ export class CompositeAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly jwtStrategy: JwtAccessStrategy,
     private readonly apiKeyStrategy: ApiKeyStrategy,
-    private readonly rateLimiter: PrincipalRateLimiter,
     private readonly addressLimits: AddressLimits,
   ) {
     this.passport.use('jwt', jwtStrategy);
@@ -71,9 +69,6 @@ export class CompositeAuthGuard implements CanActivate {
       throw error;
     }
     request.user = principal;
-    const limits = this.rateLimiter.consume(principal);
-    context.switchToHttp().getResponse<HttpReply>().headers(rateLimitHeaders(limits));
-    if (requirement.adminOnly && !principal.isAdmin) throw new PermissionDeniedError();
     return true;
   }
 

@@ -9,7 +9,7 @@ import { PrincipalRateLimiter } from './principal-rate-limiter.js';
 import { connectRedis, REDIS } from './redis.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
-/** Per-principal request limits, sign-in throttling and the per-address limits before authentication; global so the auth guard and controller see them. */
+/** Per-principal request limits, sign-in throttling and the per-address limits before authentication; global so the auth guards and controllers see them. */
 @Global()
 @Module({
   providers: [

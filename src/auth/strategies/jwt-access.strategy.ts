@@ -9,22 +9,17 @@ import { AccountCache } from '../account-cache.js';
 import { JWT_SECRET } from '../jwt-secret.js';
 import { issuedBeforeCutOff } from '../sessions.js';
 import type { TokenClaims } from '../tokens.service.js';
+import { VerifiedTokenCache } from '../verified-token-cache.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
-const VERIFIED_TOKENS_MAX = 20_000;
 /** Passport's typings name Express's request; at run time it is Fastify's, whose `headers` are all it reads. */
 type PassportRequest = Parameters<Strategy['authenticate']>[0];
 
 /** Bearer access tokens: HS256 only (so `alg: none` fails), unexpired, and of type `access`. */
 @Injectable()
 export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
-  /**
-   * Access tokens whose signature and claims were already checked, until their own `exp`. A browser
-   * sends one token many times; re-verifying it each time was the JWT route's own cost. Any change to
-   * a token makes it another string, which is verified in full.
-   */
-  private readonly verified = new Map<string, { userId: string; issuedAt: number; expiresAtMs: number }>();
+  private readonly verified = new VerifiedTokenCache();
 
   constructor(
     @Inject(JWT_SECRET) secret: string,
@@ -43,15 +38,14 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   /** A token whose signature and claims were verified before and that has not expired. */
   isKnown(token: string): boolean {
-    const known = this.verified.get(token);
-    return known !== undefined && known.expiresAtMs > Date.now();
+    return this.verified.get(token) !== undefined;
   }
 
   /** Passport's entry point: a token verified before goes straight to the account lookup. */
   override authenticate(request: PassportRequest, options?: object): void {
     const token = bearerToken(request);
     const known = token ? this.verified.get(token) : undefined;
-    if (!known || known.expiresAtMs <= Date.now()) return super.authenticate(request, options);
+    if (!known) return super.authenticate(request, options);
     this.principalFor(known.userId, known.issuedAt).then(
       (principal) => this.success(principal),
       (error: unknown) => this.error(error as Error),
@@ -65,7 +59,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
       throw new AccessTokenInvalidError();
     }
     const principal = await this.principalFor(claims.user_id!, claims.iat);
-    this.remember(bearerToken(request as unknown as PassportRequest)!, claims.user_id!, Number(claims.iat), claims.exp * 1000);
+    const token = bearerToken(request as unknown as PassportRequest)!;
+    this.verified.remember(token, { userId: claims.user_id!, issuedAt: Number(claims.iat), expiresAtMs: claims.exp * 1000 });
     return principal;
   }
 
@@ -74,14 +69,5 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     // Signed out everywhere (or promoted, or a new password) since this token was issued.
     if (!account || issuedBeforeCutOff(issuedAt, account.tokensValidAfter)) throw new AccessTokenInvalidError();
     return { kind: 'jwt', userId: account.id, organizationId: account.organizationId, isAdmin: account.isAdmin, apiKeyId: null, keyPrefix: null };
-  }
-
-  private remember(token: string, userId: string, issuedAt: number, expiresAtMs: number): void {
-    if (this.verified.size >= VERIFIED_TOKENS_MAX) {
-      const now = Date.now();
-      for (const [known, entry] of this.verified) if (entry.expiresAtMs <= now) this.verified.delete(known);
-      if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.clear();
-    }
-    this.verified.set(token, { userId, issuedAt, expiresAtMs });
   }
 }
