@@ -58,7 +58,10 @@ describe('API keys: whose keys, which credentials manage them, which keys authen
       ({ key, id: keyId } = await createKey(test, alice, 'management attempt'));
     });
 
-    const endpoints: [string, (auth: Record<string, string>) => Promise<{ status: number; body: { detail?: string } }>][] = [
+    const endpoints: [
+      string,
+      (auth: Record<string, string>) => Promise<{ status: number; body: { detail?: string } }>,
+    ][] = [
       ['list', (auth) => test.http().get(KEYS).set(auth)],
       ['create', (auth) => test.http().post(KEYS).set(auth).send({ name: 'made by a key' })],
       ['update', (auth) => test.http().patch(`${KEYS}${keyId}/update/`).set(auth).send({ expires_at: null })],
@@ -97,7 +100,15 @@ describe('API keys: whose keys, which credentials manage them, which keys authen
     it('refuses made-up, mistyped and truncated keys with the API-key message, in either header', async () => {
       const { key } = await createKey(test, alice, 'real');
       const mistyped = key.slice(0, 20) + (key[20] === 'a' ? 'b' : 'a') + key.slice(21);
-      for (const candidate of [madeUpKey('z'), mistyped, key.slice(0, -1), `${key}x`, 'svc_', 'svc_short', `svc_${key.slice(4).toUpperCase()}`]) {
+      for (const candidate of [
+        madeUpKey('z'),
+        mistyped,
+        key.slice(0, -1),
+        `${key}x`,
+        'svc_',
+        'svc_short',
+        `svc_${key.slice(4).toUpperCase()}`,
+      ]) {
         expect(await keyWorks(test, candidate)).toBe(false);
         expect(await keyWorks(test, candidate, 'x-api-key')).toBe(false);
       }

@@ -1,11 +1,19 @@
 import { createKey, type SignedInUser, type TestApp } from './support/app.js';
 import { KEYS, startWithAliceAndBob } from './support/api-keys.js';
-import { expectNoStoredChange, fromNow, ISO_MICROS, keyRow, keyWorks, sleep, storedMicros, UUID } from './support/core.js';
+import {
+  expectNoStoredChange,
+  fromNow,
+  ISO_MICROS,
+  keyRow,
+  keyWorks,
+  sleep,
+  storedMicros,
+  UUID,
+} from './support/core.js';
 
 describe('API keys: update, rotate, revoke', () => {
   let test: TestApp;
   let alice: SignedInUser;
-  
 
   beforeAll(async () => {
     ({ test, alice } = await startWithAliceAndBob());
@@ -16,7 +24,12 @@ describe('API keys: update, rotate, revoke', () => {
     it('sets a future expiry: 200 with the record, no key, stored as given', async () => {
       const { id, key } = await createKey(test, alice, 'expiring');
       const expiresAt = '2099-06-30T12:00:00Z';
-      const response = await test.http().patch(`${KEYS}${id}/update/`).set(alice.auth).send({ expires_at: expiresAt }).expect(200);
+      const response = await test
+        .http()
+        .patch(`${KEYS}${id}/update/`)
+        .set(alice.auth)
+        .send({ expires_at: expiresAt })
+        .expect(200);
       expect(response.body).toEqual({
         id,
         name: 'expiring',
@@ -32,14 +45,29 @@ describe('API keys: update, rotate, revoke', () => {
 
     it('accepts an offset and answers in UTC', async () => {
       const { id } = await createKey(test, alice, 'offset');
-      const response = await test.http().patch(`${KEYS}${id}/update/`).set(alice.auth).send({ expires_at: '2099-01-01T05:30:00+05:30' }).expect(200);
+      const response = await test
+        .http()
+        .patch(`${KEYS}${id}/update/`)
+        .set(alice.auth)
+        .send({ expires_at: '2099-01-01T05:30:00+05:30' })
+        .expect(200);
       expect(response.body.expires_at).toBe('2099-01-01T00:00:00.000000Z');
     });
 
     it('clears the expiry with null', async () => {
       const { id } = await createKey(test, alice, 'cleared');
-      await test.http().patch(`${KEYS}${id}/update/`).set(alice.auth).send({ expires_at: fromNow(3_600_000) }).expect(200);
-      const response = await test.http().patch(`${KEYS}${id}/update/`).set(alice.auth).send({ expires_at: null }).expect(200);
+      await test
+        .http()
+        .patch(`${KEYS}${id}/update/`)
+        .set(alice.auth)
+        .send({ expires_at: fromNow(3_600_000) })
+        .expect(200);
+      const response = await test
+        .http()
+        .patch(`${KEYS}${id}/update/`)
+        .set(alice.auth)
+        .send({ expires_at: null })
+        .expect(200);
       expect(response.body.expires_at).toBeNull();
       expect((await keyRow(test.db, id)).expires_at).toBeNull();
     });
@@ -55,7 +83,11 @@ describe('API keys: update, rotate, revoke', () => {
       ['an impossible hour', { expires_at: '2099-02-28T24:00:00Z' }, /^Datetime has wrong format/],
       ['out of range', { expires_at: '2099-13-45T25:61:00Z' }, /^Datetime has wrong format/],
       ['in the past', { expires_at: '2020-01-01T00:00:00Z' }, 'Must be a time in the future.'],
-      ['now-ish (one second ago)', { expires_at: new Date(Date.now() - 1000).toISOString() }, 'Must be a time in the future.'],
+      [
+        'now-ish (one second ago)',
+        { expires_at: new Date(Date.now() - 1000).toISOString() },
+        'Must be a time in the future.',
+      ],
     ])('refuses an expires_at that is %s with 400 naming the field, and changes nothing', async (_, body, message) => {
       const { id } = await createKey(test, alice, 'bad update');
       await expectNoStoredChange(test, async () => {
@@ -71,7 +103,12 @@ describe('API keys: update, rotate, revoke', () => {
       const { id } = await createKey(test, alice, 'revoked then patched');
       await test.http().post(`${KEYS}${id}/revoke/`).set(alice.auth).expect(200);
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().patch(`${KEYS}${id}/update/`).set(alice.auth).send({ expires_at: null }).expect(400);
+        const response = await test
+          .http()
+          .patch(`${KEYS}${id}/update/`)
+          .set(alice.auth)
+          .send({ expires_at: null })
+          .expect(400);
         expect(typeof response.body.detail).toBe('string');
       });
     });
@@ -106,7 +143,9 @@ describe('API keys: update, rotate, revoke', () => {
       expect(oldRow.is_active).toBe(false);
       expect(oldRow.replaced_by_id).toBe(response.body.id);
       expect((await keyRow(test.db, response.body.id)).rotated_from_id).toBe(old.id);
-      const listedOld = (await test.http().get(KEYS).set(alice.auth).expect(200)).body.find((key: { id: string }) => key.id === old.id);
+      const listedOld = (await test.http().get(KEYS).set(alice.auth).expect(200)).body.find(
+        (key: { id: string }) => key.id === old.id,
+      );
       expect(listedOld.is_active).toBe(false);
     });
 
@@ -118,11 +157,18 @@ describe('API keys: update, rotate, revoke', () => {
 
     it('keeps the old key working during grace_period_seconds, and not after', async () => {
       const old = await createKey(test, alice, 'graceful');
-      const rotated = await test.http().post(`${KEYS}${old.id}/rotate/`).set(alice.auth).send({ grace_period_seconds: 2 }).expect(201);
+      const rotated = await test
+        .http()
+        .post(`${KEYS}${old.id}/rotate/`)
+        .set(alice.auth)
+        .send({ grace_period_seconds: 2 })
+        .expect(201);
       const rotatedAt = Date.now();
       expect(await keyWorks(test, old.key)).toBe(true);
       expect(await keyWorks(test, rotated.body.key)).toBe(true);
-      const listed = (await test.http().get(KEYS).set(alice.auth).expect(200)).body.find((key: { id: string }) => key.id === old.id);
+      const listed = (await test.http().get(KEYS).set(alice.auth).expect(200)).body.find(
+        (key: { id: string }) => key.id === old.id,
+      );
       expect(listed.is_active).toBe(false);
       await sleep(Math.max(0, rotatedAt + 1000 - Date.now()));
       expect(await keyWorks(test, old.key)).toBe(true);
@@ -135,7 +181,12 @@ describe('API keys: update, rotate, revoke', () => {
       const old = await createKey(test, alice, 'expires during grace');
       const expiresAt = fromNow(2000);
       await test.http().patch(`${KEYS}${old.id}/update/`).set(alice.auth).send({ expires_at: expiresAt }).expect(200);
-      const rotated = await test.http().post(`${KEYS}${old.id}/rotate/`).set(alice.auth).send({ grace_period_seconds: 3600 }).expect(201);
+      const rotated = await test
+        .http()
+        .post(`${KEYS}${old.id}/rotate/`)
+        .set(alice.auth)
+        .send({ grace_period_seconds: 3600 })
+        .expect(201);
       expect(rotated.body.expires_at).toBe(expiresAt.replace('Z', '000Z'));
       expect(await keyWorks(test, old.key)).toBe(true);
       await sleep(Math.max(0, Date.parse(expiresAt) + 200 - Date.now()));
@@ -146,7 +197,12 @@ describe('API keys: update, rotate, revoke', () => {
 
     it('ends the grace period at once when the old key is revoked', async () => {
       const old = await createKey(test, alice, 'grace then revoke');
-      const rotated = await test.http().post(`${KEYS}${old.id}/rotate/`).set(alice.auth).send({ grace_period_seconds: 3600 }).expect(201);
+      const rotated = await test
+        .http()
+        .post(`${KEYS}${old.id}/rotate/`)
+        .set(alice.auth)
+        .send({ grace_period_seconds: 3600 })
+        .expect(201);
       expect(await keyWorks(test, old.key)).toBe(true);
       const revoked = await test.http().post(`${KEYS}${old.id}/revoke/`).set(alice.auth).expect(200);
       expect(revoked.body.is_active).toBe(false);
@@ -163,8 +219,16 @@ describe('API keys: update, rotate, revoke', () => {
     ])('refuses a grace_period_seconds that is %s with 400, and issues no key', async (_, value, message) => {
       const old = await createKey(test, alice, 'bad grace');
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().post(`${KEYS}${old.id}/rotate/`).set(alice.auth).send({ grace_period_seconds: value }).expect(400);
-        expect(response.body).toEqual({ detail: `grace_period_seconds: ${message}`, fields: { grace_period_seconds: [message] } });
+        const response = await test
+          .http()
+          .post(`${KEYS}${old.id}/rotate/`)
+          .set(alice.auth)
+          .send({ grace_period_seconds: value })
+          .expect(400);
+        expect(response.body).toEqual({
+          detail: `grace_period_seconds: ${message}`,
+          fields: { grace_period_seconds: [message] },
+        });
       });
       expect(await keyWorks(test, old.key)).toBe(true);
     });
@@ -195,7 +259,9 @@ describe('API keys: update, rotate, revoke', () => {
 
     it('produces exactly one new key from concurrent rotations of one key; the others get 400', async () => {
       const old = await createKey(test, alice, 'raced');
-      const responses = await Promise.all(Array.from({ length: 5 }, () => test.http().post(`${KEYS}${old.id}/rotate/`).set(alice.auth)));
+      const responses = await Promise.all(
+        Array.from({ length: 5 }, () => test.http().post(`${KEYS}${old.id}/rotate/`).set(alice.auth)),
+      );
       const statuses = responses.map((response) => response.status).sort();
       expect(statuses).toEqual([201, 400, 400, 400, 400]);
       const { rows } = await test.db.query('SELECT id FROM api_keys WHERE rotated_from_id = $1', [old.id]);

@@ -1,7 +1,17 @@
 import { LastUsedRecorder } from '../src/api-keys/last-used-recorder.js';
 import { createKey, signUp, type SignedInUser, type TestApp } from './support/app.js';
 import { KEYS, startWithAliceAndBob } from './support/api-keys.js';
-import { contractChecksum, expectNoStoredChange, ISO_MICROS, keyRow, keyWorks, sha256Hex, sleep, storedMicros, UUID } from './support/core.js';
+import {
+  contractChecksum,
+  expectNoStoredChange,
+  ISO_MICROS,
+  keyRow,
+  keyWorks,
+  sha256Hex,
+  sleep,
+  storedMicros,
+  UUID,
+} from './support/core.js';
 
 describe('API keys: create, list, last_used_at', () => {
   let test: TestApp;
@@ -37,7 +47,8 @@ describe('API keys: create, list, last_used_at', () => {
       const row = await keyRow(test.db, id);
       expect(row.key_hash).toBe(sha256Hex(key));
       expect(row.key_prefix).toBe(key.slice(0, 12));
-      const everything = (await test.db.query('SELECT row_to_json(k)::text AS row FROM api_keys k WHERE id = $1', [id])).rows[0].row as string;
+      const everything = (await test.db.query('SELECT row_to_json(k)::text AS row FROM api_keys k WHERE id = $1', [id]))
+        .rows[0].row as string;
       expect(everything).not.toContain(key);
       expect(everything).not.toContain(key.slice(12)); // the part after the visible prefix
     });
@@ -51,7 +62,10 @@ describe('API keys: create, list, last_used_at', () => {
       }
       // Real microseconds, not milliseconds padded with zeros (five all ending in 000 by chance: ~1e-15).
       expect(created.some((key) => !(key.created_at as string).endsWith('000Z'))).toBe(true);
-      const listed = (await test.http().get(KEYS).set(alice.auth).expect(200)).body as { id: string; created_at: string }[];
+      const listed = (await test.http().get(KEYS).set(alice.auth).expect(200)).body as {
+        id: string;
+        created_at: string;
+      }[];
       for (const key of created) expect(listed.find((entry) => entry.id === key.id)?.created_at).toBe(key.created_at);
     });
 
@@ -59,7 +73,12 @@ describe('API keys: create, list, last_used_at', () => {
       const trimmed = await test.http().post(KEYS).set(alice.auth).send({ name: '  deploy bot  ' }).expect(201);
       expect(trimmed.body.name).toBe('deploy bot');
       const longest = 'n'.repeat(100);
-      const response = await test.http().post(KEYS).set(alice.auth).send({ name: `  ${longest}  ` }).expect(201);
+      const response = await test
+        .http()
+        .post(KEYS)
+        .set(alice.auth)
+        .send({ name: `  ${longest}  ` })
+        .expect(201);
       expect(response.body.name).toBe(longest);
       expect((await keyRow(test.db, response.body.id)).name).toBe(longest);
     });
@@ -87,7 +106,13 @@ describe('API keys: create, list, last_used_at', () => {
       ['a JSON number', '7'],
     ])('refuses a body that is %s with 400, and stores nothing', async (_, raw) => {
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/json').send(raw).expect(400);
+        const response = await test
+          .http()
+          .post(KEYS)
+          .set(alice.auth)
+          .set('Content-Type', 'application/json')
+          .send(raw)
+          .expect(400);
         expect(typeof response.body.detail).toBe('string');
       });
     });
@@ -104,7 +129,15 @@ describe('API keys: create, list, last_used_at', () => {
       const response = await test.http().get(KEYS).set(carol.auth).expect(200);
       expect(response.body.map((key: { id: string }) => key.id)).toEqual([rotated.id, second.id, first.id]);
       for (const key of response.body) {
-        expect(Object.keys(key).sort()).toEqual(['created_at', 'expires_at', 'id', 'is_active', 'key_prefix', 'last_used_at', 'name']);
+        expect(Object.keys(key).sort()).toEqual([
+          'created_at',
+          'expires_at',
+          'id',
+          'is_active',
+          'key_prefix',
+          'last_used_at',
+          'name',
+        ]);
       }
       expect(JSON.stringify(response.body)).not.toContain(first.key.slice(12));
       expect(JSON.stringify(response.body)).not.toContain(rotated.key.slice(12));
@@ -145,7 +178,9 @@ describe('API keys: create, list, last_used_at', () => {
       const before = Date.now();
       expect(await keyWorks(test, key, 'x-api-key')).toBe(true);
 
-      const listed = (await test.http().get(KEYS).set(alice.auth).expect(200)).body.find((entry: { id: string }) => entry.id === id);
+      const listed = (await test.http().get(KEYS).set(alice.auth).expect(200)).body.find(
+        (entry: { id: string }) => entry.id === id,
+      );
       expect(listed.last_used_at).toMatch(ISO_MICROS);
       expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(before - 1000);
       expect(Date.parse(listed.last_used_at)).toBeLessThanOrEqual(Date.now() + 1000);

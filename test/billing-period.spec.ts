@@ -38,18 +38,27 @@ describe('billing periods (calendar months in UTC)', () => {
   });
 
   // Jest's sandbox cannot change the process time zone, so the module runs in a child process per zone.
-  it.each(['UTC', 'Pacific/Kiritimati', 'America/Los_Angeles', 'Australia/Lord_Howe'])('gives the same bounds with TZ=%s', (zone) => {
-    const { code } = transformSync(readFileSync(new URL('../src/billing/billing-period.ts', import.meta.url), 'utf8'), {
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    });
-    const probe = `${code}\nconst { start, end } = periodBounds('2026-12-01');
+  it.each(['UTC', 'Pacific/Kiritimati', 'America/Los_Angeles', 'Australia/Lord_Howe'])(
+    'gives the same bounds with TZ=%s',
+    (zone) => {
+      const { code } = transformSync(
+        readFileSync(new URL('../src/billing/billing-period.ts', import.meta.url), 'utf8'),
+        {
+          jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        },
+      );
+      const probe = `${code}\nconst { start, end } = periodBounds('2026-12-01');
       console.log(JSON.stringify([start, end, new Date(2026, 0, 1).getTimezoneOffset()]));`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { env: { PATH: process.env.PATH, TZ: zone }, encoding: 'utf8' });
-    expect(child.stderr).toBe('');
-    const [start, end, offset] = JSON.parse(child.stdout) as [string, string, number];
-    expect([start, end]).toEqual(['2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z']);
-    if (zone !== 'UTC') expect(offset).not.toBe(0); // the zone really applied
-  });
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', probe], {
+        env: { PATH: process.env.PATH, TZ: zone },
+        encoding: 'utf8',
+      });
+      expect(child.stderr).toBe('');
+      const [start, end, offset] = JSON.parse(child.stdout) as [string, string, number];
+      expect([start, end]).toEqual(['2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z']);
+      if (zone !== 'UTC') expect(offset).not.toBe(0); // the zone really applied
+    },
+  );
 
   it('writes timestamps in ISO 8601 UTC to the second, dropping milliseconds', () => {
     expect(toIsoSeconds(new Date('2026-05-17T08:09:10.999Z'))).toBe('2026-05-17T08:09:10Z');

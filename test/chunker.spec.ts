@@ -6,7 +6,8 @@ const SMALL: ChunkingOptions = { targetWords: 20, maxWords: 30, overlapWords: 8,
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 /** `Sentence 3 is about topic three.`-like sentences, five words each, each one findable. */
 const sentence = (n: number) => `Sentence ${n} covers item ${n}.`;
-const paragraph = (from: number, count: number) => Array.from({ length: count }, (_, i) => sentence(from + i)).join(' ');
+const paragraph = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => sentence(from + i)).join(' ');
 
 function expectWithinLimits(chunks: string[], options: ChunkingOptions) {
   for (const chunk of chunks) {
@@ -111,7 +112,12 @@ describe('chunkText', () => {
     });
 
     it('does not split after an abbreviation followed by a lower-case word', () => {
-      const chunks = chunkText('See e.g. the manual for details. Then go on.', { targetWords: 2, maxWords: 10, overlapWords: 0, maxChars: 400 });
+      const chunks = chunkText('See e.g. the manual for details. Then go on.', {
+        targetWords: 2,
+        maxWords: 10,
+        overlapWords: 0,
+        maxChars: 400,
+      });
       expect(chunks).toEqual(['See e.g. the manual for details.', 'Then go on.']);
     });
   });
@@ -121,7 +127,10 @@ describe('chunkText', () => {
       const chunks = chunkText(paragraph(1, 30), SMALL);
       for (let i = 1; i < chunks.length; i++) {
         const first = /^Sentence (\d+)/.exec(chunks[i])![1];
-        const repeated = chunks[i].slice(0, chunks[i].indexOf(sentence(Number(first))) + sentence(Number(first)).length);
+        const repeated = chunks[i].slice(
+          0,
+          chunks[i].indexOf(sentence(Number(first))) + sentence(Number(first)).length,
+        );
         expect(chunks[i - 1]).toContain(repeated);
         // A 5-word sentence fits in 8 overlap words, two do not: exactly one sentence is repeated.
         expect(chunks[i - 1].endsWith(sentence(Number(first)))).toBe(true);
@@ -181,7 +190,8 @@ describe('chunkText', () => {
     it.failing('never cuts a character in half when cutting text without spaces', () => {
       const text = `a${'😀'.repeat(500)}`;
       const chunks = chunkText(text, SMALL);
-      for (const chunk of chunks) expect(chunk.isWellFormed()).toBe(true);
+      for (const chunk of chunks)
+        expect(chunk).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
       expect(chunks.join('')).toBe(text);
     });
   });

@@ -1,6 +1,10 @@
 import { toPage } from '../src/common/pagination.js';
 
-const request = (path: string, limit: number, offset: number) => ({ limit, offset, url: new URL(path, 'http://placeholder.invalid') });
+const request = (path: string, limit: number, offset: number) => ({
+  limit,
+  offset,
+  url: new URL(path, 'http://placeholder.invalid'),
+});
 
 describe('toPage (DRF-style page bodies)', () => {
   it('links to the next and previous pages by path and query only', () => {

@@ -9,4 +9,5 @@ export async function startWithAliceAndBob(): Promise<{ test: TestApp; alice: Si
   return { test, alice: await signUp(test, 'alice@example.com'), bob: await signUp(test, 'bob@example.com') };
 }
 
-export const countKeys = async (db: pg.Client) => (await db.query('SELECT count(*)::int AS n FROM api_keys')).rows[0].n as number;
+export const countKeys = async (db: pg.Client) =>
+  (await db.query('SELECT count(*)::int AS n FROM api_keys')).rows[0].n as number;
