@@ -56,7 +56,8 @@ async function floodRequests(victimEmail) {
   // The service's own generator: random keys with a valid checksum, in no database.
   const { generateApiKey } = await import('../../dist/api-keys/key-format.js');
   return Array.from({ length: 2000 }, (_, i) => {
-    const address = { 'X-Forwarded-For': FLOODER_ADDRESSES[i % FLOODER_ADDRESSES.length] };
+    // Each address sends both kinds (i % 2) in turn: with i % 8, half the addresses would send only one.
+    const address = { 'X-Forwarded-For': FLOODER_ADDRESSES[Math.floor(i / 2) % FLOODER_ADDRESSES.length] };
     if (i % 2 === 1) {
       return { label: 'B forged svc_ key', method: 'POST', path: '/v1/query/', headers: { ...address, 'X-API-Key': generateApiKey().key, 'content-type': 'application/json' }, body: '{"query":"anything"}' };
     }
