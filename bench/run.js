@@ -12,7 +12,7 @@
  *   export async function run(ctx) { ...; return { ...JSON-serialisable figures... }; }
  *
  * `ctx` gives a section:
- *   ctx.service        the shared service: { baseUrl, pid, rssMb(), stop() } (started before the first section)
+ *   ctx.service        the shared service: { baseUrl, pid, rssMb(), familyRssMb(), stop() } (started before the first section)
  *   ctx.database       its database: { url, name }
  *   ctx.startService({ env, databaseUrl, nodeArgs })  another instance (stopped at the end), e.g. other env
  *   ctx.createDatabase()                               another fresh database (dropped at the end)
@@ -33,6 +33,7 @@ import { cannon, paced } from './lib/load.js';
 import { startService } from './lib/service.js';
 
 const SECTIONS = {
+  abuse: () => import('./sections/abuse.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
   soak: () => import('./sections/soak.js'),

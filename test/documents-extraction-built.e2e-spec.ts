@@ -2,23 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { TEST_JWT_SECRET } from './support/app.js';
 import { type RunningService, startBuiltService } from './support/built-service.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { familyRssMb } from '../bench/lib/proc.js';
 import { multipartFile, pdfBomb, unclosedTagsHtml } from './support/hostile-files.js';
 import { makePdf } from './support/knowledge.js';
 
 const json = { 'Content-Type': 'application/json' };
-
-/** Resident memory (MB) of a process and of its child processes: the service and its extraction workers. */
-function serviceRssMb(pid: number): number {
-  const rss = (of: number) => {
-    try {
-      return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${of}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-    } catch {
-      return 0;
-    }
-  };
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  return rss(pid) + children.reduce((sum, child) => sum + rss(child), 0);
-}
 
 // The built service (node dist/main.js) runs its extraction workers from the compiled .js files.
 describe('document extraction in the built service', () => {
@@ -58,7 +46,7 @@ describe('document extraction in the built service', () => {
         const started = performance.now();
         await (await fetch(`${service.url}/health/`)).arrayBuffer();
         maxHealthMs = Math.max(maxHealthMs, performance.now() - started);
-        peakRssMb = Math.max(peakRssMb, serviceRssMb(service.child.pid!));
+        peakRssMb = Math.max(peakRssMb, familyRssMb(service.child.pid!));
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();

@@ -1,6 +1,6 @@
 /**
  * The hostile uploads of issue 13, built in memory: shared by the tests (test/documents-hardening*)
- * and `npm run bench -- extraction`.
+ * and `npm run bench -- extraction` / `abuse`.
  */
 import { once } from 'node:events';
 import { createDeflate } from 'node:zlib';
@@ -8,6 +8,11 @@ import { createDeflate } from 'node:zlib';
 /** HTML of `count` unclosed `<b>` tags: quadratic work for htmlparser2 (200,000 took 10 s). */
 export function unclosedTagsHtml(count) {
   return Buffer.from(`<html><body>${'<b>'.repeat(count)}boom</body></html>`);
+}
+
+/** HTML of `count` tiny sibling elements (`<i>x</i>`): shallow, so no depth cap applies; ~1.2 M fit in 10 MB. */
+export function tinyElementsHtml(count) {
+  return Buffer.from(`<html><body>${'<i>x</i>'.repeat(count)}</body></html>`);
 }
 
 /**
@@ -26,19 +31,37 @@ export async function pdfBomb(inflatedBytes, unit = '\0', prefix = '') {
   deflate.end();
   await once(deflate, 'end');
   const stream = Buffer.concat(parts);
-  const objects = [
-    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
-    Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
-    Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>'),
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
     Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream')]),
-    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
-  ];
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ]);
+}
+
+/** A PDF of `pages` pages sharing one small content stream: ~70,000 pages fit in 10 MB, each read on its own. */
+export function manyPagesPdf(pages) {
+  const content = 'BT /F1 12 Tf 72 700 Td (Page) Tj ET';
+  const firstPage = 5;
+  const kids = Array.from({ length: pages }, (_, i) => `${firstPage + i} 0 R`).join(' ');
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> >>`,
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>'),
+  ]);
+}
+
+/** A PDF file of `objects` (bodies numbered 1..n, the first the catalog), with its cross-reference table. */
+function pdfOf(objects) {
   const out = [Buffer.from('%PDF-1.4\n')];
   let length = out[0].length;
   const offsets = [];
   objects.forEach((body, index) => {
     offsets.push(length);
-    const object = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
+    const object = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), Buffer.from(body), Buffer.from('\nendobj\n')]);
     out.push(object);
     length += object.length;
   });

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, readFileSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { familyRssMb, rssMb } from './proc.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -45,7 +46,8 @@ export async function startService({ databaseUrl, env = {}, logFile, nodeArgs = 
 /**
  * Waits until `readyUrl` answers 200 from a child process just spawned (throwing if it exits or the time
  * runs out), then hands back what the benches need of it: `exit` (resolves with {code, signal}),
- * `rssMb()` from /proc, and `stop(timeoutMs)`: SIGTERM, then SIGKILL after `timeoutMs`.
+ * `rssMb()` and `familyRssMb()` (with its child processes) from /proc, and `stop(timeoutMs)`: SIGTERM,
+ * then SIGKILL after `timeoutMs`.
  */
 export async function waitUntilReady(child, { name, readyUrl, readyTimeoutMs, pollMs, hint = '' }) {
   let exited = null;
@@ -66,11 +68,10 @@ export async function waitUntilReady(child, { name, readyUrl, readyTimeoutMs, po
   }
   return {
     exit,
-    /** Resident set size of the process in MB (from /proc). */
-    rssMb() {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      return match ? Math.round(Number(match[1]) / 1024) : null;
-    },
+    /** Resident set size of the process in MB, rounded. */
+    rssMb: () => Math.round(rssMb(child.pid)),
+    /** The same with its child processes (the service's extraction workers). */
+    familyRssMb: () => Math.round(familyRssMb(child.pid)),
     /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code and signal. */
     async stop(timeoutMs) {
       if (exited) return exited;

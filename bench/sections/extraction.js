@@ -4,28 +4,13 @@
  * highest memory of the service and its extraction workers. Before the fix: 10 s, 5.5 s and 6.2 s
  * stalls and 714 MB.
  */
-import { readFileSync } from 'node:fs';
 import { multipartFile, pdfBomb, unclosedTagsHtml } from '../lib/hostile-files.js';
 
 export const description = 'hostile uploads: deep HTML, PDF bombs, 10 MB of tiny sentences; /health/ and RSS meanwhile';
 export const explicitOnly = true;
 
-function rssMb(pid) {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** The service's resident memory plus its child processes' (extraction workers), in MB. */
-function familyRssMb(pid) {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
-  return rssMb(pid) + children.reduce((sum, child) => sum + rssMb(child), 0);
-}
-
 export async function run(ctx) {
-  const { baseUrl, pid } = ctx.service;
+  const { baseUrl, familyRssMb, rssMb } = ctx.service;
   const user = await ctx.signUp();
   const tenMegabytes = Buffer.from('Ab. '.repeat(2_600_000));
   const attacks = [
@@ -41,8 +26,8 @@ export async function run(ctx) {
     let running = true;
     let maxHealthMs = 0;
     let healthErrors = 0;
-    let peakRssMb = familyRssMb(pid);
-    let peakServiceMb = rssMb(pid);
+    let peakRssMb = familyRssMb();
+    let peakServiceMb = rssMb();
     const before = peakRssMb;
     const poller = (async () => {
       while (running) {
@@ -50,8 +35,8 @@ export async function run(ctx) {
         // A connection the stalled service dropped counts as a failed probe, after the time it took.
         await fetch(`${baseUrl}/health/`).then((response) => response.arrayBuffer(), () => healthErrors++);
         maxHealthMs = Math.max(maxHealthMs, performance.now() - started);
-        peakRssMb = Math.max(peakRssMb, familyRssMb(pid));
-        peakServiceMb = Math.max(peakServiceMb, rssMb(pid));
+        peakRssMb = Math.max(peakRssMb, familyRssMb());
+        peakServiceMb = Math.max(peakServiceMb, rssMb());
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();

@@ -1,26 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { familyRssMb } from '../../bench/lib/proc.js';
 
 export { multipartFile, pdfBomb, unclosedTagsHtml } from '../../bench/lib/hostile-files.js';
-
-function rssMb(pid: number | 'self'): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0; // it just exited
-  }
-}
-
-/** Resident memory of this process and its child processes (the extraction workers), in MB. */
-export function familyRssMb(): number {
-  const children = readdirSync('/proc/self/task').flatMap((task) =>
-    readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-  );
-  return rssMb('self') + children.reduce((sum, pid) => sum + rssMb(pid), 0);
-}
 
 export interface Watched<T> {
   result: T;
@@ -41,7 +24,7 @@ export async function watchService<T>(server: Server, work: () => Promise<T>): P
   delay.enable();
   let running = true;
   let maxHealthMs = 0;
-  const baseRssMb = familyRssMb();
+  const baseRssMb = familyRssMb(process.pid);
   let peakRssMb = baseRssMb;
   const poller = (async () => {
     while (running) {
@@ -49,7 +32,7 @@ export async function watchService<T>(server: Server, work: () => Promise<T>): P
       const response = await fetch(url);
       await response.arrayBuffer();
       maxHealthMs = Math.max(maxHealthMs, performance.now() - started);
-      peakRssMb = Math.max(peakRssMb, familyRssMb());
+      peakRssMb = Math.max(peakRssMb, familyRssMb(process.pid));
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();

@@ -1,0 +1,60 @@
+/** What /proc says about a process: its memory and CPU time. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Resident memory of one process in MiB (from /proc), 0 once it has exited. */
+export function rssMb(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Resident memory of a process and its child processes (the service's extraction workers) in MiB:
+ * what a container's memory limit counts.
+ */
+export function familyRssMb(pid) {
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0; // it has exited
+  }
+  const children = tasks.flatMap((task) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean);
+    } catch {
+      return []; // the thread just ended
+    }
+  });
+  return rssMb(pid) + children.reduce((sum, child) => sum + rssMb(child), 0);
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process has used, all its threads together; 0 once it has exited. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which may itself hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Seconds a process's main thread has run, and waited runnable for a CPU (the scheduler's
+ * /proc schedstat): a long wait means the machine, not the process, was the bottleneck.
+ */
+export function mainThreadSchedule(pid) {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { runSeconds: run / 1e9, waitSeconds: wait / 1e9 };
+  } catch {
+    return { runSeconds: 0, waitSeconds: 0 };
+  }
+}
