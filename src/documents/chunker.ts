@@ -71,12 +71,20 @@ function* blocks(text: string): Generator<{ heading: boolean; text: string }> {
 }
 
 /** Cuts text that is over the limits into word windows, then character windows. */
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
 function* hardSplit(text: string, options: ChunkingOptions): Generator<string> {
   let window: string[] = [];
   const flush = function* () {
     const piece = window.join(' ');
     window = [];
-    for (let i = 0; i < piece.length; i += options.maxChars) yield piece.slice(i, i + options.maxChars);
+    for (let start = 0; start < piece.length; ) {
+      let end = Math.min(start + options.maxChars, piece.length);
+      // Never between the two halves of a surrogate pair (an emoji): PostgreSQL would store U+FFFD.
+      if (end < piece.length && isHighSurrogate(piece.charCodeAt(end - 1)) && end - 1 > start) end--;
+      yield piece.slice(start, end);
+      start = end;
+    }
   };
   for (const [word] of text.matchAll(/\S+/g)) {
     window.push(word);
