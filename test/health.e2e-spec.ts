@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
 
 describe('health', () => {
@@ -20,5 +21,20 @@ describe('health', () => {
   it('reports readiness when the database answers', async () => {
     const response = await test.http().get('/health/ready/').expect(200);
     expect(response.body.status).toBe('ok');
+  });
+
+  it('stays ready while every connection of the main pool is busy (readiness has its own connection)', async () => {
+    const busy = await startTestApp({ DATABASE_POOL_SIZE: '1' });
+    try {
+      const slowStatement = busy.app.get(DataSource).query('SELECT pg_sleep(3)');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      const response = await busy.http().get('/health/ready/');
+      expect({ status: response.status, body: response.body.status }).toEqual({ status: 200, body: 'ok' });
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await slowStatement;
+    } finally {
+      await busy.close();
+    }
   });
 });

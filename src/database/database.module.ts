@@ -1,16 +1,25 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/env.schema.js';
-import { type DatabaseTarget, dataSourceOptions } from './database.js';
+import { READINESS_CONNECTION } from '../lifecycle/readiness-connection.js';
+import { type DatabaseTarget, dataSourceOptions, readinessDataSourceOptions } from './database.js';
 import { runMigrationsExclusively } from './run-migrations.js';
 
 export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
 
+/** A ping gets two seconds to answer; so does opening readiness's connection. */
+const READINESS_TIMEOUT_MS = 2_000;
+
 /** TypeORM over `pg`, pointed at the configured server or the embedded store opened before boot. */
 @Global()
 @Module({})
-export class DatabaseModule {
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(getDataSourceToken()) private readonly main: DataSource,
+    @Inject(READINESS_CONNECTION) private readonly readinessConnection: DataSource,
+  ) {}
+
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: DatabaseModule,
@@ -37,8 +46,21 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [{ provide: DATABASE_TARGET, useValue: target }],
-      exports: [DATABASE_TARGET],
+      providers: [
+        { provide: DATABASE_TARGET, useValue: target },
+        {
+          provide: READINESS_CONNECTION,
+          inject: [getDataSourceToken()],
+          // Opened after the main one (which waited for the database); pg reconnects it after an outage.
+          useFactory: async (main: DataSource) =>
+            target.embedded ? main : await new DataSource(readinessDataSourceOptions(target, READINESS_TIMEOUT_MS)).initialize(),
+        },
+      ],
+      exports: [DATABASE_TARGET, READINESS_CONNECTION],
     };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.readinessConnection !== this.main && this.readinessConnection.isInitialized) await this.readinessConnection.destroy();
   }
 }

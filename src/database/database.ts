@@ -57,3 +57,18 @@ export function dataSourceOptions(config: AppConfig, target: Pick<DatabaseTarget
     maxQueryExecutionTime: TYPEORM_SLOW_QUERY_MS,
   };
 }
+
+/**
+ * Readiness's own single connection to the server (see lifecycle/readiness-connection.ts). Not for the
+ * embedded store: a second session's simple query between another's Bind and Execute would drop that
+ * one's unnamed statement (see EMBEDDED_POOL_SIZE), so there readiness shares the one connection.
+ */
+export function readinessDataSourceOptions(target: Pick<DatabaseTarget, 'url'>, pingTimeoutMs: number): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: target.url,
+    poolSize: 1,
+    extra: { connectionTimeoutMillis: pingTimeoutMs, query_timeout: pingTimeoutMs, statement_timeout: pingTimeoutMs },
+    logging: false,
+  };
+}

@@ -1,10 +1,12 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import type { DataSource } from 'typeorm';
 import type { HttpReply } from '../common/http.js';
 import { Public } from '../common/auth.decorators.js';
 import { toIsoWithOffset } from '../common/timestamps.js';
 import { HealthResponse, NotReadyResponse } from './dto/health.response.js';
+import { READINESS_CONNECTION } from './readiness-connection.js';
 import { ShutdownState } from './shutdown-state.js';
 
 const PING_TIMEOUT_MS = 2_000;
@@ -17,6 +19,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
+    @Inject(READINESS_CONNECTION) private readonly readinessConnection: DataSource,
   ) {}
 
   /** Liveness: the process answers. Never touches the database, so a database outage restarts nothing. */
@@ -39,7 +42,7 @@ export class HealthController {
       return { status: 'error', detail: 'The service is shutting down.', timestamp };
     }
     try {
-      await this.health.check([() => this.database.pingCheck('database', { timeout: PING_TIMEOUT_MS })]);
+      await this.health.check([() => this.database.pingCheck('database', { connection: this.readinessConnection }).withTimeout(PING_TIMEOUT_MS)]);
       return { status: 'ok', timestamp };
     } catch {
       response.status(503);
