@@ -1,6 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { schemaOfDto } from './dto-schemas.js';
 import { ERROR_COMPONENTS, errorResponsesFor } from './error-responses.js';
 import { FORMAT_MAX_LENGTH } from './limits.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
@@ -88,7 +87,7 @@ const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) get
 /**
  * What decorators alone do not give, read from the same metadata the auth guard and the validation
  * pipe use so the document cannot disagree with them: security and its notes, the generic error
- * responses, per-media-type bodies, and request schemas derived from the class-validator rules.
+ * responses and per-media-type bodies. (Request schemas come from the field rules themselves.)
  */
 function complete(document: OpenAPIObject, app: INestApplication): void {
   const handlers = handlerInfo(app);
@@ -117,21 +116,6 @@ function complete(document: OpenAPIObject, app: INestApplication): void {
     }
   }
   document.components.headers = { ...HEADER_COMPONENTS };
-
-  // Request schemas: the validation rules say the types and what is required; @ApiProperty on a DTO
-  // field adds to (and wins over) what the rules say about that field.
-  const bodyTypes = [...handlers.values()].flatMap((info) => [...info.parameterTypes, ...Object.values(info.bodyByMediaType ?? {})]);
-  for (const type of new Set(bodyTypes)) {
-    if (typeof type !== 'function' || !type.name) continue;
-    const existing = schemas[type.name];
-    if (!existing) continue;
-    const derived = schemaOfDto(type as new () => object) as Schema | null;
-    if (!derived) continue;
-    const properties = { ...derived.properties };
-    for (const [name, decorated] of Object.entries(existing.properties ?? {})) properties[name] = { ...properties[name], ...decorated };
-    const { required: _decoratedRequired, ...rest } = existing;
-    schemas[type.name] = { ...rest, ...derived, properties, ...(derived.required ? { required: derived.required } : {}) };
-  }
 
   // A body whose fields are all optional (e.g. rotate's grace period) may be left out entirely.
   for (const item of Object.values(document.paths)) {

@@ -16,6 +16,6 @@ export function SlugField(rule: { optional?: boolean; nullable?: boolean } = {})
       if (typeof value !== 'string') return 'Not a valid string.';
       if (value === '') return rule.optional ? BLANK : REQUIRED;
       return SLUG_PATTERN.test(value) ? null : INVALID;
-    }, undefined, SLUG_SCHEMA)(target, propertyName);
+    }, { ...SLUG_SCHEMA, required: !rule.optional })(target, propertyName);
   };
 }
