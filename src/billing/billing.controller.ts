@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
-import { ApiPagination } from '../common/dto/page.response.js';
+import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { CurrentPrincipal } from '../common/auth.decorators.js';
-import { ApiPagination } from '../common/dto/page.response.js';
+import { ApiPagination } from '../openapi/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth.decorators.js';
-import { ApiPagination } from '../common/dto/page.response.js';
+import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { type DocumentRecord, presentDocument } from '../documents/document.presenter.js';
@@ -20,7 +20,8 @@ import type { UploadedFile as Upload } from '../documents/extraction/extract-upl
 import { DocumentUploadInterceptor, UploadedDocument } from '../documents/upload.interceptor.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
-import { ApiSlugParam, ApiUuidParam } from '../openapi/api-params.js';
+import { ApiUuidParam } from '../openapi/api-params.js';
+import { ApiSlugParam } from './dto/slug.field.js';
 import { DomainsService } from './domains.service.js';
 import { pathSlug } from './regions.controller.js';
 

@@ -4,7 +4,7 @@ import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
-import { ApiSlugParam } from '../openapi/api-params.js';
+import { ApiSlugParam } from './dto/slug.field.js';
 import { type DomainRecord, DomainsService, presentDomain } from './domains.service.js';
 import { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { DomainResponse } from './dto/domain.response.js';

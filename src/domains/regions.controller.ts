@@ -3,10 +3,9 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse
 import { AdminOnly } from '../common/auth.decorators.js';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { ApiErrors } from '../openapi/api-errors.js';
-import { ApiSlugParam } from '../openapi/api-params.js';
 import { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
 import { RegionResponse } from './dto/domain.response.js';
-import { SLUG_PATTERN } from './dto/slug.field.js';
+import { ApiSlugParam, SLUG_PATTERN } from './dto/slug.field.js';
 import { type RegionRecord, RegionsService } from './regions.service.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 
