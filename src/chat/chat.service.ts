@@ -6,7 +6,8 @@ import { isForeignKeyViolation } from '../database/pg-errors.js';
 import type { Principal } from '../common/principal.js';
 import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
 import { QueryService } from '../query/query.service.js';
-import { presentSource, type SourceRecord } from '../query/source.presenter.js';
+import type { SourceResponse } from '../query/dto/query.response.js';
+import { presentSource } from '../query/source.presenter.js';
 import { QuotaService, type Reservation } from '../billing/quota.service.js';
 import { ChatMessage } from './chat-message.entity.js';
 import { ChatSession } from './chat-session.entity.js';
@@ -116,7 +117,7 @@ export class ChatService {
     }
   }
 
-  private storeExchange(session: ChatSession, content: string, answer: string, sources: SourceRecord[]) {
+  private storeExchange(session: ChatSession, content: string, answer: string, sources: SourceResponse[]) {
     return this.dataSource.transaction(async (manager) => {
       const user = await manager.save(manager.create(ChatMessage, { sessionId: session.id, role: 'user', content, sources: [] }));
       const assistant = await manager.save(
