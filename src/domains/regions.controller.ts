@@ -6,7 +6,7 @@ import { ApiErrors } from '../openapi/api-errors.js';
 import { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
 import { RegionResponse } from './dto/domain.response.js';
 import { ApiSlugParam, SLUG_PATTERN } from './dto/slug.field.js';
-import { type RegionRecord, RegionsService } from './regions.service.js';
+import { RegionsService } from './regions.service.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 
 /** A path slug that cannot exist names nothing. */
@@ -31,7 +31,7 @@ export class RegionsController {
   @ApiOperation({ summary: 'List the regions, by name' })
   @ApiExtraModels(RegionResponse)
   @ApiOkResponse({ schema: { type: 'array', maxItems: CATALOGUE_MAX, items: { $ref: getSchemaPath(RegionResponse) } } })
-  listRegions(): Promise<RegionRecord[]> {
+  listRegions(): Promise<RegionResponse[]> {
     return this.regions.list();
   }
 
@@ -40,7 +40,7 @@ export class RegionsController {
   @ApiOperation({ summary: 'Create a region' })
   @ApiCreatedResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN })
-  createRegion(@Body() body: CreateRegionDto): Promise<RegionRecord> {
+  createRegion(@Body() body: CreateRegionDto): Promise<RegionResponse> {
     return this.regions.create(body);
   }
 
@@ -50,7 +50,7 @@ export class RegionsController {
   @REGION_SLUG()
   @ApiOkResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN, 404: 'No region has this slug.' })
-  updateRegion(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionRecord> {
+  updateRegion(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionResponse> {
     return this.regions.update(pathSlug(slug), body);
   }
 
