@@ -8,10 +8,10 @@ import { UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { toIsoSeconds } from './billing-period.js';
-import { DailyUsageResponse, SubscriptionResponse, UsagePage } from './dto/billing.response.js';
+import { DailyUsageResponse, SubscriptionResponse, UsagePage, type UsageRecordResponse } from './dto/billing.response.js';
 import { SetMonthlyCreditsDto } from './dto/subscription.dto.js';
 import { type QuotaView, QuotaService } from './quota.service.js';
-import { type UsageRecord, UsageService } from './usage.service.js';
+import { UsageService } from './usage.service.js';
 
 function presentSubscription(quota: QuotaView) {
   return {
@@ -46,7 +46,7 @@ export class BillingController {
   @ApiOperation({ summary: 'What your organization spent: when, by which user or API key, on what; newest first' })
   @ApiPagination()
   @ApiOkResponse({ type: UsagePage })
-  async listUsage(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecord>> {
+  async listUsage(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecordResponse>> {
     const { count, results } = await this.usage.list(caller.organizationId, page);
     return toPage(page, count, results);
   }

@@ -3,25 +3,15 @@ import { DataSource } from 'typeorm';
 import { toIsoMicros } from '../common/timestamps.js';
 import type { PageRequest } from '../common/pagination.js';
 import { CURRENT_PERIOD_SQL } from './billing-period.js';
+import type { UsageRecordResponse } from './dto/billing.response.js';
 import { UsageEvent } from './usage-event.entity.js';
-
-export interface UsageRecord {
-  id: string;
-  operation: string;
-  credits: number;
-  domain: string | null;
-  user_id: string | null;
-  /** The API key that spent, or null when a signed-in user (JWT) did. */
-  key_prefix: string | null;
-  created_at: string;
-}
 
 @Injectable()
 export class UsageService {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The organization's ledger, newest first. */
-  async list(organizationId: string, page: PageRequest): Promise<{ count: number; results: UsageRecord[] }> {
+  async list(organizationId: string, page: PageRequest): Promise<{ count: number; results: UsageRecordResponse[] }> {
     const [events, count] = await this.dataSource.getRepository(UsageEvent).findAndCount({
       where: { organizationId },
       order: { createdAt: 'DESC' },
