@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
+import { AdminOnly, Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
@@ -27,6 +27,7 @@ function presentSubscription(quota: QuotaView) {
 }
 
 @ApiTags('billing')
+@Authenticated()
 @Controller('v1/billings')
 export class BillingController {
   constructor(

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal } from '../common/auth.decorators.js';
+import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
@@ -25,6 +25,7 @@ import { DocumentUploadInterceptor, UploadedDocument } from './upload.intercepto
 
 /** The caller's organization's private knowledge base; JWT or API key. */
 @ApiTags('documents')
+@Authenticated()
 @Controller('v1/documents')
 export class DocumentsController {
   constructor(

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
+import { AdminOnly, Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -22,6 +22,7 @@ const DOMAIN_REFUSED = {
 } as const;
 
 @ApiTags('domains')
+@Authenticated()
 @Controller('v1/domains')
 export class DomainsController {
   constructor(private readonly domains: DomainsService) {}

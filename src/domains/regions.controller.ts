@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AdminOnly } from '../common/auth.decorators.js';
+import { AdminOnly, Authenticated } from '../common/auth.decorators.js';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
@@ -23,6 +23,7 @@ const SLUG_TAKEN = {
 } as const;
 
 @ApiTags('domains')
+@Authenticated()
 @Controller('v1/regions')
 export class RegionsController {
   constructor(private readonly regions: RegionsService) {}
