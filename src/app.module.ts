@@ -7,9 +7,9 @@ import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/env.schema.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
+import { DomainDocumentsModule } from './documents/domain-documents.module.js';
 import { DomainsModule } from './domains/domains.module.js';
 import type { DatabaseTarget } from './database/database.js';
-import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
@@ -25,9 +25,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config, database),
-        HealthModule,
         LifecycleModule,
-        ObservabilityModule,
+        ObservabilityModule.forRoot(config),
         RateLimitModule,
         AuthModule,
         ApiKeysModule,
@@ -36,6 +35,7 @@ export class AppModule {
         RetrievalModule,
         DocumentsModule,
         DomainsModule,
+        DomainDocumentsModule,
         QueryModule,
         ChatModule,
       ],

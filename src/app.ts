@@ -5,7 +5,6 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
 import { BadRequestError } from './common/errors.js';
-import { GlobalExceptionFilter } from './common/exception.filter.js';
 import { RouteTable } from './common/route-table.js';
 import { BodyValidationPipe } from './common/validation.js';
 import { type AppConfig, configWarnings } from './config/env.schema.js';
@@ -13,6 +12,7 @@ import { mountDashboard } from './dashboard/dashboard.js';
 import { openDatabaseTarget } from './database/database.js';
 import { acceptUploads } from './documents/upload.interceptor.js';
 import { allowBrowsers } from './http/browser-access.js';
+import { GlobalExceptionFilter } from './http/exception.filter.js';
 import { readEveryBodyAsJson } from './http/json-body.js';
 import type { DestinationStream } from './observability/logger.js';
 import { requestIdFor } from './observability/request-id.js';

@@ -107,6 +107,8 @@ describe('configuration', () => {
     ['PORT', '70000'],
     ['PORT', '-1'],
     ['PORT', '80.5'],
+    ['METRICS_PORT', '70000'],
+    ['METRICS_PORT', 'metrics'],
     ['DATABASE_URL', 'mysql://db/kqs'],
     ['DATABASE_URL', 'not a url'],
     ['JWT_ACCESS_TTL_SECONDS', '0'],
@@ -189,6 +191,12 @@ describe('configuration', () => {
   it('accepts an administrator only as a pair: ADMIN_EMAIL without ADMIN_PASSWORD stops the boot', () => {
     expect(refusal({ ADMIN_EMAIL: 'root@example.com' })).toMatch(/\bADMIN_PASSWORD\b/);
     expect(refusal({ ADMIN_PASSWORD: 'long enough password' })).toMatch(/\bADMIN_EMAIL\b/);
+  });
+
+  it('serves metrics on a port of their own only when it is not the API port', () => {
+    expect(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464);
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+    expect(refusal({ PORT: '8080', METRICS_PORT: '8080' })).toBe('Invalid configuration: METRICS_PORT: must differ from PORT');
   });
 
   describe('NODE_ENV=production', () => {

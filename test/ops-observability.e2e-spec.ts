@@ -1,6 +1,7 @@
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { madeUpKey } from './support/core.js';
 import { CapturedLogs, metricValue } from './support/ops.js';
+import { MetricsServer } from '../src/observability/metrics-server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -128,6 +129,28 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
       const lines = logs.entries().filter((entry) => String(entry.message).includes(response.body.request_id) || entry.request_id === response.body.request_id);
       expect(lines.some((entry) => entry.level === 'error')).toBe(true);
       expect(lines.some((entry) => entry.status === '500')).toBe(true);
+    });
+  });
+
+  // Last: a second application in this file takes over the process's log stream.
+  describe('METRICS_PORT', () => {
+    let separate: TestApp;
+    beforeAll(async () => {
+      separate = await startTestApp({ METRICS_PORT: '0' });
+    });
+    afterAll(() => separate.close());
+
+    it('serves GET /metrics on its own port only: the public port answers 404 and its document leaves it out', async () => {
+      await separate.http().get('/health/').expect(200);
+      await separate.http().get('/metrics').expect(404);
+      const metricsUrl = separate.app.get(MetricsServer).url;
+      const scrape = await fetch(`${metricsUrl}/metrics`);
+      expect(scrape.status).toBe(200);
+      expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(metricValue(await scrape.text(), 'http_requests_total', { method: 'GET', route: '/health', status: '200' })).toBeGreaterThanOrEqual(1);
+      expect((await fetch(`${metricsUrl}/health/`)).status).toBe(404);
+      const document = (await separate.http().get('/openapi.json').expect(200)).body as { paths: Record<string, unknown> };
+      expect(Object.keys(document.paths)).not.toContain('/metrics');
     });
   });
 });

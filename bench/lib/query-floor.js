@@ -20,7 +20,9 @@ function kindOf(sql) {
  */
 export async function createQueryFloor({ databaseUrl, poolSize, principal, question, creditCost = 1 }) {
   const { Bm25Retriever } = await import('../../dist/retrieval/bm25.retriever.js');
+  const { SearchIndexRepository } = await import('../../dist/retrieval/search-index.repository.js');
   const { QuotaService } = await import('../../dist/billing/quota.service.js');
+  const { SubscriptionsRepository } = await import('../../dist/billing/subscriptions.repository.js');
   // The service's own result parsing (dates stay strings, int8 becomes a number): same rows, same code.
   const { installPgTypeParsers } = await import('../../dist/database/pg-types.js');
   installPgTypeParsers();
@@ -43,8 +45,8 @@ export async function createQueryFloor({ databaseUrl, poolSize, principal, quest
       }
     },
   };
-  const retriever = new Bm25Retriever(database);
-  const quota = new QuotaService(database, { QUERY_CREDIT_COST: creditCost });
+  const retriever = new Bm25Retriever(new SearchIndexRepository(database));
+  const quota = new QuotaService(new SubscriptionsRepository(database), { QUERY_CREDIT_COST: creditCost });
   const scope = { organizationId: principal.organizationId };
 
   async function one() {

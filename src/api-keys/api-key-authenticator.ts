@@ -1,18 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiKeyInvalidError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { hashApiKey, isWellFormedApiKey } from './key-format.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { type KeyGrant, VerifiedKeyCache } from './verified-key-cache.js';
-
-interface KeyRow {
-  id: string;
-  user_id: string;
-  organization_id: string;
-  key_prefix: string;
-  usable_until: Date | null;
-}
 
 /** Turns a presented `svc_` key into a principal, or throws the spec's 401. */
 @Injectable()
@@ -24,7 +16,7 @@ export class ApiKeyAuthenticator {
   private readonly inFlight = new Map<string, { generation: number; result: Promise<KeyGrant | null> }>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly keys: ApiKeysRepository,
     private readonly cache: VerifiedKeyCache,
     private readonly lastUsed: LastUsedRecorder,
   ) {}
@@ -65,18 +57,7 @@ export class ApiKeyAuthenticator {
 
   private async load(hash: string): Promise<KeyGrant | null> {
     const generation = this.cache.generation;
-    // Usable: not revoked, and either active or still inside a rotation's grace period; it stops at
-    // the earlier of its expiry and the end of that grace.
-    const rows: KeyRow[] = await this.dataSource.query(
-      `SELECT k.id, k.user_id, k.organization_id, k.key_prefix,
-              CASE WHEN k.is_active THEN k.expires_at
-                   ELSE LEAST(k.grace_until, COALESCE(k.expires_at, k.grace_until)) END AS usable_until
-         FROM api_keys k JOIN users u ON u.id = k.user_id AND u.is_active
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL
-          AND (k.is_active OR k.grace_until > now())`,
-      [hash],
-    );
-    const row = rows[0];
+    const row = await this.keys.findUsableByHash(hash);
     if (!row) {
       this.cache.setUnknown(hash, generation);
       return null;

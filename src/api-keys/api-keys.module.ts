@@ -1,14 +1,18 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { ApiKeysController } from './api-keys.controller.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { KeyChangeListener } from './key-change-listener.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
+import { ApiKey } from './api-key.entity.js';
 
 @Module({
+  imports: [TypeOrmModule.forFeature([ApiKey])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeyAuthenticator, VerifiedKeyCache, KeyChangeListener, LastUsedRecorder],
+  providers: [ApiKeysService, ApiKeysRepository, ApiKeyAuthenticator, VerifiedKeyCache, KeyChangeListener, LastUsedRecorder],
   exports: [ApiKeyAuthenticator],
 })
 export class ApiKeysModule {}

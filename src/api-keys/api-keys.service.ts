@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
-import { preciseNow, toIsoMicros } from '../common/timestamps.js';
 import { ApiKey } from './api-key.entity.js';
 import { type ApiKeyRecord, isKeyActive, presentApiKey } from './api-key.presenter.js';
-import { announceKeyChange } from './key-change-listener.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { generateApiKey } from './key-format.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
@@ -19,26 +18,27 @@ export const NOT_ACTIVE = 'This API key is revoked, rotated or expired; only an 
 export class ApiKeysService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly keys: ApiKeysRepository,
     private readonly cache: VerifiedKeyCache,
     private readonly lastUsed: LastUsedRecorder,
   ) {}
 
   async list(userId: string): Promise<ApiKeyRecord[]> {
-    const keys = await this.dataSource.getRepository(ApiKey).find({ where: { userId }, order: { createdAt: 'DESC' }, take: KEY_LIST_MAX });
+    const keys = await this.keys.newestOf(userId, KEY_LIST_MAX);
     return keys.map((key) => presentApiKey(key, { lastUsedAt: this.lastUsed.pendingFor(key.id) }));
   }
 
   async create(owner: Principal, name: string): Promise<ApiKeyRecord> {
-    const { key, record } = await this.insertKey(this.dataSource.manager, owner.userId, owner.organizationId, { name, expiresAt: null });
+    const { key, record } = await this.insertKey(this.keys.manager, owner.userId, owner.organizationId, { name, expiresAt: null });
     // Every instance forgets the hashes it knows to match nothing: this key could be one of them.
     this.cache.invalidateKey(record.id);
-    await announceKeyChange(this.dataSource.manager, record.id);
+    await this.keys.announceChange(this.keys.manager, record.id);
     return presentApiKey(record, { fullKey: key });
   }
 
   async updateExpiry(userId: string, keyId: string, expiresAt: Date | null): Promise<ApiKeyRecord> {
     const updated = await this.changeActiveKey(userId, keyId, async (manager, key) => {
-      await manager.update(ApiKey, { id: key.id }, { expiresAt });
+      await this.keys.setExpiry(manager, key.id, expiresAt);
       return Object.assign(key, { expiresAt });
     });
     return presentApiKey(updated, { lastUsedAt: this.lastUsed.pendingFor(keyId) });
@@ -57,14 +57,7 @@ export class ApiKeysService {
         rotatedFromId: old.id,
       });
       fullKey = key;
-      // The grace period never outlives the old key's own expiry.
-      await manager.query(
-        `UPDATE api_keys SET is_active = false, replaced_by_id = $2,
-                grace_until = CASE WHEN $3::int > 0
-                  THEN LEAST(now() + make_interval(secs => $3::int), COALESCE(expires_at, 'infinity')) END
-          WHERE id = $1`,
-        [old.id, record.id, gracePeriodSeconds],
-      );
+      await this.keys.retire(manager, old.id, record.id, gracePeriodSeconds);
       return record;
     });
     return presentApiKey(replacement, { fullKey, rotatedFrom: keyId });
@@ -74,11 +67,7 @@ export class ApiKeysService {
   async revoke(userId: string, keyId: string): Promise<ApiKeyRecord> {
     const revoked = await this.withLockedKey(userId, keyId, async (manager, key) => {
       if (key.revokedAt !== null) return key;
-      await manager.query(
-        `UPDATE api_keys SET is_active = false, revoked_at = now(), grace_until = NULL WHERE id = $1`,
-        [key.id],
-      );
-      return (await manager.findOneByOrFail(ApiKey, { id: key.id }))!;
+      return this.keys.revoke(manager, key.id);
     });
     return presentApiKey(revoked, { lastUsedAt: this.lastUsed.pendingFor(keyId) });
   }
@@ -90,17 +79,13 @@ export class ApiKeysService {
     settings: Pick<ApiKey, 'name' | 'expiresAt'> & Partial<Pick<ApiKey, 'rotatedFromId'>>,
   ): Promise<{ key: string; record: ApiKey }> {
     const generated = generateApiKey();
-    // A SQL literal: pg would send a Date with milliseconds only (see preciseNow).
-    const createdAt = toIsoMicros(preciseNow());
-    const { identifiers } = await manager.insert(ApiKey, {
+    const record = await this.keys.insert(manager, {
       userId,
       organizationId,
       keyPrefix: generated.prefix,
       keyHash: generated.hash,
       ...settings,
-      createdAt: () => `'${createdAt}'::timestamptz`,
     });
-    const record = await manager.findOneByOrFail(ApiKey, { id: identifiers[0].id as string });
     return { key: generated.key, record };
   }
 
@@ -126,10 +111,10 @@ export class ApiKeysService {
   ): Promise<ApiKey> {
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const key = await manager.findOne(ApiKey, { where: { id: keyId, userId }, lock: { mode: 'pessimistic_write' } });
+        const key = await this.keys.lockOwned(manager, userId, keyId);
         if (!key) throw new NotFoundError();
         const result = await change(manager, key);
-        await announceKeyChange(manager, key.id);
+        await this.keys.announceChange(manager, key.id);
         return result;
       });
     } finally {

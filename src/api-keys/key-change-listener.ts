@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import type { EntityManager } from 'typeorm';
 import { DATABASE_TARGET } from '../database/database.module.js';
 import type { DatabaseTarget } from '../database/database.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
@@ -9,11 +8,6 @@ export const KEY_CHANGE_CHANNEL = 'api_key_changed';
 const RECONNECT_DELAY_MS = 1_000;
 /** A silent, half-open connection would deliver nothing: a ping this often notices it. */
 const HEARTBEAT_MS = 5_000;
-
-/** Announces a key change to every instance. Delivered when the caller's transaction commits. */
-export async function announceKeyChange(manager: EntityManager, keyId: string): Promise<void> {
-  await manager.query('SELECT pg_notify($1, $2)', [KEY_CHANGE_CHANNEL, keyId]);
-}
 
 /**
  * Keeps the verified-key cache honest across instances: one dedicated connection LISTENs for key

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 
 /**
  * Buffers "key X was used at T" in memory and writes the whole batch in one statement every
@@ -16,7 +16,7 @@ export class LastUsedRecorder implements OnModuleInit, OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly keys: ApiKeysRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -58,12 +58,7 @@ export class LastUsedRecorder implements OnModuleInit, OnApplicationShutdown {
     this.lastBatch = batch;
     if (batch.size === 0) return;
     try {
-      await this.dataSource.query(
-        `UPDATE api_keys AS k SET last_used_at = u.used_at
-           FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
-          WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
-        [[...batch.keys()], [...batch.values()].map((date) => date.toISOString())],
-      );
+      await this.keys.recordLastUse(batch);
     } catch (error) {
       // Keep the stamps for the next attempt, unless a newer use replaced them meanwhile.
       for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);

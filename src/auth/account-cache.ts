@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { UsersRepository } from './users.repository.js';
 
 /** What a request needs to know of the account behind a credential. */
 export interface Account {
@@ -23,16 +23,12 @@ const MAX_ENTRIES = 50_000;
 export class AccountCache {
   private readonly cache = new Map<string, { account: Account | null; storedAt: number }>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly users: UsersRepository) {}
 
   async get(userId: string): Promise<Account | null> {
     const cached = this.cache.get(userId);
     if (cached && Date.now() - cached.storedAt < TTL_MS) return cached.account;
-    const rows: { id: string; email: string; organization_id: string; is_admin: boolean; tokens_valid_after: Date | null }[] = await this.dataSource.query(
-      'SELECT id, email, organization_id, is_admin, tokens_valid_after FROM users WHERE id = $1 AND is_active AND organization_id IS NOT NULL',
-      [userId],
-    );
-    const row = rows[0];
+    const row = await this.users.findAccount(userId);
     const account: Account | null = row
       ? {
           id: row.id,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
@@ -11,15 +12,20 @@ import { JWT_SECRET, resolveJwtSecret } from './jwt-secret.js';
 import { JwtController } from './jwt.controller.js';
 import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokenPurger } from './refresh-token-purger.js';
+import { RefreshTokensRepository } from './refresh-tokens.repository.js';
 import { AccountCache } from './account-cache.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 import { TokensService } from './tokens.service.js';
 import { UsersController } from './users.controller.js';
+import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
+import { User } from './user.entity.js';
+import { RefreshToken } from './refresh-token.entity.js';
 
 @Module({
   imports: [
+    TypeOrmModule.forFeature([User, RefreshToken]),
     PassportModule,
     ApiKeysModule,
     OrganizationsModule,
@@ -38,6 +44,8 @@ import { UsersService } from './users.service.js';
     TokensService,
     RefreshTokenPurger,
     UsersService,
+    UsersRepository,
+    RefreshTokensRepository,
     JwtAccessStrategy,
     ApiKeyStrategy,
   ],

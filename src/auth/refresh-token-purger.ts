@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { RefreshTokensRepository } from './refresh-tokens.repository.js';
 
 const INTERVAL_MS = 60 * 60_000;
 const BATCH = 1_000;
@@ -15,7 +15,7 @@ export class RefreshTokenPurger implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger(RefreshTokenPurger.name);
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly tokens: RefreshTokensRepository) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
@@ -32,10 +32,7 @@ export class RefreshTokenPurger implements OnApplicationBootstrap, OnApplication
   async purgeExpired(): Promise<number> {
     let total = 0;
     for (let i = 0; i < MAX_BATCHES; i++) {
-      const [, deleted]: [unknown, number] = await this.dataSource.query(
-        `DELETE FROM refresh_tokens WHERE jti IN (
-           SELECT jti FROM refresh_tokens WHERE expires_at < now() LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`,
-      );
+      const deleted = await this.tokens.deleteExpired(BATCH);
       total += deleted;
       if (deleted < BATCH) break;
     }

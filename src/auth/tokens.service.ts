@@ -6,8 +6,9 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { TokenInvalidError } from '../common/errors.js';
 import { AccountCache } from './account-cache.js';
-import { RefreshToken } from './refresh-token.entity.js';
-import { afterCutOff, endAllSessions } from './sessions.js';
+import { RefreshTokensRepository } from './refresh-tokens.repository.js';
+import { afterCutOff } from './sessions.js';
+import { UsersRepository } from './users.repository.js';
 
 export type TokenType = 'access' | 'refresh';
 
@@ -25,6 +26,8 @@ export class TokensService {
   constructor(
     private readonly jwt: JwtService,
     private readonly dataSource: DataSource,
+    private readonly refreshTokens: RefreshTokensRepository,
+    private readonly users: UsersRepository,
     private readonly accounts: AccountCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -33,7 +36,7 @@ export class TokensService {
   async issuePair(userId: string): Promise<{ access: string; refresh: string }> {
     const jti = randomUUID();
     const refresh = this.sign('refresh', userId, jti, this.config.JWT_REFRESH_TTL_SECONDS);
-    await this.dataSource.getRepository(RefreshToken).insert({ jti, userId, familyId: jti, expiresAt: this.refreshExpiry(), revokedAt: null });
+    await this.refreshTokens.insertFirst(jti, userId, this.refreshExpiry());
     return { access: this.issueAccess(userId), refresh };
   }
 
@@ -52,23 +55,7 @@ export class TokensService {
     }
     const claims = this.decodeRefresh(refreshToken);
     const jti = randomUUID();
-    // One statement: spend the old token (only if still usable) and record its successor in the same
-    // family. Two requests racing with one token queue on its row; the second finds it spent: reuse.
-    const rows: { user_id: string }[] = await this.dataSource.query(
-      `WITH spent AS (
-         UPDATE refresh_tokens r SET revoked_at = now(), replaced_by = $3
-           FROM users u
-          WHERE r.jti = $1 AND r.user_id = $2 AND u.id = r.user_id AND u.is_active
-            AND r.revoked_at IS NULL AND r.expires_at > now()
-         RETURNING r.user_id, r.family_id
-       ), successor AS (
-         INSERT INTO refresh_tokens (jti, user_id, family_id, expires_at)
-         SELECT $3, user_id, family_id, $4 FROM spent
-       )
-       SELECT user_id FROM spent`,
-      [claims.jti, claims.user_id, jti, this.refreshExpiry()],
-    );
-    if (rows.length === 0) {
+    if (!(await this.refreshTokens.rotate(claims.jti, claims.user_id, jti, this.refreshExpiry()))) {
       await this.revokeFamilyIfReused(claims);
       throw new TokenInvalidError();
     }
@@ -87,22 +74,17 @@ export class TokensService {
     const claims = await this.verifyRefresh(refreshToken);
     if (all) {
       const at = new Date();
-      await this.dataSource.transaction((manager) => endAllSessions(manager, claims.user_id, at));
+      await this.dataSource.transaction((manager) => this.users.endAllSessions(manager, claims.user_id, at));
       this.accounts.forget(claims.user_id);
       await afterCutOff(at);
       return;
     }
-    await this.dataSource.getRepository(RefreshToken).update({ jti: claims.jti }, { revokedAt: new Date() });
+    await this.refreshTokens.revoke(claims.jti);
   }
 
   private async verifyRefresh(token: string, { detectReuse = true } = {}): Promise<TokenClaims> {
     const claims = this.decodeRefresh(token);
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM refresh_tokens r JOIN users u ON u.id = r.user_id AND u.is_active
-        WHERE r.jti = $1 AND r.user_id = $2 AND r.revoked_at IS NULL AND r.expires_at > now()`,
-      [claims.jti, claims.user_id],
-    );
-    if (rows.length > 0) return claims;
+    if (await this.refreshTokens.isUsable(claims.jti, claims.user_id)) return claims;
     if (detectReuse) await this.revokeFamilyIfReused(claims);
     throw new TokenInvalidError();
   }
@@ -113,12 +95,7 @@ export class TokensService {
    * from) is revoked, so both must sign in again.
    */
   private async revokeFamilyIfReused(claims: TokenClaims): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE refresh_tokens SET revoked_at = now()
-        WHERE revoked_at IS NULL
-          AND family_id = (SELECT family_id FROM refresh_tokens WHERE jti = $1 AND user_id = $2 AND replaced_by IS NOT NULL)`,
-      [claims.jti, claims.user_id],
-    );
+    await this.refreshTokens.revokeFamilyIfReplaced(claims.jti, claims.user_id);
   }
 
   private decodeRefresh(token: string): TokenClaims {

@@ -7,8 +7,9 @@ import { InvalidCredentialsError, ValidationFailedError } from '../common/errors
 import { OrganizationsService } from '../organizations/organizations.service.js';
 import { AccountCache } from './account-cache.js';
 import { PasswordHasher } from './password-hasher.js';
-import { afterCutOff, endAllSessions } from './sessions.js';
-import { User } from './user.entity.js';
+import { afterCutOff } from './sessions.js';
+import type { User } from './user.entity.js';
+import { UsersRepository } from './users.repository.js';
 
 export const EMAIL_TAKEN = 'A user with that email already exists.';
 
@@ -18,6 +19,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
     private readonly organizations: OrganizationsService,
     private readonly accounts: AccountCache,
@@ -42,14 +44,13 @@ export class UsersService implements OnApplicationBootstrap {
   /** A new user with their own organization, in one transaction. */
   async register(email: string, password: string, isAdmin = false): Promise<User> {
     const normalized = email.toLowerCase();
-    const users = this.dataSource.getRepository(User);
-    if (await users.existsBy({ email: normalized })) throw ValidationFailedError.field('email', EMAIL_TAKEN);
+    if (await this.users.existsByEmail(normalized)) throw ValidationFailedError.field('email', EMAIL_TAKEN);
     const passwordHash = await this.passwords.hash(password);
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const user = await manager.save(manager.create(User, { email: normalized, passwordHash, isAdmin }));
+        const user = await this.users.insert(manager, { email: normalized, passwordHash, isAdmin });
         const organization = await this.organizations.createForOwner(manager, user.id, normalized);
-        await manager.update(User, { id: user.id }, { organizationId: organization.id });
+        await this.users.setOrganization(manager, user.id, organization.id);
         return Object.assign(user, { organizationId: organization.id });
       });
     } catch (error) {
@@ -63,12 +64,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   /** The active user with these credentials, or the contract's 401. */
   async authenticate(email: string, password: string): Promise<User> {
-    const user = await this.dataSource
-      .getRepository(User)
-      .createQueryBuilder('user')
-      .addSelect('user.passwordHash')
-      .where('user.email = :email', { email: email.toLowerCase() })
-      .getOne();
+    const user = await this.users.findWithPasswordHash(email.toLowerCase());
     const matches = await this.passwords.verify(user?.passwordHash, password);
     if (!user || !matches || !user.isActive) throw new InvalidCredentialsError();
     return user;
@@ -82,7 +78,7 @@ export class UsersService implements OnApplicationBootstrap {
    */
   async ensureAdmin(email: string, password: string, options: { promoteExisting?: boolean } = {}): Promise<EnsuredAdmin> {
     const normalized = email.toLowerCase();
-    if (!(await this.dataSource.getRepository(User).existsBy({ email: normalized }))) {
+    if (!(await this.users.existsByEmail(normalized))) {
       try {
         const admin = await this.register(normalized, password, true);
         this.logger.log(`created administrator ${admin.email}`);
@@ -94,20 +90,14 @@ export class UsersService implements OnApplicationBootstrap {
     }
     const endedAt = new Date();
     const result = await this.dataSource.transaction(async (manager) => {
-      const current = await manager
-        .getRepository(User)
-        .createQueryBuilder('user')
-        .addSelect('user.passwordHash')
-        .setLock('pessimistic_write')
-        .where('user.email = :email', { email: normalized })
-        .getOneOrFail();
+      const current = await this.users.lockWithPasswordHash(manager, normalized);
       if (!current.isAdmin && !options.promoteExisting) throw new AdminPromotionRefusedError(current.email);
       const samePassword = await this.passwords.verify(current.passwordHash, password);
       const outcome: EnsuredAdmin['outcome'] = !current.isAdmin ? 'promoted' : samePassword ? 'unchanged' : 'password_changed';
       if (outcome === 'unchanged' && current.isActive) return { user: current, outcome };
       const passwordHash = samePassword ? current.passwordHash : await this.passwords.hash(password);
-      await manager.update(User, { id: current.id }, { isAdmin: true, isActive: true, passwordHash });
-      if (outcome !== 'unchanged') await endAllSessions(manager, current.id, endedAt);
+      await this.users.makeActiveAdmin(manager, current.id, passwordHash);
+      if (outcome !== 'unchanged') await this.users.endAllSessions(manager, current.id, endedAt);
       return { user: Object.assign(current, { isAdmin: true, isActive: true }), outcome };
     });
     this.accounts.forget(result.user.id);

@@ -1,27 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
 import type { Principal } from '../common/principal.js';
 import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
 import { QueryService } from '../query/query.service.js';
-import type { SourceResponse } from '../query/dto/query.response.js';
 import { presentSource } from '../query/source.presenter.js';
 import { QuotaService, type Reservation } from '../billing/quota.service.js';
-import { ChatMessage } from './chat-message.entity.js';
-import { ChatSession } from './chat-session.entity.js';
+import type { ChatMessage } from './chat-message.entity.js';
+import type { ChatSession } from './chat-session.entity.js';
+import { ChatRepository } from './chat.repository.js';
 import { SESSION_MESSAGES_MAX } from './limits.js';
 
 const HISTORY_TURNS = 10;
-/** `updated_at` from the database clock, as `created_at` is. */
-const TOUCHED = () => 'clock_timestamp()';
 const DEFAULT_TOP_K = 5;
 
 @Injectable()
 export class ChatService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly chats: ChatRepository,
     private readonly scopes: KnowledgeScopeService,
     private readonly queries: QueryService,
     private readonly quota: QuotaService,
@@ -30,60 +27,43 @@ export class ChatService {
   /** The domain is checked now (404/403) so a session never points at something it cannot ask. */
   async create(caller: Principal, title: string | undefined, domain: string | null | undefined): Promise<ChatSession> {
     const scope = await this.scopes.resolve(caller, domain);
-    const sessions = this.dataSource.getRepository(ChatSession);
-    return sessions.save(
-      sessions.create({
-        organizationId: caller.organizationId,
-        userId: caller.userId,
-        title: title || 'New chat',
-        domain: scope.domain,
-      }),
-    );
-  }
-
-  async list(caller: Principal, page: PageRequest): Promise<[ChatSession[], number]> {
-    return this.dataSource.getRepository(ChatSession).findAndCount({
-      where: { userId: caller.userId },
-      order: { updatedAt: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
+    return this.chats.createSession({
+      organizationId: caller.organizationId,
+      userId: caller.userId,
+      title: title || 'New chat',
+      domain: scope.domain,
     });
   }
 
+  async list(caller: Principal, page: PageRequest): Promise<[ChatSession[], number]> {
+    return this.chats.sessionPage(caller.userId, page);
+  }
+
   async get(caller: Principal, sessionId: string): Promise<ChatSession> {
-    const session = await this.dataSource.getRepository(ChatSession).findOneBy({ id: sessionId, userId: caller.userId });
+    const session = await this.chats.findSession(caller.userId, sessionId);
     if (!session) throw new NotFoundError();
     return session;
   }
 
   /** The session's newest SESSION_MESSAGES_MAX messages, oldest first (a session can grow without end). */
   async latestMessages(sessionId: string): Promise<ChatMessage[]> {
-    const newestFirst = await this.dataSource
-      .getRepository(ChatMessage)
-      // An exchange's two messages share a timestamp: the answer is the newer of the two.
-      .find({ where: { sessionId }, order: { createdAt: 'DESC', role: 'ASC' }, take: SESSION_MESSAGES_MAX });
-    return newestFirst.reverse();
+    return (await this.chats.newestMessages(sessionId, SESSION_MESSAGES_MAX)).reverse();
   }
 
   /** One page of the session's messages, oldest first, and how many it has. */
   messagePage(sessionId: string, page: PageRequest): Promise<[ChatMessage[], number]> {
-    return this.dataSource.getRepository(ChatMessage).findAndCount({
-      where: { sessionId },
-      order: { createdAt: 'ASC', role: 'DESC' }, // the question before its answer
-      skip: page.offset,
-      take: page.limit,
-    });
+    return this.chats.messagePage(sessionId, page);
   }
 
   async rename(caller: Principal, sessionId: string, title: string): Promise<ChatSession> {
     const session = await this.get(caller, sessionId);
-    await this.dataSource.getRepository(ChatSession).update({ id: session.id }, { title, updatedAt: TOUCHED });
+    await this.chats.rename(session.id, title);
     return this.get(caller, session.id);
   }
 
   async remove(caller: Principal, sessionId: string): Promise<void> {
     const session = await this.get(caller, sessionId);
-    await this.dataSource.getRepository(ChatSession).delete({ id: session.id });
+    await this.chats.deleteSession(session.id);
   }
 
   /**
@@ -108,7 +88,7 @@ export class ChatService {
     });
     const answer = await this.queries.complete(prepared);
     try {
-      const stored = await this.storeExchange(session, content, answer, prepared.sources.map(presentSource));
+      const stored = await this.chats.storeExchange(session.id, content, answer, prepared.sources.map(presentSource));
       return { ...stored, reservation: prepared.reservation };
     } catch (error) {
       await this.quota.refund(prepared.reservation);
@@ -117,26 +97,7 @@ export class ChatService {
     }
   }
 
-  private storeExchange(session: ChatSession, content: string, answer: string, sources: SourceResponse[]) {
-    return this.dataSource.transaction(async (manager) => {
-      const user = await manager.save(manager.create(ChatMessage, { sessionId: session.id, role: 'user', content, sources: [] }));
-      const assistant = await manager.save(
-        manager.create(ChatMessage, {
-          sessionId: session.id,
-          role: 'assistant',
-          content: answer,
-          sources,
-        }),
-      );
-      await manager.update(ChatSession, { id: session.id }, { updatedAt: TOUCHED });
-      return { user, assistant };
-    });
-  }
-
   private async recentMessages(sessionId: string): Promise<ChatMessage[]> {
-    const newestFirst = await this.dataSource
-      .getRepository(ChatMessage)
-      .find({ where: { sessionId }, order: { createdAt: 'DESC' }, take: HISTORY_TURNS });
-    return newestFirst.reverse();
+    return (await this.chats.newestMessages(sessionId, HISTORY_TURNS)).reverse();
   }
 }

@@ -47,6 +47,10 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT = 3000;
 
+  /** Serve GET /metrics on this port only, not on PORT (unset: on PORT, as before). */
+  @Transform(toInt) @IsOptional() @IsInt() @Min(0) @Max(65535)
+  METRICS_PORT?: number;
+
   @Transform(blankToUndefined) @IsOptional()
   @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true }, { message: 'must be a postgres:// URL' })
   DATABASE_URL?: string;
@@ -226,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Half an administrator is a typo, not a choice: without this the boot would silently skip it.
   if (config.ADMIN_EMAIL && !config.ADMIN_PASSWORD) problems.push('ADMIN_PASSWORD: must be set when ADMIN_EMAIL is');
   if (config.ADMIN_PASSWORD && !config.ADMIN_EMAIL) problems.push('ADMIN_EMAIL: must be set when ADMIN_PASSWORD is');
+  if (config.METRICS_PORT && config.METRICS_PORT === config.PORT) problems.push('METRICS_PORT: must differ from PORT');
   // In production the embedded store is a trap: one private copy of the data per pod, gone with the pod.
   if (config.NODE_ENV === 'production' && !config.DATABASE_URL && !config.EMBEDDED_STORE_IN_PRODUCTION) {
     problems.push(

@@ -16,7 +16,14 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...dataSourceOptions(config, target), migrationsRun: false, retryAttempts: 3, retryDelay: 1000 }),
+          // Each feature registers its own entities (TypeOrmModule.forFeature); no central list.
+          useFactory: () => ({
+            ...dataSourceOptions(config, target),
+            autoLoadEntities: true,
+            migrationsRun: false,
+            retryAttempts: 3,
+            retryDelay: 1000,
+          }),
           // Migrations run here rather than through `migrationsRun`, so that they hold the migration lock.
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();

@@ -1,6 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/env.schema.js';
-import { entities } from './entities.js';
 import { startEmbeddedStore } from './embedded-store.js';
 import { migrations } from './migrations/index.js';
 import { installPgTypeParsers } from './pg-types.js';
@@ -39,7 +38,6 @@ export function dataSourceOptions(config: AppConfig, target: Pick<DatabaseTarget
   return {
     type: 'postgres',
     url: target.url,
-    entities,
     migrations,
     migrationsRun: config.MIGRATIONS_RUN,
     migrationsTransactionMode: 'each',

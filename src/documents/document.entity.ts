@@ -3,7 +3,7 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 /**
  * A document of a public domain (`domainId`) or of an organization's private knowledge base
  * (`organizationId`); exactly one is set. Its chunks live in `document_chunks`, written by the
- * retrieval module's CorpusIndexer.
+ * retrieval module's SearchIndexRepository.
  */
 @Entity('documents')
 export class Document {

@@ -1,16 +1,19 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { RetrievalModule } from '../retrieval/retrieval.module.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsController } from './documents.controller.js';
+import { DocumentsRepository } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
 import { DocumentExtractor } from './extraction/document-extractor.js';
 import { UploadGate } from './upload-gate.js';
 import { DocumentUploadInterceptor } from './upload.interceptor.js';
+import { Document } from './document.entity.js';
 
 @Module({
-  imports: [RetrievalModule],
+  imports: [TypeOrmModule.forFeature([Document]), RetrievalModule],
   controllers: [DocumentsController],
-  providers: [DocumentsService, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
+  providers: [DocumentsService, DocumentsRepository, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
   exports: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor, UploadGate],
 })
 export class DocumentsModule {}

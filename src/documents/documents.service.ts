@@ -1,26 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
-import { CorpusIndexer } from '../retrieval/corpus-indexer.js';
+import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import { type SearchScope, scopeIdOf } from '../retrieval/retriever.js';
 import { chunkText } from './chunker.js';
-import { Document } from './document.entity.js';
+import type { Document } from './document.entity.js';
+import { DocumentsRepository } from './documents.repository.js';
 import type { NewDocument } from './document-input.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
 import { ScopeBatcher } from '../common/scope-batcher.js';
 
 /** Where a document belongs: a public domain, or an organization's private knowledge base. */
 export type DocumentOwner = SearchScope;
-
-function ownerColumns(owner: DocumentOwner): { domainId: string | null; organizationId: string | null } {
-  return 'domainId' in owner ? { domainId: owner.domainId, organizationId: null } : { domainId: null, organizationId: owner.organizationId };
-}
-
-/** The owner as a filter (the other column is null by the table's check constraint). */
-function ownerFilter(owner: DocumentOwner): { domainId: string } | { organizationId: string } {
-  return 'domainId' in owner ? { domainId: owner.domainId } : { organizationId: owner.organizationId };
-}
 
 /**
  * Documents of one owner. Storing a document chunks it and indexes the chunks in the same transaction,
@@ -35,7 +27,8 @@ export class DocumentsService {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly indexer: CorpusIndexer,
+    private readonly documents: DocumentsRepository,
+    private readonly indexer: SearchIndexRepository,
   ) {}
 
   /** Stores one document; concurrent uploads to the same owner share a transaction (see ScopeBatcher). */
@@ -48,18 +41,17 @@ export class DocumentsService {
     const prepared = inputs.map((input) => ({ input, chunks: input.chunks ?? chunkText(input.content) }));
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const rows: Document[] = await manager.save(
-          prepared.map(({ input, chunks }) =>
-            manager.create(Document, {
-              ...ownerColumns(owner),
-              title: input.title,
-              content: input.content,
-              metadata: input.metadata,
-              contentType: input.contentType,
-              sizeBytes: input.sizeBytes,
-              chunkCount: chunks.length,
-            }),
-          ),
+        const rows = await this.documents.insertMany(
+          manager,
+          owner,
+          prepared.map(({ input, chunks }) => ({
+            title: input.title,
+            content: input.content,
+            metadata: input.metadata,
+            contentType: input.contentType,
+            sizeBytes: input.sizeBytes,
+            chunkCount: chunks.length,
+          })),
         );
         await this.indexer.addDocuments(
           manager,
@@ -76,23 +68,13 @@ export class DocumentsService {
   }
 
   async list(owner: DocumentOwner, page: PageRequest): Promise<{ count: number; documents: Document[] }> {
-    const [documents, count] = await this.dataSource.getRepository(Document).findAndCount({
-      where: ownerFilter(owner),
-      order: { createdAt: 'DESC', id: 'ASC' },
-      take: page.limit,
-      skip: page.offset,
-    });
+    const [documents, count] = await this.documents.page(owner, page);
     return { count, documents };
   }
 
   /** One document with its content; another owner's document is a 404 like a missing one. */
   async get(owner: DocumentOwner, id: string): Promise<Document> {
-    const document = await this.dataSource
-      .getRepository(Document)
-      .createQueryBuilder('d')
-      .addSelect('d.content')
-      .where({ id, ...ownerFilter(owner) })
-      .getOne();
+    const document = await this.documents.findWithContent(owner, id);
     if (!document) throw new NotFoundError();
     return document;
   }
@@ -100,15 +82,10 @@ export class DocumentsService {
   /** Deletes a document, its chunks and its share of the statistics. */
   async remove(owner: DocumentOwner, id: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const found = await this.lockOwned(manager, owner, id);
+      const found = await this.documents.lockOwned(manager, owner, id);
       if (!found) throw new NotFoundError();
       await this.indexer.removeDocuments(manager, scopeIdOf(owner), [id]);
-      await manager.delete(Document, { id });
+      await this.documents.delete(manager, id);
     });
-  }
-
-  private async lockOwned(manager: EntityManager, owner: DocumentOwner, id: string): Promise<boolean> {
-    const document = await manager.findOne(Document, { where: { id, ...ownerFilter(owner) }, lock: { mode: 'pessimistic_write' } });
-    return document !== null;
   }
 }

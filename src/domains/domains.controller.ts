@@ -8,7 +8,7 @@ import { ApiSlugParam } from './dto/slug.field.js';
 import { DomainsService, presentDomain } from './domains.service.js';
 import { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { DomainResponse } from './dto/domain.response.js';
-import { pathSlug } from './regions.controller.js';
+import { pathSlug } from './path-slug.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 
 const DOMAIN_SLUG = () => ApiSlugParam('slug', "The domain's slug.");

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { toIsoMicros } from '../common/timestamps.js';
-import { CorpusIndexer } from '../retrieval/corpus-indexer.js';
-import { Domain } from './domain.entity.js';
+import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
+import type { Domain } from './domain.entity.js';
+import { DomainsRepository } from './domains.repository.js';
 import type { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import type { DomainResponse } from './dto/domain.response.js';
-import { Region } from './region.entity.js';
+import type { Region } from './region.entity.js';
+import { RegionsRepository } from './regions.repository.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/pg-errors.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 
@@ -27,31 +29,24 @@ export function presentDomain(domain: Domain): DomainResponse {
 export class DomainsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly indexer: CorpusIndexer,
+    private readonly domains: DomainsRepository,
+    private readonly regions: RegionsRepository,
+    private readonly indexer: SearchIndexRepository,
   ) {}
 
-  private get domains() {
-    return this.dataSource.getRepository(Domain);
-  }
-
   async list(options: { includeInactive: boolean }): Promise<DomainResponse[]> {
-    const domains = await this.domains.find({
-      where: options.includeInactive ? {} : { isActive: true },
-      relations: { region: true },
-      order: { name: 'ASC', slug: 'ASC' },
-      take: CATALOGUE_MAX,
-    });
+    const domains = await this.domains.list({ includeInactive: options.includeInactive, limit: CATALOGUE_MAX });
     return domains.map(presentDomain);
   }
 
   /** An active domain by slug; null when there is none or it is inactive (callers answer 404). */
   async findActiveBySlug(slug: string): Promise<Domain | null> {
-    return this.domains.findOne({ where: { slug, isActive: true }, relations: { region: true } });
+    return this.domains.findBySlug(slug, { activeOnly: true });
   }
 
   /** Any domain by slug, active or not (administrators manage inactive ones). */
   async findBySlug(slug: string): Promise<Domain | null> {
-    return this.domains.findOne({ where: { slug }, relations: { region: true } });
+    return this.domains.findBySlug(slug, { activeOnly: false });
   }
 
   /** A domain the caller may see: admins see inactive ones too; 404 otherwise. */
@@ -65,20 +60,21 @@ export class DomainsService {
   async unknownSlugs(slugs: string[]): Promise<string[]> {
     const wanted = [...new Set(slugs.filter((slug) => typeof slug === 'string'))];
     if (wanted.length === 0) return [];
-    const found = new Set((await this.domains.find({ select: { slug: true }, where: { slug: In(wanted) } })).map((d) => d.slug));
+    const found = await this.domains.existingSlugs(wanted);
     return wanted.filter((slug) => !found.has(slug));
   }
 
   async create(dto: CreateDomainDto): Promise<DomainResponse> {
     const region = await this.regionFor(dto.region);
-    const domain = this.domains.create({
-      name: dto.name,
-      slug: dto.slug,
-      description: dto.description ?? '',
-      regionId: region?.id ?? null,
-      isActive: true,
-    });
-    const saved = await this.saving(() => this.domains.save(domain));
+    const saved = await this.saving(() =>
+      this.domains.insert({
+        name: dto.name,
+        slug: dto.slug,
+        description: dto.description ?? '',
+        regionId: region?.id ?? null,
+        isActive: true,
+      }),
+    );
     return presentDomain(Object.assign(saved, { region }));
   }
 
@@ -97,23 +93,23 @@ export class DomainsService {
       domain.regionId = domain.region?.id ?? null;
     }
     const { name, description, isActive, regionId } = domain;
-    await this.saving(() => this.domains.update({ id: domain.id }, { name, slug: domain.slug, description, isActive, regionId }));
+    await this.saving(() => this.domains.update(domain.id, { name, slug: domain.slug, description, isActive, regionId }));
     return presentDomain(domain);
   }
 
   /** Deletes the domain with its documents, chunks and statistics. */
   async remove(slug: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const domain = await manager.findOne(Domain, { where: { slug }, lock: { mode: 'pessimistic_write' } });
+      const domain = await this.domains.lockBySlug(manager, slug);
       if (!domain) throw new NotFoundError();
       await this.indexer.dropScope(manager, domain.id);
-      await manager.delete(Domain, { id: domain.id });
+      await this.domains.delete(manager, domain.id);
     });
   }
 
   private async regionFor(slug: string | null | undefined): Promise<Region | null> {
     if (slug === undefined || slug === null) return null;
-    const region = await this.dataSource.getRepository(Region).findOneBy({ slug });
+    const region = await this.regions.findBySlug(slug);
     if (!region) throw ValidationFailedError.field('region', `No region has the slug "${slug}".`);
     return region;
   }

@@ -1,19 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AdminOnly, Authenticated } from '../common/auth.decorators.js';
-import { NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { ValidationFailedError } from '../common/errors.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
 import { RegionResponse } from './dto/domain.response.js';
-import { ApiSlugParam, SLUG_PATTERN } from './dto/slug.field.js';
+import { ApiSlugParam } from './dto/slug.field.js';
+import { pathSlug } from './path-slug.js';
 import { RegionsService } from './regions.service.js';
 import { CATALOGUE_MAX } from './catalogue.js';
-
-/** A path slug that cannot exist names nothing. */
-export function pathSlug(slug: string): string {
-  if (!SLUG_PATTERN.test(slug)) throw new NotFoundError();
-  return slug;
-}
 
 const REGION_SLUG = () => ApiSlugParam('slug', "The region's slug.");
 const SLUG_TAKEN = {

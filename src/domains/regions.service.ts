@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { toIsoMicros } from '../common/timestamps.js';
 import type { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
 import type { RegionResponse } from './dto/domain.response.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { CATALOGUE_MAX } from './catalogue.js';
-import { Region } from './region.entity.js';
+import type { Region } from './region.entity.js';
+import { RegionsRepository } from './regions.repository.js';
 
 export function presentRegion(region: Region): RegionResponse {
   return { id: region.id, name: region.name, slug: region.slug, created_at: toIsoMicros(region.createdAt) };
@@ -14,22 +14,18 @@ export function presentRegion(region: Region): RegionResponse {
 
 @Injectable()
 export class RegionsService {
-  constructor(private readonly dataSource: DataSource) {}
-
-  private get regions() {
-    return this.dataSource.getRepository(Region);
-  }
+  constructor(private readonly regions: RegionsRepository) {}
 
   async list(): Promise<RegionResponse[]> {
-    return (await this.regions.find({ order: { name: 'ASC', slug: 'ASC' }, take: CATALOGUE_MAX })).map(presentRegion);
+    return (await this.regions.list(CATALOGUE_MAX)).map(presentRegion);
   }
 
   async findBySlug(slug: string): Promise<Region | null> {
-    return this.regions.findOneBy({ slug });
+    return this.regions.findBySlug(slug);
   }
 
   async create(dto: CreateRegionDto): Promise<RegionResponse> {
-    return presentRegion(await this.saving(() => this.regions.save(this.regions.create({ name: dto.name, slug: dto.slug }))));
+    return presentRegion(await this.saving(() => this.regions.save({ name: dto.name, slug: dto.slug })));
   }
 
   async update(slug: string, dto: UpdateRegionDto): Promise<RegionResponse> {
@@ -43,8 +39,7 @@ export class RegionsService {
 
   /** Domains of a deleted region keep existing, without a region. */
   async remove(slug: string): Promise<void> {
-    const result = await this.regions.delete({ slug });
-    if (!result.affected) throw new NotFoundError();
+    if (!(await this.regions.deleteBySlug(slug))) throw new NotFoundError();
   }
 
   private async saving<T>(save: () => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AppConfig } from '../config/env.schema.js';
-import { ShutdownState } from '../health/shutdown-state.js';
+import { ShutdownState } from './shutdown-state.js';
 import { InFlightRequests } from './in-flight.js';
 
 export interface ShutdownOptions {

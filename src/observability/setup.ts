@@ -1,6 +1,6 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import type { AppConfig } from '../config/env.schema.js';
-import { ShutdownState } from '../health/shutdown-state.js';
+import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { InFlightRequests } from '../lifecycle/in-flight.js';
 import type { FastifyInstance } from 'fastify';
 import { observeRequests } from './http-observer.js';

@@ -18,7 +18,7 @@ import {
   TokenInvalidError,
   ValidationFailedError,
 } from '../common/errors.js';
-import { INTERNAL_ERROR_DETAIL } from '../common/exception.filter.js';
+import { INTERNAL_ERROR_DETAIL } from '../http/exception.filter.js';
 import { DATABASE_UNAVAILABLE_DETAIL } from '../lifecycle/database-faults.js';
 import { REQUEST_ID_MAX } from '../observability/request-id.js';
 import { CREDITS, DETAIL_MAX } from './limits.js';

@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { BillingModule } from '../billing/billing.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { OrganizationsController } from './organizations.controller.js';
+import { OrganizationsRepository } from './organizations.repository.js';
 import { OrganizationsService } from './organizations.service.js';
+import { Organization } from './organization.entity.js';
 
 @Module({
-  imports: [BillingModule, DomainsModule],
+  imports: [TypeOrmModule.forFeature([Organization]), BillingModule, DomainsModule],
   controllers: [OrganizationsController],
-  providers: [OrganizationsService],
+  providers: [OrganizationsService, OrganizationsRepository],
   exports: [OrganizationsService],
 })
 export class OrganizationsModule {}

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { QuotaService } from '../billing/quota.service.js';
 import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
-import { Organization } from './organization.entity.js';
+import type { Organization } from './organization.entity.js';
+import { OrganizationsRepository } from './organizations.repository.js';
 
 @Injectable()
 export class OrganizationsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly organizations: OrganizationsRepository,
     private readonly quota: QuotaService,
     private readonly domains: DomainsService,
   ) {}
@@ -17,13 +18,13 @@ export class OrganizationsService {
   /** The organization every new account gets, owned by it, with its subscription. Runs inside registration. */
   async createForOwner(manager: EntityManager, ownerId: string, email: string): Promise<Organization> {
     const name = `${email.split('@')[0]}'s organization`.slice(0, 100);
-    const organization = await manager.save(manager.create(Organization, { name, ownerId, allowedDomains: null }));
+    const organization = await this.organizations.insert(manager, { name, ownerId, allowedDomains: null });
     await this.quota.open(manager, organization.id);
     return organization;
   }
 
   async current(caller: Principal): Promise<Organization> {
-    const organization = await this.dataSource.getRepository(Organization).findOneBy({ id: caller.organizationId });
+    const organization = await this.organizations.findById(caller.organizationId);
     if (!organization) throw new NotFoundError();
     return organization;
   }
@@ -40,10 +41,10 @@ export class OrganizationsService {
         throw ValidationFailedError.field('allowed_domains', `Unknown domain: ${unknown.slice(0, 5).join(', ')}.`);
       }
     }
-    const update: Partial<Organization> = {};
+    const update: Partial<Pick<Organization, 'name' | 'allowedDomains'>> = {};
     if (changes.name !== undefined) update.name = changes.name;
     if (allowedDomains !== undefined) update.allowedDomains = allowedDomains;
-    if (Object.keys(update).length > 0) await this.dataSource.getRepository(Organization).update({ id: organization.id }, update);
+    if (Object.keys(update).length > 0) await this.organizations.update(organization.id, update);
     return Object.assign(organization, update);
   }
 }

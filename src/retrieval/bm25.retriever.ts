@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { type RetrievedSource, type Retriever, type SearchScope, scopeIdOf } from './retriever.js';
-import { anyOf, atLeast, except, TEXT_SEARCH_CONFIG } from './text-search.js';
+import { SearchIndexRepository } from './search-index.repository.js';
+import { anyOf, atLeast, except } from './text-search.js';
 
 export interface Bm25Params {
   /** Term-frequency saturation. */
@@ -58,15 +58,6 @@ interface Hit {
   score: number;
 }
 
-interface TermRow {
-  term: string;
-  main_tf: number;
-  context_tf: number;
-  df: number;
-  chunk_count: number;
-  total_tokens: number;
-}
-
 /**
  * BM25 over the chunks of one scope, entirely in PostgreSQL. The GIN index on `search_vector` finds
  * candidates with an OR of the stemmed query terms; each candidate is scored with BM25 from the scope's
@@ -76,7 +67,7 @@ interface TermRow {
 export class Bm25Retriever implements Retriever {
   params: Bm25Params = DEFAULT_BM25_PARAMS;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly index: SearchIndexRepository) {}
 
   async search(query: string, scope: SearchScope, options: { limit: number; contextQueries?: string[] }): Promise<RetrievedSource[]> {
     const limit = Math.max(1, Math.floor(options.limit));
@@ -89,22 +80,7 @@ export class Bm25Retriever implements Retriever {
 
   /** The query's stemmed terms that occur in the scope, with their weights; null when none do. */
   private async plan(scopeId: string, query: string, contextQueries: string[]): Promise<QueryPlan | null> {
-    const rows: TermRow[] = await this.dataSource.query(
-      `WITH q AS (
-         SELECT e.lexeme AS term, cardinality(e.positions) AS main_tf, 0 AS context_tf
-           FROM unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', $2)) e
-         UNION ALL
-         SELECT e.lexeme, 0, cardinality(e.positions)
-           FROM unnest($3::text[]) AS c(text), unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', c.text)) e
-       )
-       SELECT q.term, sum(q.main_tf)::int AS main_tf, sum(q.context_tf)::int AS context_tf, t.df,
-              s.chunk_count, s.total_tokens
-         FROM q
-         JOIN term_stats t ON t.scope_id = $1 AND t.term = q.term AND t.df > 0
-         JOIN corpus_stats s ON s.scope_id = $1 AND s.chunk_count > 0
-        GROUP BY q.term, t.df, s.chunk_count, s.total_tokens`,
-      [scopeId, query, contextQueries],
-    );
+    const rows = await this.index.termStats(scopeId, query, contextQueries);
     if (rows.length === 0) return null;
     const { chunk_count: chunks, total_tokens: tokens } = rows[0];
     const { contextWeight, maxTerms } = this.params;
@@ -194,46 +170,29 @@ export class Bm25Retriever implements Retriever {
   }
 
   /**
-   * Scores the chunks matching `tsquery` against all the plan's terms; returns the best chunk of each of
-   * the top `limit` documents. Per chunk: setweight+ts_filter keep only the query's lexemes (with their
-   * positions), so tf is the number of positions, and width_bucket counts those inside the title
-   * (positions 1..title_end, see CorpusIndexer).
+   * Scores the chunks matching `tsquery` against all the plan's terms (see SearchIndexRepository.scoreChunks);
+   * returns the best chunk of each of the top `limit` documents.
    */
   private async scoreRound(scopeId: string, plan: QueryPlan, tsquery: string, limit: number): Promise<Hit[]> {
     const { k1, b, titleWeight } = this.params;
-    const rows: Array<{ chunk_id: string; document_id: string; score: number }> = await this.dataSource.query(
-      `SELECT chunk_id, document_id, score FROM (
-         SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
-           FROM document_chunks c
-          CROSS JOIN LATERAL (
-            SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5::float8 + 1) * f.tf
-                       / (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.token_count / $7::float8))) AS score
-              FROM unnest(ts_filter(setweight(c.search_vector, 'A', $3::text[]), '{a}')) e
-             CROSS JOIN LATERAL (
-               SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
-             ) f
-          ) s
-          WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
-          ORDER BY c.document_id, s.score DESC
-       ) best
-       ORDER BY score DESC, chunk_id
-       LIMIT $9::int`,
-      [scopeId, tsquery, plan.terms.map((t) => t.term), plan.terms.map((t) => t.weightedIdf), k1, b, plan.avgLength, titleWeight, limit],
-    );
+    const weights = {
+      terms: plan.terms.map((t) => t.term),
+      weightedIdfs: plan.terms.map((t) => t.weightedIdf),
+      k1,
+      b,
+      avgLength: plan.avgLength,
+      titleWeight,
+    };
+    const rows = await this.index.scoreChunks(scopeId, tsquery, weights, limit);
     return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: Number(row.score) }));
   }
 
   private async present(hits: Hit[], plan: QueryPlan): Promise<RetrievedSource[]> {
     if (hits.length === 0) return [];
-    const rows: Array<{ id: string; document_id: string; content: string; title: string; metadata: Record<string, string | number>; snippet: string }> =
-      await this.dataSource.query(
-        `SELECT c.id, c.document_id, c.content, d.title, d.metadata,
-                ts_headline('${TEXT_SEARCH_CONFIG}', c.content, $2::tsquery,
-                  'StartSel=**, StopSel=**, MaxWords=40, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
-           FROM document_chunks c JOIN documents d ON d.id = c.document_id
-          WHERE c.id = ANY($1::uuid[])`,
-        [hits.map((hit) => hit.chunkId), anyOf(plan.terms.map((t) => t.term))],
-      );
+    const rows = await this.index.chunksWithSnippets(
+      hits.map((hit) => hit.chunkId),
+      anyOf(plan.terms.map((t) => t.term)),
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return hits.flatMap((hit) => {
       const row = byId.get(hit.chunkId);

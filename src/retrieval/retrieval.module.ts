@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { Bm25Retriever } from './bm25.retriever.js';
-import { CorpusIndexer } from './corpus-indexer.js';
 import { RETRIEVER } from './retriever.js';
+import { SearchIndexRepository } from './search-index.repository.js';
 
-/** Search over chunked documents. Inject `RETRIEVER` to search; `CorpusIndexer` writes the index. */
+/** Search over chunked documents. Inject `RETRIEVER` to search; `SearchIndexRepository` writes the index. */
 @Module({
-  providers: [Bm25Retriever, CorpusIndexer, { provide: RETRIEVER, useExisting: Bm25Retriever }],
-  exports: [RETRIEVER, Bm25Retriever, CorpusIndexer],
+  providers: [Bm25Retriever, SearchIndexRepository, { provide: RETRIEVER, useExisting: Bm25Retriever }],
+  exports: [RETRIEVER, Bm25Retriever, SearchIndexRepository],
 })
 export class RetrievalModule {}

@@ -4,10 +4,16 @@ import { AdminOnly } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import { UuidPathPipe } from '../common/validation.js';
-import { presentDocument } from '../documents/document.presenter.js';
-import { DocumentInputReader } from '../documents/document-input.js';
-import { DocumentsService } from '../documents/documents.service.js';
-import { CreateDocumentDto } from '../documents/dto/document.dto.js';
+import { DomainsService } from '../domains/domains.service.js';
+import { ApiSlugParam } from '../domains/dto/slug.field.js';
+import { pathSlug } from '../domains/path-slug.js';
+import { ApiErrors } from '../openapi/api-errors.js';
+import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
+import { ApiUuidParam } from '../openapi/api-params.js';
+import { presentDocument } from './document.presenter.js';
+import { DocumentInputReader } from './document-input.js';
+import { DocumentsService } from './documents.service.js';
+import { CreateDocumentDto } from './dto/document.dto.js';
 import {
   DocumentPage,
   DocumentResponse,
@@ -15,15 +21,9 @@ import {
   DocumentWithContentResponse,
   UPLOAD_BODY_DESCRIPTION,
   UPLOAD_ERRORS,
-} from '../documents/dto/document.response.js';
-import type { UploadedFile as Upload } from '../documents/extraction/extract-upload.js';
-import { DocumentUploadInterceptor, UploadedDocument } from '../documents/upload.interceptor.js';
-import { ApiErrors } from '../openapi/api-errors.js';
-import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
-import { ApiUuidParam } from '../openapi/api-params.js';
-import { ApiSlugParam } from './dto/slug.field.js';
-import { DomainsService } from './domains.service.js';
-import { pathSlug } from './regions.controller.js';
+} from './dto/document.response.js';
+import type { UploadedFile as Upload } from './extraction/extract-upload.js';
+import { DocumentUploadInterceptor, UploadedDocument } from './upload.interceptor.js';
 
 const NO_SUCH_DOMAIN = 'No domain has this slug (inactive ones included).';
 const NO_SUCH_DOCUMENT = 'No domain has this slug, or no such document in it.';

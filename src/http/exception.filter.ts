@@ -6,9 +6,9 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   ServiceUnavailableError,
-} from './errors.js';
-import { type HttpReply, type HttpRequest, pathOf } from './http.js';
-import type { RouteTable } from './route-table.js';
+} from '../common/errors.js';
+import { type HttpReply, type HttpRequest, pathOf } from '../common/http.js';
+import type { RouteTable } from '../common/route-table.js';
 import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../lifecycle/database-faults.js';
 
 /** What Fastify throws before a handler runs (body limit, unreadable body, ...): a code and a status. */

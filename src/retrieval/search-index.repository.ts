@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { TEXT_SEARCH_CONFIG } from './text-search.js';
 
 export interface ChunkedDocument {
@@ -8,17 +8,57 @@ export interface ChunkedDocument {
   chunks: string[];
 }
 
+/** A query term as it occurs in a scope: its frequency in the query and its context, and the scope's statistics. */
+export interface TermRow {
+  term: string;
+  main_tf: number;
+  context_tf: number;
+  df: number;
+  chunk_count: number;
+  total_tokens: number;
+}
+
+/** The best-scoring chunk of one document. */
+export interface ScoredChunkRow {
+  chunk_id: string;
+  document_id: string;
+  score: number;
+}
+
+export interface ChunkSnippetRow {
+  id: string;
+  document_id: string;
+  content: string;
+  title: string;
+  metadata: Record<string, string | number>;
+  snippet: string;
+}
+
+/** The weights of one BM25 scoring round (see Bm25Retriever.scoreRound). */
+export interface ScoringWeights {
+  terms: string[];
+  weightedIdfs: number[];
+  k1: number;
+  b: number;
+  avgLength: number;
+  titleWeight: number;
+}
+
 /**
- * Writes chunks into the search index and keeps each scope's BM25 statistics (chunk count, total length,
- * document frequency per term) equal to what the chunks hold. Every method runs inside the caller's
- * transaction, so a document and its statistics appear and disappear together.
+ * The search index: `document_chunks` and each scope's BM25 statistics (`corpus_stats`, `term_stats`).
+ *
+ * Writes keep each scope's statistics (chunk count, total length, document frequency per term) equal to
+ * what the chunks hold. Every write runs inside the caller's transaction, so a document and its
+ * statistics appear and disappear together.
  *
  * Concurrency: every writer of a scope's statistics first locks that scope's `corpus_stats` row (the
  * upsert or update below), so writers of one scope take turns on `term_stats` and can never deadlock or
  * lose an increment. Chunk inserts themselves run in parallel; only the short statistics step is serial.
  */
 @Injectable()
-export class CorpusIndexer {
+export class SearchIndexRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
   async addDocuments(manager: EntityManager, scopeId: string, documents: readonly ChunkedDocument[]): Promise<void> {
     const rows = documents.flatMap((doc) => doc.chunks.map((content, ordinal) => ({ doc, content, ordinal })));
     if (rows.length === 0) return;
@@ -85,5 +125,65 @@ export class CorpusIndexer {
     await manager.query(`DELETE FROM corpus_stats WHERE scope_id = $1`, [scopeId]);
     await manager.query(`DELETE FROM term_stats WHERE scope_id = $1`, [scopeId]);
     await manager.query(`DELETE FROM document_chunks WHERE scope_id = $1`, [scopeId]);
+  }
+
+  /** The query's stemmed terms (and its context queries') that occur in the scope, with the scope's statistics. */
+  termStats(scopeId: string, query: string, contextQueries: string[]): Promise<TermRow[]> {
+    return this.dataSource.query(
+      `WITH q AS (
+         SELECT e.lexeme AS term, cardinality(e.positions) AS main_tf, 0 AS context_tf
+           FROM unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', $2)) e
+         UNION ALL
+         SELECT e.lexeme, 0, cardinality(e.positions)
+           FROM unnest($3::text[]) AS c(text), unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', c.text)) e
+       )
+       SELECT q.term, sum(q.main_tf)::int AS main_tf, sum(q.context_tf)::int AS context_tf, t.df,
+              s.chunk_count, s.total_tokens
+         FROM q
+         JOIN term_stats t ON t.scope_id = $1 AND t.term = q.term AND t.df > 0
+         JOIN corpus_stats s ON s.scope_id = $1 AND s.chunk_count > 0
+        GROUP BY q.term, t.df, s.chunk_count, s.total_tokens`,
+      [scopeId, query, contextQueries],
+    );
+  }
+
+  /**
+   * Scores the chunks matching `tsquery` against all the weighted terms; returns the best chunk of each of
+   * the top `limit` documents. Per chunk: setweight+ts_filter keep only the query's lexemes (with their
+   * positions), so tf is the number of positions, and width_bucket counts those inside the title
+   * (positions 1..title_end, see addDocuments).
+   */
+  scoreChunks(scopeId: string, tsquery: string, weights: ScoringWeights, limit: number): Promise<ScoredChunkRow[]> {
+    return this.dataSource.query(
+      `SELECT chunk_id, document_id, score FROM (
+         SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
+           FROM document_chunks c
+          CROSS JOIN LATERAL (
+            SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5::float8 + 1) * f.tf
+                       / (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.token_count / $7::float8))) AS score
+              FROM unnest(ts_filter(setweight(c.search_vector, 'A', $3::text[]), '{a}')) e
+             CROSS JOIN LATERAL (
+               SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
+             ) f
+          ) s
+          WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
+          ORDER BY c.document_id, s.score DESC
+       ) best
+       ORDER BY score DESC, chunk_id
+       LIMIT $9::int`,
+      [scopeId, tsquery, weights.terms, weights.weightedIdfs, weights.k1, weights.b, weights.avgLength, weights.titleWeight, limit],
+    );
+  }
+
+  /** The chunks with their document's title and metadata, and a snippet highlighting `tsquery`. */
+  chunksWithSnippets(chunkIds: string[], tsquery: string): Promise<ChunkSnippetRow[]> {
+    return this.dataSource.query(
+      `SELECT c.id, c.document_id, c.content, d.title, d.metadata,
+              ts_headline('${TEXT_SEARCH_CONFIG}', c.content, $2::tsquery,
+                'StartSel=**, StopSel=**, MaxWords=40, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
+         FROM document_chunks c JOIN documents d ON d.id = c.document_id
+        WHERE c.id = ANY($1::uuid[])`,
+      [chunkIds, tsquery],
+    );
   }
 }

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { preciseNow, toIsoMicros } from '../common/timestamps.js';
+import { ApiKey } from './api-key.entity.js';
+import { KEY_CHANGE_CHANNEL } from './key-change-listener.js';
+
+/** A key as authentication needs it: whose it is, and until when it works (null: no end). */
+export interface UsableKeyRow {
+  id: string;
+  user_id: string;
+  organization_id: string;
+  key_prefix: string;
+  usable_until: Date | null;
+}
+
+export type NewApiKey = Pick<ApiKey, 'userId' | 'organizationId' | 'name' | 'keyPrefix' | 'keyHash' | 'expiresAt'> &
+  Partial<Pick<ApiKey, 'rotatedFromId'>>;
+
+/**
+ * The `api_keys` table. Methods that take an EntityManager run inside the caller's transaction
+ * (changes happen under the key's row lock, and their announcement is delivered on commit).
+ */
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
+
+  get manager(): EntityManager {
+    return this.keys.manager;
+  }
+
+  newestOf(userId: string, limit: number): Promise<ApiKey[]> {
+    return this.keys.find({ where: { userId }, order: { createdAt: 'DESC' }, take: limit });
+  }
+
+  async insert(manager: EntityManager, key: NewApiKey): Promise<ApiKey> {
+    // A SQL literal: pg would send a Date with milliseconds only (see preciseNow).
+    const createdAt = toIsoMicros(preciseNow());
+    const { identifiers } = await manager.insert(ApiKey, { ...key, createdAt: () => `'${createdAt}'::timestamptz` });
+    return manager.findOneByOrFail(ApiKey, { id: identifiers[0].id as string });
+  }
+
+  /** The user's own key, locked until the transaction ends; null for a missing key or someone else's. */
+  lockOwned(manager: EntityManager, userId: string, keyId: string): Promise<ApiKey | null> {
+    return manager.findOne(ApiKey, { where: { id: keyId, userId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async setExpiry(manager: EntityManager, keyId: string, expiresAt: Date | null): Promise<void> {
+    await manager.update(ApiKey, { id: keyId }, { expiresAt });
+  }
+
+  /** Deactivates a rotated-away key, usable for `graceSeconds` more (0: none). */
+  async retire(manager: EntityManager, keyId: string, replacementId: string, graceSeconds: number): Promise<void> {
+    // The grace period never outlives the old key's own expiry.
+    await manager.query(
+      `UPDATE api_keys SET is_active = false, replaced_by_id = $2,
+              grace_until = CASE WHEN $3::int > 0
+                THEN LEAST(now() + make_interval(secs => $3::int), COALESCE(expires_at, 'infinity')) END
+        WHERE id = $1`,
+      [keyId, replacementId, graceSeconds],
+    );
+  }
+
+  /** A rotated-away key loses its grace period too. Answers the revoked row. */
+  async revoke(manager: EntityManager, keyId: string): Promise<ApiKey> {
+    await manager.query(`UPDATE api_keys SET is_active = false, revoked_at = now(), grace_until = NULL WHERE id = $1`, [keyId]);
+    return manager.findOneByOrFail(ApiKey, { id: keyId });
+  }
+
+  /** Tells every instance (see KeyChangeListener); delivered when the caller's transaction commits. */
+  async announceChange(manager: EntityManager, keyId: string): Promise<void> {
+    await manager.query('SELECT pg_notify($1, $2)', [KEY_CHANGE_CHANNEL, keyId]);
+  }
+
+  async findUsableByHash(hash: string): Promise<UsableKeyRow | undefined> {
+    // Usable: not revoked, and either active or still inside a rotation's grace period; it stops at
+    // the earlier of its expiry and the end of that grace.
+    const rows: UsableKeyRow[] = await this.keys.query(
+      `SELECT k.id, k.user_id, k.organization_id, k.key_prefix,
+              CASE WHEN k.is_active THEN k.expires_at
+                   ELSE LEAST(k.grace_until, COALESCE(k.expires_at, k.grace_until)) END AS usable_until
+         FROM api_keys k JOIN users u ON u.id = k.user_id AND u.is_active
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+          AND (k.is_active OR k.grace_until > now())`,
+      [hash],
+    );
+    return rows[0];
+  }
+
+  /** One statement for a whole batch of uses; a stamp never moves back in time. */
+  async recordLastUse(uses: ReadonlyMap<string, Date>): Promise<void> {
+    await this.keys.query(
+      `UPDATE api_keys AS k SET last_used_at = u.used_at
+         FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
+        WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
+      [[...uses.keys()], [...uses.values()].map((date) => date.toISOString())],
+    );
+  }
+}

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { PageRequest } from '../common/pagination.js';
+import type { SourceResponse } from '../query/dto/query.response.js';
+import { ChatMessage } from './chat-message.entity.js';
+import { ChatSession } from './chat-session.entity.js';
+
+/** `updated_at` from the database clock, as `created_at` is. */
+const TOUCHED = () => 'clock_timestamp()';
+
+/** The `chat_sessions` and `chat_messages` tables: a session and its messages are read and written together. */
+@Injectable()
+export class ChatRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private get sessions() {
+    return this.dataSource.getRepository(ChatSession);
+  }
+
+  private get messages() {
+    return this.dataSource.getRepository(ChatMessage);
+  }
+
+  createSession(session: Pick<ChatSession, 'organizationId' | 'userId' | 'title' | 'domain'>): Promise<ChatSession> {
+    return this.sessions.save(this.sessions.create(session));
+  }
+
+  /** The user's sessions, most recently active first. */
+  sessionPage(userId: string, page: PageRequest): Promise<[ChatSession[], number]> {
+    return this.sessions.findAndCount({ where: { userId }, order: { updatedAt: 'DESC' }, take: page.limit, skip: page.offset });
+  }
+
+  /** Null for a missing session or someone else's. */
+  findSession(userId: string, sessionId: string): Promise<ChatSession | null> {
+    return this.sessions.findOneBy({ id: sessionId, userId });
+  }
+
+  async rename(sessionId: string, title: string): Promise<void> {
+    await this.sessions.update({ id: sessionId }, { title, updatedAt: TOUCHED });
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.sessions.delete({ id: sessionId });
+  }
+
+  /** The newest `limit` messages, newest first. */
+  newestMessages(sessionId: string, limit: number): Promise<ChatMessage[]> {
+    // An exchange's two messages share a timestamp: the answer is the newer of the two.
+    return this.messages.find({ where: { sessionId }, order: { createdAt: 'DESC', role: 'ASC' }, take: limit });
+  }
+
+  /** Oldest first. */
+  messagePage(sessionId: string, page: PageRequest): Promise<[ChatMessage[], number]> {
+    return this.messages.findAndCount({
+      where: { sessionId },
+      order: { createdAt: 'ASC', role: 'DESC' }, // the question before its answer
+      skip: page.offset,
+      take: page.limit,
+    });
+  }
+
+  /** A question and its answer, stored together in one transaction, and the session marked active. */
+  storeExchange(
+    sessionId: string,
+    question: string,
+    answer: string,
+    sources: SourceResponse[],
+  ): Promise<{ user: ChatMessage; assistant: ChatMessage }> {
+    return this.dataSource.transaction(async (manager) => {
+      const user = await manager.save(manager.create(ChatMessage, { sessionId, role: 'user', content: question, sources: [] }));
+      const assistant = await manager.save(manager.create(ChatMessage, { sessionId, role: 'assistant', content: answer, sources }));
+      await manager.update(ChatSession, { id: sessionId }, { updatedAt: TOUCHED });
+      return { user, assistant };
+    });
+  }
+}
