@@ -1,17 +1,9 @@
 import { toIsoMicros } from '../common/timestamps.js';
 import type { ApiKey } from './api-key.entity.js';
+import type { ApiKeyResponse, CreatedApiKeyResponse, RotatedApiKeyResponse } from './dto/api-key.response.js';
 
-export interface ApiKeyRecord {
-  id: string;
-  name: string;
-  key_prefix: string;
-  is_active: boolean;
-  last_used_at: string | null;
-  created_at: string;
-  expires_at: string | null;
-  key?: string;
-  rotated_from?: string;
-}
+/** The record, with the full key when created, and the replaced key's id too when rotated. */
+export type ApiKeyRecord = ApiKeyResponse | CreatedApiKeyResponse | RotatedApiKeyResponse;
 
 /** A key is active while it is neither revoked, rotated away, nor past its expiry. */
 export function isKeyActive(key: ApiKey, now = Date.now()): boolean {

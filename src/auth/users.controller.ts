@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
-import { CurrentPrincipal, Public } from '../common/auth.decorators.js';
+import { Authenticated, CurrentPrincipal, Public } from '../common/auth.decorators.js';
 import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -13,6 +13,7 @@ import { CurrentUserResponse, RegisteredUserResponse } from './dto/auth.response
 import { EMAIL_TAKEN, UsersService } from './users.service.js';
 
 @ApiTags('auth')
+@Authenticated()
 @Controller('auth/users')
 export class UsersController {
   constructor(

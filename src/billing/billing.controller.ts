@@ -1,17 +1,17 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
-import { ApiPagination } from '../common/dto/page.response.js';
+import { AdminOnly, Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
+import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { toIsoSeconds } from './billing-period.js';
-import { DailyUsageResponse, SubscriptionResponse, UsagePage } from './dto/billing.response.js';
+import { DailyUsageResponse, SubscriptionResponse, UsagePage, type UsageRecordResponse } from './dto/billing.response.js';
 import { SetMonthlyCreditsDto } from './dto/subscription.dto.js';
 import { type QuotaView, QuotaService } from './quota.service.js';
-import { type UsageRecord, UsageService } from './usage.service.js';
+import { UsageService } from './usage.service.js';
 
 function presentSubscription(quota: QuotaView) {
   return {
@@ -27,6 +27,7 @@ function presentSubscription(quota: QuotaView) {
 }
 
 @ApiTags('billing')
+@Authenticated()
 @Controller('v1/billings')
 export class BillingController {
   constructor(
@@ -46,7 +47,7 @@ export class BillingController {
   @ApiOperation({ summary: 'What your organization spent: when, by which user or API key, on what; newest first' })
   @ApiPagination()
   @ApiOkResponse({ type: UsagePage })
-  async listUsage(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecord>> {
+  async listUsage(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecordResponse>> {
     const { count, results } = await this.usage.list(caller.organizationId, page);
     return toPage(page, count, results);
   }

@@ -1,25 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { toIsoMicros } from '../common/timestamps.js';
 import type { PageRequest } from '../common/pagination.js';
+import type { UsageRecordResponse } from './dto/billing.response.js';
 import { type DailyCreditsRow, UsageEventsRepository } from './usage-events.repository.js';
-
-export interface UsageRecord {
-  id: string;
-  operation: string;
-  credits: number;
-  domain: string | null;
-  user_id: string | null;
-  /** The API key that spent, or null when a signed-in user (JWT) did. */
-  key_prefix: string | null;
-  created_at: string;
-}
 
 @Injectable()
 export class UsageService {
   constructor(private readonly usageEvents: UsageEventsRepository) {}
 
   /** The organization's ledger, newest first. */
-  async list(organizationId: string, page: PageRequest): Promise<{ count: number; results: UsageRecord[] }> {
+  async list(organizationId: string, page: PageRequest): Promise<{ count: number; results: UsageRecordResponse[] }> {
     const [events, count] = await this.usageEvents.page(organizationId, page);
     return {
       count,

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { SourceRecord } from '../query/source.presenter.js';
+import type { SourceResponse } from '../query/dto/query.response.js';
 
 @Entity('chat_messages')
 export class ChatMessage {
@@ -17,7 +17,7 @@ export class ChatMessage {
 
   /** The sources an assistant message was drawn from, as returned to the client. */
   @Column({ type: 'jsonb', default: () => "'[]'" })
-  sources: SourceRecord[];
+  sources: SourceResponse[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', update: false })
   createdAt: Date;

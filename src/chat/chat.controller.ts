@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
-import { CurrentPrincipal } from '../common/auth.decorators.js';
-import { ApiPagination } from '../common/dto/page.response.js';
+import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
+import { ApiPagination } from '../openapi/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
@@ -21,6 +21,7 @@ const NO_SUCH_SESSION = "No such session, or another user's.";
 const DOMAIN_REFUSED = { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] } as const;
 
 @ApiTags('chat')
+@Authenticated()
 @Controller('v1/chat/sessions')
 export class ChatController {
   constructor(private readonly chat: ChatService) {}

@@ -1,8 +1,9 @@
 import { toIsoMicros } from '../common/timestamps.js';
 import type { ChatMessage } from './chat-message.entity.js';
 import type { ChatSession } from './chat-session.entity.js';
+import type { ChatMessageResponse, ChatSessionResponse } from './dto/chat.response.js';
 
-export function presentSession(session: ChatSession) {
+export function presentSession(session: ChatSession): ChatSessionResponse {
   return {
     id: session.id,
     title: session.title,
@@ -12,7 +13,7 @@ export function presentSession(session: ChatSession) {
   };
 }
 
-export function presentMessage(message: ChatMessage) {
+export function presentMessage(message: ChatMessage): ChatMessageResponse {
   return {
     id: message.id,
     role: message.role,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PageRequest } from '../common/pagination.js';
-import type { SourceRecord } from '../query/source.presenter.js';
+import type { SourceResponse } from '../query/dto/query.response.js';
 import { ChatMessage } from './chat-message.entity.js';
 import { ChatSession } from './chat-session.entity.js';
 
@@ -64,7 +64,7 @@ export class ChatRepository {
     sessionId: string,
     question: string,
     answer: string,
-    sources: SourceRecord[],
+    sources: SourceResponse[],
   ): Promise<{ user: ChatMessage; assistant: ChatMessage }> {
     return this.dataSource.transaction(async (manager) => {
       const user = await manager.save(manager.create(ChatMessage, { sessionId, role: 'user', content: question, sources: [] }));

@@ -1,4 +1,6 @@
-import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { HttpRequest } from './http.js';
 import type { Principal } from './principal.js';
 
@@ -10,12 +12,68 @@ export interface AuthRequirement {
 
 export const AUTH_REQUIREMENT = 'auth:requirement';
 
+/** @nestjs/swagger keeps an operation's `ApiOperation` options under this key (read to add the note). */
+const API_OPERATION = 'swagger/apiOperation';
+
+const ADMIN_NOTE = "**Administrators only**: a platform administrator's JWT access token; anyone else, and any API key, gets 403.";
+const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) gets 401.';
+
+/** A shared response of the document (`#/components/responses/<name>`, defined in src/openapi/). */
+const sharedResponse = (status: number, name: string) => ApiResponse({ status, $ref: `#/components/responses/${name}` } as Parameters<typeof ApiResponse>[0]);
+
+/** Puts the credential note first in the operation's description. Write it above `@ApiOperation`. */
+const credentialNote = (note: string): MethodDecorator => (_target, _key, descriptor) => {
+  const operation = (Reflect.getMetadata(API_OPERATION, descriptor.value as object) ?? {}) as { description?: string };
+  const description = [note, operation.description].filter(Boolean).join('\n\n');
+  Reflect.defineMetadata(API_OPERATION, { ...operation, description }, descriptor.value as object);
+};
+
+/**
+ * What the document says about a route's credentials: the schemes it accepts and the 401/403/429 it can
+ * give. A public route declares none (the document builder writes its empty `security`).
+ */
+function documentation(requirement: AuthRequirement): MethodDecorator[] {
+  if (requirement.public) return [];
+  const adminOrJwt = requirement.adminOnly || requirement.jwtOnly;
+  const schemes = adminOrJwt ? ['jwt'] : ['jwt', 'apiKeyBearer', 'apiKeyHeader'];
+  return [
+    ...schemes.map((scheme) => ApiSecurity(scheme)),
+    sharedResponse(401, requirement.jwtOnly ? 'UnauthorizedJwtOnly' : 'Unauthorized'),
+    sharedResponse(429, 'TooManyRequests'),
+    ...(requirement.adminOnly ? [sharedResponse(403, 'Forbidden'), credentialNote(ADMIN_NOTE)] : []),
+    ...(requirement.jwtOnly ? [credentialNote(JWT_ONLY_NOTE)] : []),
+  ];
+}
+
+/**
+ * The credential a route needs (any credential by default), for the auth guard and for the OpenAPI
+ * document alike, so the two cannot disagree. On a controller it applies to each route that does not
+ * declare its own.
+ *
+ *     @Authenticated({ adminOnly: true })
+ */
+export function Authenticated(requirement: AuthRequirement = {}) {
+  return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    if (descriptor) return applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ...documentation(requirement))(target, key!, descriptor);
+    const controller = target as abstract new (...args: never[]) => unknown;
+    SetMetadata(AUTH_REQUIREMENT, requirement)(controller);
+    // Class decorators run after the methods': a route's own requirement is already there to be kept.
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const route = Object.getOwnPropertyDescriptor(controller.prototype, name)!;
+      if (typeof route.value !== 'function' || Reflect.getMetadata(PATH_METADATA, route.value) === undefined) continue;
+      if (Reflect.getMetadata(AUTH_REQUIREMENT, route.value) !== undefined) continue;
+      // Fresh decorators per route: @nestjs/swagger's ApiSecurity accumulates in its closure.
+      for (const decorate of documentation(requirement)) decorate(controller.prototype, name, route);
+    }
+  };
+}
+
 /** No credential needed. */
-export const Public = () => SetMetadata(AUTH_REQUIREMENT, { public: true } satisfies AuthRequirement);
+export const Public = () => Authenticated({ public: true });
 /** A JWT access token only: API keys are refused with 401 (key management). */
-export const JwtOnly = () => SetMetadata(AUTH_REQUIREMENT, { jwtOnly: true } satisfies AuthRequirement);
+export const JwtOnly = () => Authenticated({ jwtOnly: true });
 /** A platform administrator's JWT only: anyone else, an API key included, gets 403. */
-export const AdminOnly = () => SetMetadata(AUTH_REQUIREMENT, { adminOnly: true } satisfies AuthRequirement);
+export const AdminOnly = () => Authenticated({ adminOnly: true });
 
 /** The authenticated caller, as attached by the composite guard. */
 export const CurrentPrincipal = createParamDecorator(

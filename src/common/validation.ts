@@ -1,6 +1,7 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+import { registerDecorator, type ValidationArguments } from 'class-validator';
 import { type FieldErrors, NotFoundError, ValidationFailedError } from './errors.js';
 import { parseZonedTimestamp } from './timestamps.js';
 
@@ -11,8 +12,11 @@ export const BLANK = 'This field may not be blank.';
 /** A check returning null when the value is fine, or the one message that explains what is wrong. */
 export type Check = (value: unknown, args: ValidationArguments) => string | null;
 
-/** The JSON Schema of what a rule accepts, read by the OpenAPI document (src/openapi/dto-schemas.ts). */
-export type FieldSchema = Record<string, unknown>;
+/**
+ * What a rule accepts, as the OpenAPI document states it (`required` too, when the rule decides it:
+ * a property is required when an absent value fails the check).
+ */
+export type FieldSchema = ApiPropertyOptions;
 
 /**
  * The longest string a JSON body can carry: MAX_BODY_BYTES' default, since every character takes at
@@ -28,17 +32,18 @@ export function integerSchema(min: number, max: number) {
 
 /**
  * A property decorator from a check: the field's 400 carries exactly the check's message. `schema`
- * says what the check accepts, so the OpenAPI document states the same limits the check enforces.
+ * says what the check accepts, so the OpenAPI document states the same limits the check enforces; an
+ * `@ApiProperty` written above the rule adds to it (a description, an example) and wins.
  */
-export function fieldRule(name: string, check: Check, options?: ValidationOptions, schema?: FieldSchema) {
+export function fieldRule(name: string, check: Check, schema?: FieldSchema) {
   return (target: object, propertyName: string) => {
+    if (schema) ApiProperty(schema)(target, propertyName);
     let message = '';
     registerDecorator({
       name,
       target: target.constructor,
       propertyName,
-      constraints: schema ? [schema] : [],
-      options: { ...options, message: () => message },
+      options: { message: () => message },
       validator: {
         validate(value: unknown, args: ValidationArguments) {
           message = check(value, args) ?? '';
@@ -85,10 +90,15 @@ export function StringField(rule: StringRule = {}) {
     if (rule.min !== undefined && value.length < rule.min) return `Ensure this field has at least ${rule.min} characters.`;
     return null;
   };
-  const schema = { type: 'string', ...(rule.min !== undefined ? { minLength: rule.min } : {}), maxLength: rule.max ?? BODY_TEXT_MAX };
+  const schema: FieldSchema = {
+    type: 'string',
+    required: !rule.optional,
+    ...(rule.min !== undefined ? { minLength: rule.min } : {}),
+    maxLength: rule.max ?? BODY_TEXT_MAX,
+  };
   return (target: object, property: string) => {
     if (!rule.noTrim) trimStrings(target, property);
-    fieldRule('stringField', check, undefined, schema)(target, property);
+    fieldRule('stringField', check, schema)(target, property);
   };
 }
 
@@ -100,13 +110,13 @@ export function IntegerField(rule: { min: number; max: number; optional?: boolea
     if (value < rule.min) return `Ensure this value is greater than or equal to ${rule.min}.`;
     if (value > rule.max) return `Ensure this value is less than or equal to ${rule.max}.`;
     return null;
-  }, undefined, integerSchema(rule.min, rule.max));
+  }, { ...integerSchema(rule.min, rule.max), required: rule.optional === false });
 }
 
 export function BooleanField() {
   return fieldRule('booleanField', (value) =>
     value === undefined || value === null || typeof value === 'boolean' ? null : 'Must be a valid boolean.',
-  );
+  { type: 'boolean', required: false });
 }
 
 /** Present, and either null or an ISO 8601 timestamp with a zone that lies in the future. */
@@ -118,7 +128,7 @@ export function FutureTimestampOrNull() {
     if (!date) return 'Datetime has wrong format. Use ISO 8601 with a time zone, e.g. 2026-12-31T23:59:59Z.';
     if (date.getTime() <= Date.now()) return 'Must be a time in the future.';
     return null;
-  });
+  }, { type: 'string', format: 'date-time', nullable: true, required: true, description: 'ISO 8601 with a zone, in the future; null clears it' });
 }
 
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErrors {

@@ -1,18 +1,9 @@
 import { toIsoMicros } from '../common/timestamps.js';
 import type { Document } from './document.entity.js';
+import type { DocumentResponse, DocumentWithContentResponse } from './dto/document.response.js';
 
-export interface DocumentRecord {
-  id: string;
-  title: string;
-  metadata: Record<string, string | number>;
-  content_type: string;
-  size_bytes: number;
-  chunk_count: number;
-  created_at: string;
-  content?: string;
-}
-
-export function presentDocument(document: Document, withContent = false): DocumentRecord {
+/** The document's record; with its text only when asked (`GET` of one document). */
+export function presentDocument(document: Document, withContent = false): DocumentResponse | DocumentWithContentResponse {
   return {
     id: document.id,
     title: document.title,

@@ -1,14 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal } from '../common/auth.decorators.js';
-import { ApiPagination } from '../common/dto/page.response.js';
+import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
+import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
-import { type DocumentRecord, presentDocument } from './document.presenter.js';
+import { presentDocument } from './document.presenter.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsService } from './documents.service.js';
 import { CreateDocumentDto } from './dto/document.dto.js';
@@ -25,6 +25,7 @@ import { DocumentUploadInterceptor, UploadedDocument } from './upload.intercepto
 
 /** The caller's organization's private knowledge base; JWT or API key. */
 @ApiTags('documents')
+@Authenticated()
 @Controller('v1/documents')
 export class DocumentsController {
   constructor(
@@ -43,7 +44,7 @@ export class DocumentsController {
     @CurrentPrincipal() caller: Principal,
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
-  ): Promise<DocumentRecord> {
+  ): Promise<DocumentResponse> {
     const document = await this.documents.create({ organizationId: caller.organizationId }, await this.input.read(body, file));
     return presentDocument(document);
   }
@@ -52,7 +53,7 @@ export class DocumentsController {
   @ApiOperation({ summary: "List your organization's documents, newest first" })
   @ApiPagination()
   @ApiOkResponse({ type: DocumentPage })
-  async listDocuments(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
+  async listDocuments(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentResponse>> {
     const { count, documents } = await this.documents.list({ organizationId: caller.organizationId }, page);
     return toPage(page, count, documents.map((document) => presentDocument(document)));
   }
@@ -62,7 +63,7 @@ export class DocumentsController {
   @ApiUuidParam('id', 'The document id.')
   @ApiOkResponse({ type: DocumentWithContentResponse })
   @ApiErrors({ 404: "No such document, or another organization's." })
-  async getDocument(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
+  async getDocument(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<DocumentResponse> {
     return presentDocument(await this.documents.get({ organizationId: caller.organizationId }, id), true);
   }
 

@@ -1,15 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth.decorators.js';
-import { ApiPagination } from '../common/dto/page.response.js';
+import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { DomainsService } from '../domains/domains.service.js';
+import { ApiSlugParam } from '../domains/dto/slug.field.js';
 import { pathSlug } from '../domains/path-slug.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
-import { ApiSlugParam, ApiUuidParam } from '../openapi/api-params.js';
-import { type DocumentRecord, presentDocument } from './document.presenter.js';
+import { ApiUuidParam } from '../openapi/api-params.js';
+import { presentDocument } from './document.presenter.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsService } from './documents.service.js';
 import { CreateDocumentDto } from './dto/document.dto.js';
@@ -50,7 +51,7 @@ export class DomainDocumentsController {
     @Param('slug') slug: string,
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
-  ): Promise<DocumentRecord> {
+  ): Promise<DocumentResponse> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     const document = await this.documents.create({ domainId: domain.id }, await this.input.read(body, file));
     return presentDocument(document);
@@ -61,7 +62,7 @@ export class DomainDocumentsController {
   @ApiPagination()
   @ApiOkResponse({ type: DocumentPage })
   @ApiErrors({ 404: NO_SUCH_DOMAIN })
-  async listDomainDocuments(@Param('slug') slug: string, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentRecord>> {
+  async listDomainDocuments(@Param('slug') slug: string, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentResponse>> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     const { count, documents } = await this.documents.list({ domainId: domain.id }, page);
     return toPage(page, count, documents.map((document) => presentDocument(document)));
@@ -72,7 +73,7 @@ export class DomainDocumentsController {
   @DOCUMENT_ID()
   @ApiOkResponse({ type: DocumentWithContentResponse })
   @ApiErrors({ 404: NO_SUCH_DOCUMENT })
-  async getDomainDocument(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<DocumentRecord> {
+  async getDomainDocument(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<DocumentResponse> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     return presentDocument(await this.documents.get({ domainId: domain.id }, id), true);
   }

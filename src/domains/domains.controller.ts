@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal } from '../common/auth.decorators.js';
+import { AdminOnly, Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
-import { ApiSlugParam } from '../openapi/api-params.js';
-import { type DomainRecord, DomainsService, presentDomain } from './domains.service.js';
+import { ApiSlugParam } from './dto/slug.field.js';
+import { DomainsService, presentDomain } from './domains.service.js';
 import { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { DomainResponse } from './dto/domain.response.js';
 import { pathSlug } from './path-slug.js';
@@ -22,6 +22,7 @@ const DOMAIN_REFUSED = {
 } as const;
 
 @ApiTags('domains')
+@Authenticated()
 @Controller('v1/domains')
 export class DomainsController {
   constructor(private readonly domains: DomainsService) {}
@@ -37,7 +38,7 @@ export class DomainsController {
   })
   @ApiExtraModels(DomainResponse)
   @ApiOkResponse({ schema: { type: 'array', maxItems: CATALOGUE_MAX, items: { $ref: getSchemaPath(DomainResponse) } } })
-  listDomains(@CurrentPrincipal() caller: Principal, @Query('include_inactive') includeInactive?: string): Promise<DomainRecord[]> {
+  listDomains(@CurrentPrincipal() caller: Principal, @Query('include_inactive') includeInactive?: string): Promise<DomainResponse[]> {
     return this.domains.list({ includeInactive: caller.isAdmin && includeInactive === 'true' });
   }
 
@@ -47,7 +48,7 @@ export class DomainsController {
   @DOMAIN_SLUG()
   @ApiOkResponse({ type: DomainResponse })
   @ApiErrors({ 404: 'No such domain, or it is inactive (administrators see inactive ones).' })
-  async getDomain(@CurrentPrincipal() caller: Principal, @Param('slug') slug: string): Promise<DomainRecord> {
+  async getDomain(@CurrentPrincipal() caller: Principal, @Param('slug') slug: string): Promise<DomainResponse> {
     return presentDomain(await this.domains.getVisible(pathSlug(slug), caller.isAdmin));
   }
 
@@ -56,7 +57,7 @@ export class DomainsController {
   @ApiOperation({ summary: 'Create a public domain (a knowledge base anyone may query)' })
   @ApiCreatedResponse({ type: DomainResponse })
   @ApiErrors({ 400: DOMAIN_REFUSED })
-  createDomain(@Body() body: CreateDomainDto): Promise<DomainRecord> {
+  createDomain(@Body() body: CreateDomainDto): Promise<DomainResponse> {
     return this.domains.create(body);
   }
 
@@ -66,7 +67,7 @@ export class DomainsController {
   @DOMAIN_SLUG()
   @ApiOkResponse({ type: DomainResponse })
   @ApiErrors({ 400: DOMAIN_REFUSED, 404: 'No domain has this slug.' })
-  updateDomain(@Param('slug') slug: string, @Body() body: UpdateDomainDto): Promise<DomainRecord> {
+  updateDomain(@Param('slug') slug: string, @Body() body: UpdateDomainDto): Promise<DomainResponse> {
     return this.domains.update(pathSlug(slug), body);
   }
 

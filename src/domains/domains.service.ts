@@ -6,23 +6,13 @@ import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import type { Domain } from './domain.entity.js';
 import { DomainsRepository } from './domains.repository.js';
 import type { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
+import type { DomainResponse } from './dto/domain.response.js';
 import type { Region } from './region.entity.js';
 import { RegionsRepository } from './regions.repository.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/pg-errors.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 
-export interface DomainRecord {
-  id: string;
-  name: string;
-  slug: string;
-  description: string;
-  /** The region's slug, or null. */
-  region: string | null;
-  is_active: boolean;
-  created_at: string;
-}
-
-export function presentDomain(domain: Domain): DomainRecord {
+export function presentDomain(domain: Domain): DomainResponse {
   return {
     id: domain.id,
     name: domain.name,
@@ -44,7 +34,7 @@ export class DomainsService {
     private readonly indexer: SearchIndexRepository,
   ) {}
 
-  async list(options: { includeInactive: boolean }): Promise<DomainRecord[]> {
+  async list(options: { includeInactive: boolean }): Promise<DomainResponse[]> {
     const domains = await this.domains.list({ includeInactive: options.includeInactive, limit: CATALOGUE_MAX });
     return domains.map(presentDomain);
   }
@@ -74,7 +64,7 @@ export class DomainsService {
     return wanted.filter((slug) => !found.has(slug));
   }
 
-  async create(dto: CreateDomainDto): Promise<DomainRecord> {
+  async create(dto: CreateDomainDto): Promise<DomainResponse> {
     const region = await this.regionFor(dto.region);
     const saved = await this.saving(() =>
       this.domains.insert({
@@ -88,7 +78,7 @@ export class DomainsService {
     return presentDomain(Object.assign(saved, { region }));
   }
 
-  async update(slug: string, dto: UpdateDomainDto): Promise<DomainRecord> {
+  async update(slug: string, dto: UpdateDomainDto): Promise<DomainResponse> {
     const domain = await this.findBySlug(slug);
     if (!domain) throw new NotFoundError();
     for (const field of ['name', 'slug', 'is_active'] as const) {

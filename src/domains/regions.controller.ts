@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AdminOnly } from '../common/auth.decorators.js';
+import { AdminOnly, Authenticated } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import { ApiErrors } from '../openapi/api-errors.js';
-import { ApiSlugParam } from '../openapi/api-params.js';
 import { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
 import { RegionResponse } from './dto/domain.response.js';
+import { ApiSlugParam } from './dto/slug.field.js';
 import { pathSlug } from './path-slug.js';
-import { type RegionRecord, RegionsService } from './regions.service.js';
+import { RegionsService } from './regions.service.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 
 const REGION_SLUG = () => ApiSlugParam('slug', "The region's slug.");
@@ -18,6 +18,7 @@ const SLUG_TAKEN = {
 } as const;
 
 @ApiTags('domains')
+@Authenticated()
 @Controller('v1/regions')
 export class RegionsController {
   constructor(private readonly regions: RegionsService) {}
@@ -26,7 +27,7 @@ export class RegionsController {
   @ApiOperation({ summary: 'List the regions, by name' })
   @ApiExtraModels(RegionResponse)
   @ApiOkResponse({ schema: { type: 'array', maxItems: CATALOGUE_MAX, items: { $ref: getSchemaPath(RegionResponse) } } })
-  listRegions(): Promise<RegionRecord[]> {
+  listRegions(): Promise<RegionResponse[]> {
     return this.regions.list();
   }
 
@@ -35,7 +36,7 @@ export class RegionsController {
   @ApiOperation({ summary: 'Create a region' })
   @ApiCreatedResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN })
-  createRegion(@Body() body: CreateRegionDto): Promise<RegionRecord> {
+  createRegion(@Body() body: CreateRegionDto): Promise<RegionResponse> {
     return this.regions.create(body);
   }
 
@@ -45,7 +46,7 @@ export class RegionsController {
   @REGION_SLUG()
   @ApiOkResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN, 404: 'No region has this slug.' })
-  updateRegion(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionRecord> {
+  updateRegion(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionResponse> {
     return this.regions.update(pathSlug(slug), body);
   }
 

@@ -2,19 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { toIsoMicros } from '../common/timestamps.js';
 import type { CreateRegionDto, UpdateRegionDto } from './dto/domain.dto.js';
+import type { RegionResponse } from './dto/domain.response.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { CATALOGUE_MAX } from './catalogue.js';
 import type { Region } from './region.entity.js';
 import { RegionsRepository } from './regions.repository.js';
 
-export interface RegionRecord {
-  id: string;
-  name: string;
-  slug: string;
-  created_at: string;
-}
-
-export function presentRegion(region: Region): RegionRecord {
+export function presentRegion(region: Region): RegionResponse {
   return { id: region.id, name: region.name, slug: region.slug, created_at: toIsoMicros(region.createdAt) };
 }
 
@@ -22,7 +16,7 @@ export function presentRegion(region: Region): RegionRecord {
 export class RegionsService {
   constructor(private readonly regions: RegionsRepository) {}
 
-  async list(): Promise<RegionRecord[]> {
+  async list(): Promise<RegionResponse[]> {
     return (await this.regions.list(CATALOGUE_MAX)).map(presentRegion);
   }
 
@@ -30,11 +24,11 @@ export class RegionsService {
     return this.regions.findBySlug(slug);
   }
 
-  async create(dto: CreateRegionDto): Promise<RegionRecord> {
+  async create(dto: CreateRegionDto): Promise<RegionResponse> {
     return presentRegion(await this.saving(() => this.regions.save({ name: dto.name, slug: dto.slug })));
   }
 
-  async update(slug: string, dto: UpdateRegionDto): Promise<RegionRecord> {
+  async update(slug: string, dto: UpdateRegionDto): Promise<RegionResponse> {
     const region = await this.findBySlug(slug);
     if (!region) throw new NotFoundError();
     if (dto.name === null) throw ValidationFailedError.field('name', 'This field may not be null.');

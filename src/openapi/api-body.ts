@@ -1,9 +1,9 @@
-import { applyDecorators, SetMetadata, type Type } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtension, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 
-/** Per media type, the class that describes the body (read by the document builder). */
-export const BODY_BY_MEDIA_TYPE = 'openapi:body-by-media-type';
-export type BodyByMediaType = Record<string, Type<unknown>>;
+/** Per media type, the schema that describes the body (the document builder reads and removes it). */
+export const BODY_BY_MEDIA_TYPE = 'x-body-by-media-type';
+export type BodyByMediaType = Record<string, string>;
 
 /**
  * A body that is either JSON or a multipart form (document uploads). @nestjs/swagger gives every
@@ -15,6 +15,6 @@ export function ApiJsonOrMultipartBody(json: Type<unknown>, multipart: Type<unkn
     ApiExtraModels(json, multipart),
     ApiConsumes('multipart/form-data', 'application/json'),
     ApiBody({ required: true, description, schema: { oneOf: [{ $ref: getSchemaPath(json) }, { $ref: getSchemaPath(multipart) }] } }),
-    SetMetadata(BODY_BY_MEDIA_TYPE, { 'application/json': json, 'multipart/form-data': multipart } satisfies BodyByMediaType),
+    ApiExtension(BODY_BY_MEDIA_TYPE, { 'application/json': getSchemaPath(json), 'multipart/form-data': getSchemaPath(multipart) } satisfies BodyByMediaType),
   );
 }

@@ -1,5 +1,4 @@
 import type { HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
-import type { AuthRequirement } from '../common/auth.decorators.js';
 import {
   AccessTokenInvalidError,
   ApiKeyInvalidError,
@@ -194,21 +193,17 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
 }
 
 /**
- * The error responses every operation of a kind can give, from the same metadata the auth guard reads:
- * 500 anywhere, 503 wherever the database is used, 401/429 behind the guard (403 for administrators'
- * routes), 400/413 wherever a body is read. What only some routes give (404, 402, a domain's 403, a
+ * The error responses every operation of a kind can give: 500 anywhere, 503 wherever the database is
+ * used, 400/413 wherever a body is read, 404 wherever a path names something. The credential errors
+ * (401/403/429) come with `@Authenticated`; what only some routes give (402, a domain's 403, a
  * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence.
  */
-export function errorResponsesFor(operation: { path: string; method: string; requirement: AuthRequirement; hasBody: boolean }) {
-  const { path, requirement, hasBody } = operation;
+export function errorResponsesFor(operation: { path: string; hasBody: boolean }) {
+  const { path, hasBody } = operation;
   const responses: Record<string, unknown> = { '500': ref('InternalError') };
   const liveness = path === '/health' || path === '/metrics';
   if (!liveness) responses['503'] = ref('ServiceUnavailable');
   if (hasBody) Object.assign(responses, { '400': ref('BadRequest'), '413': ref('PayloadTooLarge') });
-  if (!requirement.public) {
-    Object.assign(responses, { '401': ref(requirement.jwtOnly ? 'UnauthorizedJwtOnly' : 'Unauthorized'), '429': ref('TooManyRequests') });
-  }
-  if (requirement.adminOnly) responses['403'] = ref('Forbidden');
   // Every path parameter is a UUID or a slug: one that names nothing (or another's resource) is a 404.
   if (path.includes('{')) responses['404'] = ref('NotFound');
   return responses;

@@ -1,5 +1,4 @@
 import { BODY_TEXT_MAX, integerSchema } from '../common/validation.js';
-import { DEFAULT_CHUNKING } from '../documents/chunker.js';
 
 /**
  * Limits of what the service answers, for the response schemas. Each is a bound the service keeps,
@@ -11,9 +10,6 @@ export const CREDITS = integerSchema(0, 2 ** 31 - 1);
 
 /** Row counts (`count` of a page): whatever the database holds, within JSON's exact integers. */
 export const COUNT = integerSchema(0, Number.MAX_SAFE_INTEGER);
-
-/** A passage is at most DEFAULT_CHUNKING.maxChars; ts_headline's `**` marks and ` … ` add less than that again. */
-export const SNIPPET_MAX = DEFAULT_CHUNKING.maxChars * 2;
 
 /** Three sentences of passages with their citations (extractive), or a model's reply. */
 export const ANSWER_MAX = BODY_TEXT_MAX;

@@ -1,10 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { schemaOfDto } from './dto-schemas.js';
 import { ERROR_COMPONENTS, errorResponsesFor } from './error-responses.js';
 import { FORMAT_MAX_LENGTH } from './limits.js';
+import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
-import { handlerInfo, operationIdOf } from './route-requirements.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -44,6 +43,12 @@ const TAGS: [string, string][] = [
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
 
+/**
+ * An operation's id is its handler's name (`createApiKey`, `query`), so generated clients get good
+ * method names; handler names are therefore unique across controllers (`complete` checks).
+ */
+const operationIdOf = (_controller: string, method: string): string => method;
+
 /** Builds the OpenAPI 3 document from the controllers, completes it, and serves it. */
 export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIObject {
   const document = buildOpenApiDocument(app, version);
@@ -76,22 +81,19 @@ export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): 
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in its own header' }, 'apiKeyHeader');
   for (const [name, description] of TAGS) config.addTag(name, description);
   const document = SwaggerModule.createDocument(app, config.build(), { operationIdFactory: operationIdOf });
-  complete(document, app);
+  complete(document);
   return document;
 }
 
 type Schema = { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] };
 
-const ADMIN_NOTE = '**Administrators only**: a platform administrator\'s JWT access token; anyone else, and any API key, gets 403.';
-const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) gets 401.';
-
 /**
- * What decorators alone do not give, read from the same metadata the auth guard and the validation
- * pipe use so the document cannot disagree with them: security and its notes, the generic error
- * responses, per-media-type bodies, and request schemas derived from the class-validator rules.
+ * What decorators alone do not give: the generic error responses, the shared response headers and
+ * per-media-type bodies. Security, the credential errors and request schemas come from the
+ * decorators (`@Authenticated`, the field rules).
  */
-function complete(document: OpenAPIObject, app: INestApplication): void {
-  const handlers = handlerInfo(app);
+function complete(document: OpenAPIObject): void {
+  const operationIds = new Set<string>();
   document.components ??= {};
   document.components.schemas ??= {};
   const schemas = document.components.schemas as Record<string, Schema>;
@@ -102,36 +104,23 @@ function complete(document: OpenAPIObject, app: INestApplication): void {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const info = handlers.get(operation.operationId ?? '');
-      const requirement = info?.requirement ?? {};
-      if (requirement.public) operation.security = [];
-      else if (requirement.jwtOnly || requirement.adminOnly) operation.security = [{ jwt: [] }];
-      else operation.security = [{ jwt: [] }, { apiKeyBearer: [] }, { apiKeyHeader: [] }];
-      const note = requirement.adminOnly ? ADMIN_NOTE : requirement.jwtOnly ? JWT_ONLY_NOTE : null;
-      if (note) operation.description = [note, operation.description].filter(Boolean).join('\n\n');
+      const operationId = operation.operationId ?? '';
+      if (operationIds.has(operationId)) throw new Error(`Two handlers share the operation id ${operationId}: rename one`);
+      operationIds.add(operationId);
+      // A public route declares no security; @nestjs/swagger leaves out an empty list, so it is written here.
+      operation.security ??= [];
+      const authenticated = operation.security.length > 0;
       if (!operation.tags || operation.tags.length === 0) operation.tags = [tagOf(path)];
-      if (info?.bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, info.bodyByMediaType);
-      const responses = { ...errorResponsesFor({ path, method, requirement, hasBody: Boolean(operation.requestBody) }), ...operation.responses };
-      addResponseHeaders(responses as Parameters<typeof addResponseHeaders>[0], !requirement.public);
+      const extensions = operation as unknown as Record<string, unknown>;
+      const bodyByMediaType = extensions[BODY_BY_MEDIA_TYPE] as BodyByMediaType | undefined;
+      delete extensions[BODY_BY_MEDIA_TYPE];
+      if (bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, bodyByMediaType);
+      const responses = { ...errorResponsesFor({ path, hasBody: Boolean(operation.requestBody) }), ...operation.responses };
+      addResponseHeaders(responses as Parameters<typeof addResponseHeaders>[0], authenticated);
       operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) as typeof operation.responses;
     }
   }
   document.components.headers = { ...HEADER_COMPONENTS };
-
-  // Request schemas: the validation rules say the types and what is required; @ApiProperty on a DTO
-  // field adds to (and wins over) what the rules say about that field.
-  const bodyTypes = [...handlers.values()].flatMap((info) => [...info.parameterTypes, ...Object.values(info.bodyByMediaType ?? {})]);
-  for (const type of new Set(bodyTypes)) {
-    if (typeof type !== 'function' || !type.name) continue;
-    const existing = schemas[type.name];
-    if (!existing) continue;
-    const derived = schemaOfDto(type as new () => object) as Schema | null;
-    if (!derived) continue;
-    const properties = { ...derived.properties };
-    for (const [name, decorated] of Object.entries(existing.properties ?? {})) properties[name] = { ...properties[name], ...decorated };
-    const { required: _decoratedRequired, ...rest } = existing;
-    schemas[type.name] = { ...rest, ...derived, properties, ...(derived.required ? { required: derived.required } : {}) };
-  }
 
   // A body whose fields are all optional (e.g. rotate's grace period) may be left out entirely.
   for (const item of Object.values(document.paths)) {
@@ -181,11 +170,11 @@ function pruneUnusedComponents(document: OpenAPIObject): void {
 type RequestBody = { required?: boolean; description?: string; content?: Record<string, { schema?: { $ref?: string }; encoding?: unknown }> };
 
 /** Each media type of the body gets its own class's schema (a file upload's `file` is binary). */
-function narrowBody(body: RequestBody | undefined, byMediaType: Record<string, { name: string }>): void {
+function narrowBody(body: RequestBody | undefined, byMediaType: BodyByMediaType): void {
   if (!body?.content) return;
-  for (const [mediaType, type] of Object.entries(byMediaType)) {
+  for (const [mediaType, $ref] of Object.entries(byMediaType)) {
     if (!body.content[mediaType]) continue;
-    body.content[mediaType] = { schema: { $ref: `#/components/schemas/${type.name}` } };
+    body.content[mediaType] = { schema: { $ref } };
   }
 }
 

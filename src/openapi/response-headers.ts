@@ -37,7 +37,7 @@ export const CORS_HEADERS = { 'Access-Control-Allow-Origin': headerRef('Access-C
 /** On every metered answer (queries, chat messages). */
 export const CREDIT_HEADERS = { 'X-Credits-Remaining': headerRef('X-Credits-Remaining'), 'X-Credits-Reset': headerRef('X-Credits-Reset') };
 
-type Responses = Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
+type Responses = Record<string, { $ref?: string; description?: string; headers?: Record<string, unknown> }>;
 
 /**
  * Adds the headers every response may carry: `Access-Control-Allow-Origin` on all, and the RateLimit
@@ -45,7 +45,11 @@ type Responses = Record<string, { $ref?: string; headers?: Record<string, unknow
  */
 export function addResponseHeaders(responses: Responses, authenticated: boolean): void {
   for (const [status, response] of Object.entries(responses)) {
-    if (response.$ref) continue; // a shared response: its component carries the headers
+    // A shared response: its component carries the headers (and the description @nestjs/swagger adds is dropped).
+    if (response.$ref) {
+      delete response.description;
+      continue;
+    }
     const limited = authenticated && /^[24]/.test(status) && status !== '401';
     response.headers = { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS };
   }

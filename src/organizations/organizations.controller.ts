@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal } from '../common/auth.decorators.js';
+import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { toIsoMicros } from '../common/timestamps.js';
@@ -20,6 +20,7 @@ function presentOrganization(organization: Organization) {
 }
 
 @ApiTags('organizations')
+@Authenticated()
 @Controller('v1/organizations')
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}

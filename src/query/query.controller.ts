@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } f
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { creditHeaders } from '../billing/credit-headers.js';
-import { CurrentPrincipal } from '../common/auth.decorators.js';
+import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
@@ -32,6 +32,7 @@ const STREAM_EXAMPLE = [
   .join('');
 
 @ApiTags('query')
+@Authenticated()
 @Controller('v1/query')
 export class QueryController {
   private readonly logger = new Logger(QueryController.name);

@@ -1,15 +1,7 @@
 import type { RetrievedSource } from '../retrieval/retriever.js';
+import type { SourceResponse } from './dto/query.response.js';
 
-export interface SourceRecord {
-  document_id: string;
-  chunk_id: string;
-  title: string;
-  snippet: string;
-  score: number;
-  metadata: Record<string, string | number>;
-}
-
-export function presentSource(source: RetrievedSource): SourceRecord {
+export function presentSource(source: RetrievedSource): SourceResponse {
   return {
     document_id: source.documentId,
     chunk_id: source.chunkId,

@@ -1,16 +1,16 @@
 import { isEmail } from 'class-validator';
-import { BooleanField, fieldRule, StringField } from '../../common/validation.js';
+import { BooleanField, fieldRule, type FieldSchema, StringField } from '../../common/validation.js';
 
-/** A further rule for a string field, checked once StringField found a string. */
-function extraRule(name: string, message: (value: string) => string | null) {
-  return fieldRule(name, (value) => (typeof value === 'string' ? message(value) : null));
+/** A further rule for a string field, checked once StringField found a string; `schema` adds to StringField's. */
+function extraRule(name: string, schema: FieldSchema, message: (value: string) => string | null) {
+  return fieldRule(name, (value) => (typeof value === 'string' ? message(value) : null), schema);
 }
 
 /** A required e-mail address (stored lower-cased). */
 function EmailField() {
   return (target: object, propertyName: string) => {
     StringField({ max: 254 })(target, propertyName);
-    extraRule('emailAddress', (value) => (isEmail(value) ? null : 'Enter a valid email address.'))(target, propertyName);
+    extraRule('emailAddress', { format: 'email' }, (value) => (isEmail(value) ? null : 'Enter a valid email address.'))(target, propertyName);
   };
 }
 
@@ -18,7 +18,7 @@ function EmailField() {
 function NewPasswordField() {
   return (target: object, propertyName: string) => {
     StringField({ noTrim: true, max: 256 })(target, propertyName);
-    extraRule('newPassword', (value) => {
+    extraRule('newPassword', { format: 'password', minLength: 8 }, (value) => {
       if (value.length < 8) return 'This password is too short. It must contain at least 8 characters.';
       if (/^\d+$/.test(value)) return 'This password is entirely numeric.';
       return null;

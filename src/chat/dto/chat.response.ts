@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PageOf } from '../../common/dto/page.response.js';
+import { PageOf } from '../../openapi/page.response.js';
 import { SourceResponse } from '../../query/dto/query.response.js';
 import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
 import { ANSWER_MAX } from '../../openapi/limits.js';

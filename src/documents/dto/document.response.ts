@@ -1,5 +1,5 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
-import { PageOf } from '../../common/dto/page.response.js';
+import { PageOf } from '../../openapi/page.response.js';
 import { UploadsBusyError, ValidationFailedError } from '../../common/errors.js';
 import { TITLE_MAX } from './document.dto.js';
 import { BODY_TEXT_MAX, integerSchema } from '../../common/validation.js';

@@ -1,4 +1,4 @@
-import { fieldRule, unstorableText } from '../../common/validation.js';
+import { type FieldSchema, fieldRule, unstorableText } from '../../common/validation.js';
 
 const MAX_KEYS = 50;
 const MAX_KEY_LENGTH = 100;
@@ -23,13 +23,13 @@ export function metadataProblem(value: unknown): string | null {
 
 /** Optional `metadata`: a flat object of strings and finite numbers, small enough to return with every source. */
 export function MetadataField() {
-  return fieldRule('metadataField', metadataProblem, undefined, METADATA_SCHEMA);
+  // An object schema's own `required` is a list of keys; the property's is the flag.
+  return fieldRule('metadataField', metadataProblem, { ...METADATA_OBJECT, nullable: true, required: false } as FieldSchema);
 }
 
 /** What `metadataProblem` accepts, as the OpenAPI document states it. */
-export const METADATA_OBJECT = {
-  type: 'object' as const,
+export const METADATA_OBJECT: FieldSchema = {
+  type: 'object',
   maxProperties: MAX_KEYS,
-  additionalProperties: { oneOf: [{ type: 'string' as const, maxLength: MAX_VALUE_LENGTH }, { type: 'number' as const }] },
+  additionalProperties: { oneOf: [{ type: 'string', maxLength: MAX_VALUE_LENGTH }, { type: 'number' }] },
 };
-const METADATA_SCHEMA = { ...METADATA_OBJECT, nullable: true };

@@ -1,3 +1,4 @@
+import { ApiParam } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { BLANK, fieldRule, REQUIRED } from '../../common/validation.js';
 
@@ -16,6 +17,10 @@ export function SlugField(rule: { optional?: boolean; nullable?: boolean } = {})
       if (typeof value !== 'string') return 'Not a valid string.';
       if (value === '') return rule.optional ? BLANK : REQUIRED;
       return SLUG_PATTERN.test(value) ? null : INVALID;
-    }, undefined, SLUG_SCHEMA)(target, propertyName);
+    }, { ...SLUG_SCHEMA, required: !rule.optional })(target, propertyName);
   };
 }
+
+/** A path slug of a region or domain (one that cannot exist is a 404). */
+export const ApiSlugParam = (name: string, description: string) =>
+  ApiParam({ name, description, schema: { ...SLUG_SCHEMA, example: 'medicine' } });

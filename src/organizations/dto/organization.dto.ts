@@ -11,7 +11,7 @@ function AllowedDomainsField() {
     if (!Array.isArray(value)) return 'Expected a list of domain slugs, or null for no restriction.';
     if (value.some((slug) => typeof slug !== 'string' || slug.trim() === '')) return 'Each entry must be a domain slug.';
     return value.length > MAX_ALLOWED_DOMAINS ? `Ensure this list has no more than ${MAX_ALLOWED_DOMAINS} entries.` : null;
-  }, undefined, { type: 'array', items: SLUG_SCHEMA, maxItems: MAX_ALLOWED_DOMAINS, nullable: true });
+  }, { type: 'array', items: SLUG_SCHEMA, maxItems: MAX_ALLOWED_DOMAINS, nullable: true, required: false });
 }
 
 export class UpdateOrganizationDto {

@@ -7,6 +7,7 @@ export const MAX_TOP_K = 100;
 /** The optional `domain` of a question: a public domain's slug, or absent/null for the private base. */
 export function DomainSlugField() {
   return (target: object, property: string) => {
+    StringField({ optional: true, max: 50 })(target, property);
     ApiPropertyOptional({
       type: 'string',
       nullable: true,
@@ -14,7 +15,6 @@ export function DomainSlugField() {
       description: "A public domain's slug. Absent or null: the organization's private documents.",
       example: 'medicine',
     })(target, property);
-    StringField({ optional: true, max: 50 })(target, property);
   };
 }
 

@@ -1,9 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { DEFAULT_CHUNKING } from '../../documents/chunker.js';
 import { metadataProperty } from '../../documents/dto/document.response.js';
 import { TITLE_MAX } from '../../documents/dto/document.dto.js';
 import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
-import { ANSWER_MAX, CREDITS, SNIPPET_MAX } from '../../openapi/limits.js';
+import { ANSWER_MAX, CREDITS } from '../../openapi/limits.js';
 import { MAX_TOP_K } from './query.dto.js';
+
+/** A passage is at most DEFAULT_CHUNKING.maxChars; ts_headline's `**` marks and ` … ` add less than that again. */
+const SNIPPET_MAX = DEFAULT_CHUNKING.maxChars * 2;
 
 /** A passage the answer drew on, as `presentSource` returns it. */
 export class SourceResponse {

@@ -676,8 +676,8 @@ export interface components {
             token: string;
         };
         LogoutDto: {
-            all?: boolean;
             refresh: string;
+            all?: boolean;
         };
         RegisterDto: {
             /** Format: email */

@@ -1,9 +1,9 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiProperty, ApiQuery } from '@nestjs/swagger';
-import { ApiErrors } from '../../openapi/api-errors.js';
-import { COUNT } from '../../openapi/limits.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../pagination.js';
-import { integerSchema } from '../validation.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/pagination.js';
+import { integerSchema } from '../common/validation.js';
+import { ApiErrors } from './api-errors.js';
+import { COUNT } from './limits.js';
 
 /**
  * The schema of a paginated list (`toPage`): `{count, next, previous, results}`. One named class per
