@@ -8,10 +8,11 @@
 const FLOORS = [
   ['config'],
   ['common'],
-  ['openapi'],
   ['lifecycle'],
   ['observability', 'http'],
   ['database', 'rate-limit'],
+  // The published document's building blocks: they quote the messages and limits of the rooms below.
+  ['openapi'],
   ['retrieval'],
   ['domains'],
   ['documents', 'billing'],

@@ -1,3 +1,6 @@
+/** An error's `detail`: a fixed message, or one naming a field or an uploaded file (busboy caps a part's headers at 16 KiB). */
+export const DETAIL_MAX = 20_000;
+
 /**
  * Typed errors thrown by services and guards. Each knows its status and the exact body the interface
  * promises; the global filter only serializes them. Services never build HTTP responses.

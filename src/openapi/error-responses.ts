@@ -21,7 +21,8 @@ import {
 import { INTERNAL_ERROR_DETAIL } from '../http/exception.filter.js';
 import { DATABASE_UNAVAILABLE_DETAIL } from '../lifecycle/database-faults.js';
 import { REQUEST_ID_MAX } from '../observability/request-id.js';
-import { CREDITS, DETAIL_MAX } from './limits.js';
+import { DETAIL_MAX } from '../common/errors.js';
+import { CREDITS } from './limits.js';
 import { CORS_HEADERS, headerRef, RATE_LIMIT_HEADERS } from './response-headers.js';
 
 const detail = { type: 'string', maxLength: DETAIL_MAX, description: 'Human-readable message; present in every error.' };

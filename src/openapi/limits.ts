@@ -20,14 +20,9 @@ export const ANSWER_MAX = BODY_TEXT_MAX;
  */
 export const STREAM_MAX = 16_777_216;
 
-/** Prometheus' text for this service's metrics: labelled by route template, method and status, so bounded. */
-export const METRICS_TEXT_MAX = 10_485_760;
-
 /** The longest text a document holds: a text upload of MAX_UPLOAD_BYTES' default (a PDF's text stops at 5,000,000). */
 export const DOCUMENT_TEXT_MAX = 10_485_760;
 
-/** An error's `detail`: a fixed message, or one naming a field or an uploaded file (busboy caps a part's headers at 16 KiB). */
-export const DETAIL_MAX = 20_000;
 
 /** Longest string of a `format`, so a formatted string needs no limit of its own. */
 export const FORMAT_MAX_LENGTH: Record<string, number> = {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DETAIL_MAX } from '../../openapi/limits.js';
+import { DETAIL_MAX } from '../../common/errors.js';
 
 /** Liveness, and readiness when ready (spec 2.4). */
 export class HealthResponse {

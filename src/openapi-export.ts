@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { AppModule } from '../app.module.js';
-import { loadConfig } from '../config/env.schema.js';
-import { buildOpenApiDocument } from './openapi.js';
+import { AppModule } from './app.module.js';
+import { loadConfig } from './config/env.schema.js';
+import { buildOpenApiDocument } from './openapi/openapi.js';
 
 /**
  * Writes the OpenAPI document that /openapi.json serves, without a database or a port: Nest's preview
  * mode registers the modules and controllers but runs no provider factory (so TypeORM never
- * connects). `node dist/openapi/export.js [file]` (stdout without a file); used by `npm run generate:api`.
+ * connects). `node dist/openapi-export.js [file]` (stdout without a file); used by `npm run generate:api`.
  */
 async function main(): Promise<void> {
   const config = loadConfig({});
