@@ -29,9 +29,23 @@ try {
   try {
     let result;
     if (mode === 'query') {
-      const ctx = { service, database, call, log: (m) => console.log(m), signUp: () => signUp(service.baseUrl), createKey: (user, name) => createKey(service.baseUrl, user, name) };
+      const ctx = {
+        service,
+        database,
+        call,
+        log: (m) => console.log(m),
+        signUp: () => signUp(service.baseUrl),
+        createKey: (user, name) => createKey(service.baseUrl, user, name),
+      };
       const { headers } = await prepareQueryCorpus(ctx, Number(process.env.BENCH_QUERY_DOCS ?? 500), 'profile');
-      result = await cannon({ url: `${service.baseUrl}/v1/query/`, method: 'POST', body: QUERY_BODY, headers, connections: 50, duration: Number(seconds) });
+      result = await cannon({
+        url: `${service.baseUrl}/v1/query/`,
+        method: 'POST',
+        body: QUERY_BODY,
+        headers,
+        connections: 50,
+        duration: Number(seconds),
+      });
     } else {
       const user = await signUp(service.baseUrl);
       const key = await createKey(service.baseUrl, user);
@@ -56,7 +70,9 @@ for (const node of profile.nodes) for (const child of node.children ?? []) paren
 const selfTime = new Map();
 profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + profile.timeDeltas[i]));
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
-const where = (url) => url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? (url.includes('/dist/') ? `app:${url.split('/dist/').pop()}` : url || '(native)');
+const where = (url) =>
+  url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ??
+  (url.includes('/dist/') ? `app:${url.split('/dist/').pop()}` : url || '(native)');
 const label = (node) => `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url)}`;
 const inclusive = new Map();
 const self = new Map();
@@ -69,5 +85,11 @@ for (const [id, time] of selfTime) {
     seen.add(name);
   }
 }
-const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, t]) => `${((t / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
-console.log(`\nself time\n${top(self, 20).join('\n')}\n\ninclusive time\n${top(inclusive, 40).join('\n')}\n\nprofile: ${dir}${file}`);
+const top = (map, n) =>
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, t]) => `${((t / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
+console.log(
+  `\nself time\n${top(self, 20).join('\n')}\n\ninclusive time\n${top(inclusive, 40).join('\n')}\n\nprofile: ${dir}${file}`,
+);

@@ -90,7 +90,8 @@ async function main() {
   const named = argv.filter((arg) => arg === 'all' || arg in SECTIONS);
   const args = argv.filter((arg) => !named.includes(arg));
   const unknown = args.filter((arg) => !arg.startsWith('-') && !arg.includes('='));
-  if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
 
   const modules = {};
   for (const [name, load] of Object.entries(SECTIONS)) modules[name] = await load();

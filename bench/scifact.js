@@ -57,7 +57,8 @@ async function request(baseUrl, method, path, auth, body) {
 
 async function expectStatus(promise, status, what) {
   const response = await promise;
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
@@ -104,14 +105,22 @@ export async function run({ baseUrl, adminAuth, log = (m) => console.log(`[scifa
 
   const existing = await request(baseUrl, 'DELETE', '/v1/domains/scifact/', adminAuth);
   if (existing.status !== 204 && existing.status !== 404) throw new Error(`delete old domain: ${existing.status}`);
-  await expectStatus(request(baseUrl, 'POST', '/v1/domains/', adminAuth, { name: 'SciFact', slug: 'scifact' }), 201, 'create domain');
+  await expectStatus(
+    request(baseUrl, 'POST', '/v1/domains/', adminAuth, { name: 'SciFact', slug: 'scifact' }),
+    201,
+    'create domain',
+  );
 
   log(`ingesting ${corpus.length} documents with ${concurrency} parallel requests`);
   const bytes = corpus.reduce((sum, doc) => sum + Buffer.byteLength(doc.title) + Buffer.byteLength(doc.text), 0);
   const ingestStarted = performance.now();
   await pool(corpus, concurrency, (doc) =>
     expectStatus(
-      request(baseUrl, 'POST', '/v1/domains/scifact/documents/', adminAuth, { title: doc.title, content: doc.text, metadata: { corpus_id: doc._id } }),
+      request(baseUrl, 'POST', '/v1/domains/scifact/documents/', adminAuth, {
+        title: doc.title,
+        content: doc.text,
+        metadata: { corpus_id: doc._id },
+      }),
       201,
       `ingest ${doc._id}`,
     ),
@@ -148,20 +157,41 @@ export async function run({ baseUrl, adminAuth, log = (m) => console.log(`[scifa
     ndcgAt10: round(ndcg / queries.length, 4),
     recallAt100: round(recall / queries.length, 4),
     published: PUBLISHED,
-    ingest: { megabytes: round(bytes / 1e6, 2), seconds: round(ingestSeconds, 1), mbPerSecond: round(bytes / 1e6 / ingestSeconds, 2), docsPerSecond: Math.round(corpus.length / ingestSeconds), concurrency },
-    queryHttp: { seconds: round(querySeconds, 1), p50Ms: round(percentile(latencies, 50), 1), p95Ms: round(percentile(latencies, 95), 1), concurrency },
+    ingest: {
+      megabytes: round(bytes / 1e6, 2),
+      seconds: round(ingestSeconds, 1),
+      mbPerSecond: round(bytes / 1e6 / ingestSeconds, 2),
+      docsPerSecond: Math.round(corpus.length / ingestSeconds),
+      concurrency,
+    },
+    queryHttp: {
+      seconds: round(querySeconds, 1),
+      p50Ms: round(percentile(latencies, 50), 1),
+      p95Ms: round(percentile(latencies, 95), 1),
+      concurrency,
+    },
   };
-  log(`nDCG@10 ${figures.ndcgAt10.toFixed(4)}   (BM25 published, SciFact test: BEIR paper ${PUBLISHED['BM25, BEIR paper']}, Anserini ${PUBLISHED['BM25, Anserini flat']}; ours is on the 809 training queries)`);
+  log(
+    `nDCG@10 ${figures.ndcgAt10.toFixed(4)}   (BM25 published, SciFact test: BEIR paper ${PUBLISHED['BM25, BEIR paper']}, Anserini ${PUBLISHED['BM25, Anserini flat']}; ours is on the 809 training queries)`,
+  );
   log(`recall@100 ${figures.recallAt100.toFixed(4)}`);
-  log(`ingestion ${figures.ingest.megabytes} MB in ${figures.ingest.seconds} s = ${figures.ingest.mbPerSecond} MB/s (${figures.ingest.docsPerSecond} documents/s, ${concurrency} parallel requests)`);
-  log(`queries over HTTP (top_k 100, ${concurrency} parallel): p50 ${figures.queryHttp.p50Ms} ms, p95 ${figures.queryHttp.p95Ms} ms`);
+  log(
+    `ingestion ${figures.ingest.megabytes} MB in ${figures.ingest.seconds} s = ${figures.ingest.mbPerSecond} MB/s (${figures.ingest.docsPerSecond} documents/s, ${concurrency} parallel requests)`,
+  );
+  log(
+    `queries over HTTP (top_k 100, ${concurrency} parallel): p50 ${figures.queryHttp.p50Ms} ms, p95 ${figures.queryHttp.p95Ms} ms`,
+  );
   return figures;
 }
 
 async function main() {
   const args = process.argv.slice(2);
   const concurrency = Number(args.find((arg) => arg.startsWith('--concurrency='))?.split('=')[1] ?? 8);
-  if (!args.includes('--no-build')) execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  if (!args.includes('--no-build'))
+    execSync('npx tsc -p tsconfig.build.json', {
+      stdio: 'inherit',
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    });
   const { createBenchDatabase } = await import('./lib/database.js');
   const { startService } = await import('./lib/service.js');
   const { signIn } = await import('./lib/http.js');

@@ -31,7 +31,8 @@ import pg from 'pg';
 import { growthCorpus, loadSciFactWords } from './lib/growth-corpus.js';
 import { summarize } from './search-latency.js';
 
-export const description = 'search p50/p95 at 50k and 1M chunks of one growing corpus (BENCH_GROWTH_DOCS), index size on disk and in memory';
+export const description =
+  'search p50/p95 at 50k and 1M chunks of one growing corpus (BENCH_GROWTH_DOCS), index size on disk and in memory';
 
 const BATCH = 100;
 const WARM_UP = 30;
@@ -41,7 +42,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export function growthSettings(env = process.env) {
   const sizes = (env.BENCH_GROWTH_DOCS ?? '10000,200000').split(',').map(Number);
   if (sizes.length === 0 || sizes.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= sizes[i - 1]))) {
-    throw new Error(`BENCH_GROWTH_DOCS must be increasing positive document counts, e.g. 10000,200000; not ${env.BENCH_GROWTH_DOCS}`);
+    throw new Error(
+      `BENCH_GROWTH_DOCS must be increasing positive document counts, e.g. 10000,200000; not ${env.BENCH_GROWTH_DOCS}`,
+    );
   }
   return {
     sizes,
@@ -114,7 +117,11 @@ async function vacuum(databaseUrl) {
   }
 }
 
-export async function run({ databaseUrl, settings = growthSettings(), log = (m) => console.log(`[search-growth] ${m}`) }) {
+export async function run({
+  databaseUrl,
+  settings = growthSettings(),
+  log = (m) => console.log(`[search-growth] ${m}`),
+}) {
   const { sizes, queryCount, loadConcurrency } = settings;
   const { createApp } = await import('../dist/app.js');
   const { loadConfig } = await import('../dist/config/env.schema.js');
@@ -124,7 +131,12 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
   const { DataSource } = await import('typeorm');
 
   const app = await createApp(
-    loadConfig({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, JWT_SECRET: 'search-growth-bench-secret-0123456789abcdef', LOG_LEVEL: 'error' }),
+    loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: 'search-growth-bench-secret-0123456789abcdef',
+      LOG_LEVEL: 'error',
+    }),
     // Errors only: every bulk insert of a batch is a "slow query" warning, which would bury the figures.
     { logger: ['error'] },
   );
@@ -139,7 +151,11 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
     const dataSource = app.get(DataSource);
     const [{ shared_buffers: sharedBuffers }] = await dataSource.query('SHOW shared_buffers');
 
-    const corpus = growthCorpus({ queryCount: queryCount + WARM_UP, queryDocuments: sizes[0], words: loadSciFactWords() });
+    const corpus = growthCorpus({
+      queryCount: queryCount + WARM_UP,
+      queryDocuments: sizes[0],
+      words: loadSciFactWords(),
+    });
     let loaded = 0;
     let bytes = 0;
     const loadTo = async (target) => {
@@ -153,14 +169,22 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
           const doc = corpus.next();
           const size = Buffer.byteLength(doc.content);
           bytes += size + Buffer.byteLength(doc.title);
-          batch.push({ title: doc.title, content: doc.content, metadata: { n: loaded }, contentType: 'text/plain', sizeBytes: size });
+          batch.push({
+            title: doc.title,
+            content: doc.content,
+            metadata: { n: loaded },
+            contentType: 'text/plain',
+            sizeBytes: size,
+          });
         }
         const write = documents.createMany({ domainId: domain.id }, batch).finally(() => inFlight.delete(write));
         inFlight.add(write);
         if (inFlight.size >= loadConcurrency) await Promise.race(inFlight);
         if (performance.now() - lastLog > 30_000) {
           lastLog = performance.now();
-          log(`  loaded ${loaded} of ${target} documents (${Math.round((loaded - from) / ((performance.now() - started) / 1000))} documents/s)`);
+          log(
+            `  loaded ${loaded} of ${target} documents (${Math.round((loaded - from) / ((performance.now() - started) / 1000))} documents/s)`,
+          );
         }
       }
       await Promise.all(inFlight);
@@ -174,12 +198,18 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
       const vacuumStarted = performance.now();
       await vacuum(databaseUrl);
       const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
-      const [{ chunks }] = await dataSource.query('SELECT chunk_count::int AS chunks FROM corpus_stats WHERE scope_id = $1', [domain.id]);
+      const [{ chunks }] = await dataSource.query(
+        'SELECT chunk_count::int AS chunks FROM corpus_stats WHERE scope_id = $1',
+        [domain.id],
+      );
       const disk = await diskSizes(dataSource);
-      log(`${size} documents, ${chunks} chunks (${(bytes / 1e6).toFixed(0)} MB of text in all; this step ${loadSeconds.toFixed(1)} s to load, ${vacuumSeconds.toFixed(1)} s to vacuum); GIN ${disk.gin} MB, chunk table with TOAST and indexes ${disk.chunks_total} MB`);
+      log(
+        `${size} documents, ${chunks} chunks (${(bytes / 1e6).toFixed(0)} MB of text in all; this step ${loadSeconds.toFixed(1)} s to load, ${vacuumSeconds.toFixed(1)} s to vacuum); GIN ${disk.gin} MB, chunk table with TOAST and indexes ${disk.chunks_total} MB`,
+      );
 
       const queries = corpus.queries;
-      for (const query of queries.slice(0, WARM_UP)) await retriever.search(query.text, { domainId: domain.id }, { limit: 10 });
+      for (const query of queries.slice(0, WARM_UP))
+        await retriever.search(query.text, { domainId: domain.id }, { limit: 10 });
       await sleep(1500); // pg_statio: backends flush their counters within a second of going idle
       const before = await bufferCounters(dataSource);
       const timings = { keywords: [], sentence: [], claim: [] };
@@ -193,7 +223,9 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
       await sleep(1500);
       const after = await bufferCounters(dataSource);
       const measured = queries.length - WARM_UP;
-      const perQuery = Object.fromEntries(Object.keys(after).map((key) => [key, Math.round(((after[key] - before[key]) / measured) * 10) / 10]));
+      const perQuery = Object.fromEntries(
+        Object.keys(after).map((key) => [key, Math.round(((after[key] - before[key]) / measured) * 10) / 10]),
+      );
       const stage = {
         documents: size,
         chunks,
@@ -206,7 +238,9 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
         diskMb: disk,
         memory: { sharedBuffers, residentMb: await residentInSharedBuffers(dataSource), buffersPerQuery: perQuery },
       };
-      log(`  search at ${chunks} chunks: p50 ${stage.latencyMs.p50} ms, p95 ${stage.latencyMs.p95} ms, p99 ${stage.latencyMs.p99} ms (${measured} queries, ${empty} empty)`);
+      log(
+        `  search at ${chunks} chunks: p50 ${stage.latencyMs.p50} ms, p95 ${stage.latencyMs.p95} ms, p99 ${stage.latencyMs.p99} ms (${measured} queries, ${empty} empty)`,
+      );
       stages.push(stage);
     }
     const first = stages[0];
@@ -218,7 +252,9 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
       target: P95_GROWTH_TARGET,
     };
     growth.met = growth.p95 <= P95_GROWTH_TARGET;
-    log(`p95 at ${last.chunks} chunks / p95 at ${first.chunks} chunks = ${growth.p95} (target <= ${P95_GROWTH_TARGET}: ${growth.met ? 'met' : 'MISSED'}); p50 ratio ${growth.p50}`);
+    log(
+      `p95 at ${last.chunks} chunks / p95 at ${first.chunks} chunks = ${growth.p95} (target <= ${P95_GROWTH_TARGET}: ${growth.met ? 'met' : 'MISSED'}); p50 ratio ${growth.p50}`,
+    );
     return { queries: queryCount, warmUp: WARM_UP, loadConcurrency, stages, growth };
   } finally {
     await app.close();
@@ -227,36 +263,53 @@ export async function run({ databaseUrl, settings = growthSettings(), log = (m) 
 
 /** The tables the section prints (and the standalone script too). */
 export function tables(figures, table) {
-  table('search-growth: the retriever alone, top 10, one query at a time, same queries at each size', figures.stages.map((stage) => ({
-    documents: stage.documents,
-    chunks: stage.chunks,
-    'p50 ms': stage.latencyMs.p50,
-    'p95 ms': stage.latencyMs.p95,
-    'p99 ms': stage.latencyMs.p99,
-    'keywords p95': stage.byKindMs.keywords.p95,
-    'sentence p95': stage.byKindMs.sentence.p95,
-    'claim p95': stage.byKindMs.claim.p95,
-    empty: stage.emptyResults,
-    'load docs/s': stage.documentsPerSecond,
-  })));
-  table('search-growth: index on disk (MB) and in memory', figures.stages.map((stage) => ({
-    chunks: stage.chunks,
-    'chunk heap': stage.diskMb.heap,
-    'chunk TOAST': stage.diskMb.toast,
-    'GIN index': stage.diskMb.gin,
-    'all chunk indexes': stage.diskMb.indexes,
-    'chunks total': stage.diskMb.chunks_total,
-    'documents total': stage.diskMb.documents_total,
-    'term_stats': stage.diskMb.term_stats_total,
-    'database': stage.diskMb.database,
-    'shared_buffers': stage.memory.sharedBuffers,
-    'resident heap/TOAST/GIN MB': stage.memory.residentMb ? `${stage.memory.residentMb.heap}/${stage.memory.residentMb.toast}/${stage.memory.residentMb.gin}` : 'n/a',
-    'blocks/query heap/TOAST/GIN (read)': ['heap', 'toast', 'gin'].map((name) => `${stage.memory.buffersPerQuery[`${name}_touched`]}(${stage.memory.buffersPerQuery[`${name}_read`]})`).join(' / '),
-  })));
+  table(
+    'search-growth: the retriever alone, top 10, one query at a time, same queries at each size',
+    figures.stages.map((stage) => ({
+      documents: stage.documents,
+      chunks: stage.chunks,
+      'p50 ms': stage.latencyMs.p50,
+      'p95 ms': stage.latencyMs.p95,
+      'p99 ms': stage.latencyMs.p99,
+      'keywords p95': stage.byKindMs.keywords.p95,
+      'sentence p95': stage.byKindMs.sentence.p95,
+      'claim p95': stage.byKindMs.claim.p95,
+      empty: stage.emptyResults,
+      'load docs/s': stage.documentsPerSecond,
+    })),
+  );
+  table(
+    'search-growth: index on disk (MB) and in memory',
+    figures.stages.map((stage) => ({
+      chunks: stage.chunks,
+      'chunk heap': stage.diskMb.heap,
+      'chunk TOAST': stage.diskMb.toast,
+      'GIN index': stage.diskMb.gin,
+      'all chunk indexes': stage.diskMb.indexes,
+      'chunks total': stage.diskMb.chunks_total,
+      'documents total': stage.diskMb.documents_total,
+      term_stats: stage.diskMb.term_stats_total,
+      database: stage.diskMb.database,
+      shared_buffers: stage.memory.sharedBuffers,
+      'resident heap/TOAST/GIN MB': stage.memory.residentMb
+        ? `${stage.memory.residentMb.heap}/${stage.memory.residentMb.toast}/${stage.memory.residentMb.gin}`
+        : 'n/a',
+      'blocks/query heap/TOAST/GIN (read)': ['heap', 'toast', 'gin']
+        .map(
+          (name) =>
+            `${stage.memory.buffersPerQuery[`${name}_touched`]}(${stage.memory.buffersPerQuery[`${name}_read`]})`,
+        )
+        .join(' / '),
+    })),
+  );
 }
 
 async function main() {
-  if (!process.argv.includes('--no-build')) execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  if (!process.argv.includes('--no-build'))
+    execSync('npx tsc -p tsconfig.build.json', {
+      stdio: 'inherit',
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    });
   const { createBenchDatabase } = await import('./lib/database.js');
   const database = await createBenchDatabase();
   try {

@@ -19,8 +19,59 @@ import { fileURLToPath } from 'node:url';
 
 export const description = 'BM25 search latency over 10,000 generated documents (~50,000 chunks)';
 
-const STOP_WORDS = ['the', 'of', 'and', 'a', 'to', 'in', 'is', 'that', 'for', 'it', 'as', 'with', 'was', 'on', 'by', 'are', 'this', 'be', 'from', 'at', 'or', 'which', 'an', 'were', 'have'];
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'zi', 'pe', 'shu', 'gra', 'tel', 'mon', 'dar', 'fin', 'bel', 'cor', 'pax', 'rin', 'sol', 'bri', 'dem', 'gul', 'hap'];
+const STOP_WORDS = [
+  'the',
+  'of',
+  'and',
+  'a',
+  'to',
+  'in',
+  'is',
+  'that',
+  'for',
+  'it',
+  'as',
+  'with',
+  'was',
+  'on',
+  'by',
+  'are',
+  'this',
+  'be',
+  'from',
+  'at',
+  'or',
+  'which',
+  'an',
+  'were',
+  'have',
+];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'ta',
+  'vo',
+  'zi',
+  'pe',
+  'shu',
+  'gra',
+  'tel',
+  'mon',
+  'dar',
+  'fin',
+  'bel',
+  'cor',
+  'pax',
+  'rin',
+  'sol',
+  'bri',
+  'dem',
+  'gul',
+  'hap',
+];
 
 /** mulberry32: a small deterministic generator, so every run sees the same corpus and queries. */
 export function generator(seed) {
@@ -42,7 +93,7 @@ export function makeCorpus({ documents, seed = 20261121 }) {
   while (vocabulary.length < 40_000) {
     let word = '';
     for (let i = 2 + int(3); i > 0; i--) word += SYLLABLES[int(SYLLABLES.length)];
-    if (!seen.has(word)) vocabulary.push(word), seen.add(word);
+    if (!seen.has(word)) (vocabulary.push(word), seen.add(word));
   }
   const cumulative = [];
   let total = 0;
@@ -62,7 +113,8 @@ export function makeCorpus({ documents, seed = 20261121 }) {
   const docs = [];
   for (let d = 0; d < documents; d++) {
     const topics = Array.from({ length: 5 }, () => vocabulary[2000 + int(vocabulary.length - 2000)]);
-    const word = () => (random() < 0.4 ? STOP_WORDS[int(STOP_WORDS.length)] : random() < 0.08 ? topics[int(topics.length)] : zipf());
+    const word = () =>
+      random() < 0.4 ? STOP_WORDS[int(STOP_WORDS.length)] : random() < 0.08 ? topics[int(topics.length)] : zipf();
     const sentences = [];
     const paragraphs = [];
     let words = 0;
@@ -77,7 +129,9 @@ export function makeCorpus({ documents, seed = 20261121 }) {
       }
       paragraphs.push(paragraph.join(' '));
     }
-    const title = Array.from({ length: 3 + int(4) }, () => (random() < 0.5 ? topics[int(topics.length)] : zipf())).join(' ');
+    const title = Array.from({ length: 3 + int(4) }, () => (random() < 0.5 ? topics[int(topics.length)] : zipf())).join(
+      ' ',
+    );
     docs.push({ title, content: paragraphs.join('\n\n'), topics, sentences });
   }
 
@@ -86,7 +140,10 @@ export function makeCorpus({ documents, seed = 20261121 }) {
       const doc = docs[int(docs.length)];
       if (i % 2 === 0) {
         const content = doc.sentences.flat().filter((token) => !STOP_WORDS.includes(token));
-        const words = [doc.topics[int(doc.topics.length)], ...Array.from({ length: 1 + int(3) }, () => content[int(content.length)])];
+        const words = [
+          doc.topics[int(doc.topics.length)],
+          ...Array.from({ length: 1 + int(3) }, () => content[int(content.length)]),
+        ];
         return { kind: 'keywords', text: words.join(' ') };
       }
       const sentence = doc.sentences[int(doc.sentences.length)];
@@ -101,10 +158,21 @@ export function summarize(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
   const round = (value) => Math.round(value * 100) / 100;
-  return { count: sorted.length, p50: round(at(50)), p95: round(at(95)), p99: round(at(99)), max: round(sorted[sorted.length - 1]) };
+  return {
+    count: sorted.length,
+    p50: round(at(50)),
+    p95: round(at(95)),
+    p99: round(at(99)),
+    max: round(sorted[sorted.length - 1]),
+  };
 }
 
-export async function run({ databaseUrl, documents = 10_000, queryCount = 300, log = (m) => console.log(`[search-latency] ${m}`) }) {
+export async function run({
+  databaseUrl,
+  documents = 10_000,
+  queryCount = 300,
+  log = (m) => console.log(`[search-latency] ${m}`),
+}) {
   const { createApp } = await import('../dist/app.js');
   const { loadConfig } = await import('../dist/config/env.schema.js');
   const { DocumentsService } = await import('../dist/documents/documents.service.js');
@@ -112,9 +180,17 @@ export async function run({ databaseUrl, documents = 10_000, queryCount = 300, l
   const { RETRIEVER } = await import('../dist/retrieval/retriever.js');
   const { DataSource } = await import('typeorm');
 
-  const app = await createApp(loadConfig({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, JWT_SECRET: 'search-latency-bench-secret-0123456789abcdef', LOG_LEVEL: 'warn' }), {
-    logger: ['error', 'warn'],
-  });
+  const app = await createApp(
+    loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: 'search-latency-bench-secret-0123456789abcdef',
+      LOG_LEVEL: 'warn',
+    }),
+    {
+      logger: ['error', 'warn'],
+    },
+  );
   try {
     const domains = app.get(DomainsService);
     const slug = 'latency-bench';
@@ -129,7 +205,13 @@ export async function run({ databaseUrl, documents = 10_000, queryCount = 300, l
     for (let i = 0; i < docs.length; i += 100) {
       const batch = docs.slice(i, i + 100).map((doc) => {
         bytes += Buffer.byteLength(doc.content) + Buffer.byteLength(doc.title);
-        return { title: doc.title, content: doc.content, metadata: { n: i }, contentType: 'text/plain', sizeBytes: Buffer.byteLength(doc.content) };
+        return {
+          title: doc.title,
+          content: doc.content,
+          metadata: { n: i },
+          contentType: 'text/plain',
+          sizeBytes: Buffer.byteLength(doc.content),
+        };
       });
       await service.createMany({ domainId: domain.id }, batch);
       if ((i / 100) % 20 === 19) log(`loaded ${i + 100} documents`);
@@ -138,8 +220,13 @@ export async function run({ databaseUrl, documents = 10_000, queryCount = 300, l
     const dataSource = app.get(DataSource);
     await dataSource.query('VACUUM ANALYZE document_chunks');
     await dataSource.query('VACUUM ANALYZE term_stats');
-    const [{ chunks }] = await dataSource.query('SELECT count(*)::int AS chunks FROM document_chunks WHERE scope_id = $1', [domain.id]);
-    log(`${docs.length} documents, ${chunks} chunks, ${(bytes / 1e6).toFixed(1)} MB loaded in ${loadSeconds.toFixed(1)} s (${(bytes / 1e6 / loadSeconds).toFixed(2)} MB/s in-process)`);
+    const [{ chunks }] = await dataSource.query(
+      'SELECT count(*)::int AS chunks FROM document_chunks WHERE scope_id = $1',
+      [domain.id],
+    );
+    log(
+      `${docs.length} documents, ${chunks} chunks, ${(bytes / 1e6).toFixed(1)} MB loaded in ${loadSeconds.toFixed(1)} s (${(bytes / 1e6 / loadSeconds).toFixed(2)} MB/s in-process)`,
+    );
 
     const retriever = app.get(RETRIEVER);
     const all = queries(queryCount + 30);
@@ -162,8 +249,12 @@ export async function run({ databaseUrl, documents = 10_000, queryCount = 300, l
       emptyResults: empty,
       target: { p50: 20, p95: 50 },
     };
-    log(`search, top 10, ${figures.latencyMs.count} queries one at a time: p50 ${figures.latencyMs.p50} ms, p95 ${figures.latencyMs.p95} ms, p99 ${figures.latencyMs.p99} ms (target p50 < 20, p95 < 50)`);
-    log(`  keyword queries p50 ${figures.keywordsMs.p50} / p95 ${figures.keywordsMs.p95} ms; sentence queries p50 ${figures.sentenceMs.p50} / p95 ${figures.sentenceMs.p95} ms`);
+    log(
+      `search, top 10, ${figures.latencyMs.count} queries one at a time: p50 ${figures.latencyMs.p50} ms, p95 ${figures.latencyMs.p95} ms, p99 ${figures.latencyMs.p99} ms (target p50 < 20, p95 < 50)`,
+    );
+    log(
+      `  keyword queries p50 ${figures.keywordsMs.p50} / p95 ${figures.keywordsMs.p95} ms; sentence queries p50 ${figures.sentenceMs.p50} / p95 ${figures.sentenceMs.p95} ms`,
+    );
     return figures;
   } finally {
     await app.close();
@@ -172,12 +263,21 @@ export async function run({ databaseUrl, documents = 10_000, queryCount = 300, l
 
 async function main() {
   const args = process.argv.slice(2);
-  const option = (name, fallback) => Number(args.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-  if (!args.includes('--no-build')) execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  const option = (name, fallback) =>
+    Number(args.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  if (!args.includes('--no-build'))
+    execSync('npx tsc -p tsconfig.build.json', {
+      stdio: 'inherit',
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    });
   const { createBenchDatabase } = await import('./lib/database.js');
   const database = await createBenchDatabase();
   try {
-    const figures = await run({ databaseUrl: database.url, documents: option('documents', 10_000), queryCount: option('queries', 300) });
+    const figures = await run({
+      databaseUrl: database.url,
+      documents: option('documents', 10_000),
+      queryCount: option('queries', 300),
+    });
     console.log(JSON.stringify(figures, null, 2));
   } finally {
     await database.drop();

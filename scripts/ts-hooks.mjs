@@ -9,7 +9,8 @@ import { transformSync } from '@swc/core';
 export async function resolve(specifier, context, nextResolve) {
   if (specifier.startsWith('.') && specifier.endsWith('.js') && context.parentURL?.endsWith('.ts')) {
     const candidate = new URL(specifier.replace(/\.js$/, '.ts'), context.parentURL);
-    if (!existsSync(new URL(specifier, context.parentURL)) && existsSync(candidate)) return { url: candidate.href, shortCircuit: true };
+    if (!existsSync(new URL(specifier, context.parentURL)) && existsSync(candidate))
+      return { url: candidate.href, shortCircuit: true };
   }
   return nextResolve(specifier, context);
 }

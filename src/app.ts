@@ -47,7 +47,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     genReqId: requestIdFor,
     requestIdHeader: false,
     // A URL Fastify's router cannot decode (a broken %-escape) never reaches Nest's filter.
-    frameworkErrors: (_error: Error, _request: unknown, reply: FastifyReply) => void reply.code(400).send(new BadRequestError(UNREADABLE_URL).body()),
+    frameworkErrors: (_error: Error, _request: unknown, reply: FastifyReply) =>
+      void reply.code(400).send(new BadRequestError(UNREADABLE_URL).body()),
   });
   const http = adapter.getInstance();
   const routes = RouteTable.listen(http);
@@ -70,5 +71,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     await app.close();
     await database.close();
   };
-  return new Proxy(app, { get: (target, property, receiver) => (property === 'close' ? close : Reflect.get(target, property, receiver)) });
+  return new Proxy(app, {
+    get: (target, property, receiver) => (property === 'close' ? close : Reflect.get(target, property, receiver)),
+  });
 }

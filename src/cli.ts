@@ -62,14 +62,15 @@ async function parseCommandLine(argv: string[]): Promise<CreateAdminArgs> {
     );
   }
   if (!values.email) throw new UsageError('--email is required');
-  if (values.password !== undefined && values['password-stdin']) throw new UsageError('give --password or --password-stdin, not both');
+  if (values.password !== undefined && values['password-stdin'])
+    throw new UsageError('give --password or --password-stdin, not both');
   if (values['password-stdin']) values.password = await readFirstLine(process.stdin);
   if (!values.password) throw new UsageError('--password (or --password-stdin) is required');
   // The same rules as sign-up: a valid address, a password of 8+ characters that is not all digits.
   const dto = plainToInstance(RegisterDto, { email: values.email, password: values.password });
   const problems = toFieldErrors(validateSync(dto, { stopAtFirstError: true }));
   const [field, messages] = Object.entries(problems)[0] ?? [];
-  if (field) throw new UsageError(`--${field}: ${messages![0]}`);
+  if (field) throw new UsageError(`--${field}: ${messages[0]}`);
   return { email: dto.email, password: dto.password, promoteExisting: values['promote-existing'] === true };
 }
 
@@ -85,7 +86,10 @@ async function createAdmin({ email, password, promoteExisting }: CreateAdminArgs
   const target = await openDatabaseTarget(config);
   try {
     // The whole application context, without HTTP: the same wiring, migrations and rules as the service.
-    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config, target), { logger: false, abortOnError: false });
+    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config, target), {
+      logger: false,
+      abortOnError: false,
+    });
     try {
       const { user, outcome } = await context.get(UsersService).ensureAdmin(email, password, { promoteExisting });
       console.log(
@@ -120,7 +124,9 @@ async function main(argv: string[]): Promise<number> {
     // Already loaded by createAdmin: this import costs nothing.
     const { AdminPromotionRefusedError } = await import('./auth/users.service.js');
     if (error instanceof AdminPromotionRefusedError) {
-      console.error(`create-admin refused: ${(error as Error).message}. If the account is yours, run again with --promote-existing.`);
+      console.error(
+        `create-admin refused: ${(error as Error).message}. If the account is yours, run again with --promote-existing.`,
+      );
       return 1;
     }
     const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);

@@ -14,7 +14,11 @@ import { buildOpenApiDocument } from './openapi/openapi.js';
 async function main(): Promise<void> {
   const config = loadConfig({});
   const unused = { url: 'postgres://unused', embedded: false, close: async () => {} };
-  const app = await NestFactory.create(AppModule.forRoot(config, unused), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  const app = await NestFactory.create(AppModule.forRoot(config, unused), new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
   const json = `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`;
   const [file] = process.argv.slice(2);
   if (file) writeFileSync(file, json);

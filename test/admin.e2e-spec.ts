@@ -18,7 +18,12 @@ interface Outcome {
 }
 
 /** Runs a command of the built service with exactly `env` (plus PATH and HOME), as an operator would. */
-async function runBuilt(command: string, args: string[], env: Record<string, string>, timeout = 90_000): Promise<Outcome> {
+async function runBuilt(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  timeout = 90_000,
+): Promise<Outcome> {
   try {
     const { stdout, stderr } = await run(command, args, {
       cwd: ROOT,
@@ -28,7 +33,11 @@ async function runBuilt(command: string, args: string[], env: Record<string, str
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failure.code === 'number' ? failure.code : -1, stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
+    return {
+      code: typeof failure.code === 'number' ? failure.code : -1,
+      stdout: failure.stdout ?? '',
+      stderr: failure.stderr ?? '',
+    };
   }
 }
 
@@ -88,14 +97,24 @@ describe('the administrator from ADMIN_EMAIL / ADMIN_PASSWORD', () => {
     } finally {
       await test.close();
     }
-    const refused = await startTestApp({ ADMIN_EMAIL: ordinary!.email, ADMIN_PASSWORD: 'promoted admin password' }, database);
+    const refused = await startTestApp(
+      { ADMIN_EMAIL: ordinary!.email, ADMIN_PASSWORD: 'promoted admin password' },
+      database,
+    );
     try {
-      await refused.http().post('/auth/jwt/create/').send({ email: ordinary!.email, password: 'promoted admin password' }).expect(401);
+      await refused
+        .http()
+        .post('/auth/jwt/create/')
+        .send({ email: ordinary!.email, password: 'promoted admin password' })
+        .expect(401);
       expect((await refused.http().get('/auth/users/me/').set(ordinary!.auth).expect(200)).body.is_admin).toBe(false);
     } finally {
       await refused.close();
     }
-    const again = await startTestApp({ ADMIN_EMAIL: ordinary!.email, ADMIN_PASSWORD: 'promoted admin password', ADMIN_PROMOTE_EXISTING: 'true' }, database);
+    const again = await startTestApp(
+      { ADMIN_EMAIL: ordinary!.email, ADMIN_PASSWORD: 'promoted admin password', ADMIN_PROMOTE_EXISTING: 'true' },
+      database,
+    );
     try {
       // Its earlier sessions ended with the promotion.
       await again.http().post('/auth/jwt/refresh/').send({ refresh: ordinary!.refresh }).expect(401);
@@ -117,7 +136,9 @@ describe('npm run cli -- create-admin', () => {
   afterAll(() => database.drop());
 
   it('migrates a fresh database, creates the administrator, exits 0, and never prints the password', async () => {
-    const outcome = await cli(['create-admin', '--email', 'Ops@Example.com', '--password', password], { DATABASE_URL: database.url });
+    const outcome = await cli(['create-admin', '--email', 'Ops@Example.com', '--password', password], {
+      DATABASE_URL: database.url,
+    });
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain('Created administrator ops@example.com');
     expectNoPassword(outcome, password);
@@ -127,7 +148,14 @@ describe('npm run cli -- create-admin', () => {
       const applied = await db.query('SELECT name FROM migrations ORDER BY timestamp');
       expect(applied.rows.map((row: { name: string }) => row.name)).toEqual(migrationNames);
       const users = await db.query('SELECT email, is_admin, password_hash, organization_id FROM users');
-      expect(users.rows).toEqual([{ email: 'ops@example.com', is_admin: true, password_hash: expect.stringMatching(/^\$argon2id\$/), organization_id: expect.any(String) }]);
+      expect(users.rows).toEqual([
+        {
+          email: 'ops@example.com',
+          is_admin: true,
+          password_hash: expect.stringMatching(/^\$argon2id\$/),
+          organization_id: expect.any(String),
+        },
+      ]);
     } finally {
       await db.end();
     }
@@ -145,9 +173,13 @@ describe('npm run cli -- create-admin', () => {
     const test = await startTestApp({ ADMIN_EMAIL: '', ADMIN_PASSWORD: '' }, database);
     try {
       const user = await signUp(test);
-      const outcome = await cli(['create-admin', `--email=${user.email}`, `--password=${password}`], { DATABASE_URL: database.url });
+      const outcome = await cli(['create-admin', `--email=${user.email}`, `--password=${password}`], {
+        DATABASE_URL: database.url,
+      });
       expect(outcome.code).toBe(1);
-      expect(outcome.stderr).toContain(`create-admin refused: ${user.email} already exists as an ordinary account and was not made an administrator`);
+      expect(outcome.stderr).toContain(
+        `create-admin refused: ${user.email} already exists as an ordinary account and was not made an administrator`,
+      );
       expect(outcome.stderr).toContain('--promote-existing');
       expect(outcome.stdout).toBe('');
       expectNoPassword(outcome, password);
@@ -165,7 +197,10 @@ describe('npm run cli -- create-admin', () => {
     const test = await startTestApp({ ADMIN_EMAIL: '', ADMIN_PASSWORD: '' }, database);
     try {
       const user = await signUp(test);
-      const outcome = await cli(['create-admin', `--email=${user.email}`, `--password=${password}`, '--promote-existing'], { DATABASE_URL: database.url });
+      const outcome = await cli(
+        ['create-admin', `--email=${user.email}`, `--password=${password}`, '--promote-existing'],
+        { DATABASE_URL: database.url },
+      );
       expect(outcome.code).toBe(0);
       expect(outcome.stdout).toContain(`Promoted ${user.email}`);
       expectNoPassword(outcome, password);
@@ -197,7 +232,9 @@ describe('npm run cli -- create-admin', () => {
       const outcome = await cli(args, { DATABASE_URL: database.url });
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toMatch(/^error: /);
-      expect(outcome.stderr).toContain('Usage: npm run cli -- create-admin --email <address> (--password <password> | --password-stdin)');
+      expect(outcome.stderr).toContain(
+        'Usage: npm run cli -- create-admin --email <address> (--password <password> | --password-stdin)',
+      );
       expect(outcome.stdout).toBe('');
       for (const secret of [password, 'short7', '12345678901']) expectNoPassword(outcome, secret);
       expect((await db.query('SELECT count(*)::int AS n FROM users')).rows[0].n).toBe(before);
@@ -208,10 +245,14 @@ describe('npm run cli -- create-admin', () => {
 
   it('reads the password from standard input with --password-stdin, keeping it off the command line', async () => {
     const stdinPassword = 'piped secret password 9';
-    const child = spawn(process.execPath, ['dist/cli.js', 'create-admin', '--email', 'piped@example.com', '--password-stdin'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: database.url },
-    });
+    const child = spawn(
+      process.execPath,
+      ['dist/cli.js', 'create-admin', '--email', 'piped@example.com', '--password-stdin'],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: database.url },
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -229,33 +270,47 @@ describe('npm run cli -- create-admin', () => {
   });
 
   it('refuses --password and --password-stdin together', async () => {
-    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', password, '--password-stdin'], { DATABASE_URL: database.url });
+    const outcome = await cli(
+      ['create-admin', '--email', 'x@example.com', '--password', password, '--password-stdin'],
+      { DATABASE_URL: database.url },
+    );
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toContain('error: give --password or --password-stdin, not both');
   });
 
   it('names the bad field when the password is too weak', async () => {
-    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', '1234567890'], { DATABASE_URL: database.url });
+    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', '1234567890'], {
+      DATABASE_URL: database.url,
+    });
     expect(outcome.stderr).toContain('--password: This password is entirely numeric.');
   });
 
   it('exits 1 with a message, not the password, when the database cannot be reached', async () => {
-    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', password], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });
+    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', password], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+    });
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toMatch(/create-admin failed: .+/);
     expectNoPassword(outcome, password);
   });
 
   it('exits 1 naming the variable when the configuration is invalid', async () => {
-    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', password], { DATABASE_URL: 'mysql://nope' });
+    const outcome = await cli(['create-admin', '--email', 'x@example.com', '--password', password], {
+      DATABASE_URL: 'mysql://nope',
+    });
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toMatch(/\bDATABASE_URL\b/);
   });
 
   it('is wired as `npm run cli`', async () => {
-    const outcome = await runBuilt('npm', ['run', '--silent', 'cli', '--', 'create-admin', '--email', 'npm@example.com', '--password', password], {
-      DATABASE_URL: database.url,
-    }, 180_000);
+    const outcome = await runBuilt(
+      'npm',
+      ['run', '--silent', 'cli', '--', 'create-admin', '--email', 'npm@example.com', '--password', password],
+      {
+        DATABASE_URL: database.url,
+      },
+      180_000,
+    );
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain('Created administrator npm@example.com');
     expectNoPassword(outcome, password);
@@ -266,7 +321,9 @@ describe('npm run cli -- create-admin', () => {
     afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
     it('creates the administrator in DATA_DIR, where the service then finds it', async () => {
-      const outcome = await cli(['create-admin', '--email', 'local@example.com', '--password', password], { DATA_DIR: dataDir });
+      const outcome = await cli(['create-admin', '--email', 'local@example.com', '--password', password], {
+        DATA_DIR: dataDir,
+      });
       expect(outcome.code).toBe(0);
       expect(outcome.stdout).toContain('Created administrator local@example.com');
       expectNoPassword(outcome, password);
@@ -277,12 +334,20 @@ describe('npm run cli -- create-admin', () => {
       try {
         await app.listen(0, '127.0.0.1');
         const request = (await import('supertest')).default;
-        const tokens = await request(app.getHttpServer()).post('/auth/jwt/create/').send({ email: 'local@example.com', password }).expect(200);
-        const me = await request(app.getHttpServer()).get('/auth/users/me/').set('Authorization', `Bearer ${tokens.body.access}`).expect(200);
+        const tokens = await request(app.getHttpServer())
+          .post('/auth/jwt/create/')
+          .send({ email: 'local@example.com', password })
+          .expect(200);
+        const me = await request(app.getHttpServer())
+          .get('/auth/users/me/')
+          .set('Authorization', `Bearer ${tokens.body.access}`)
+          .expect(200);
         expect(me.body.is_admin).toBe(true);
 
         // While the service holds DATA_DIR, the CLI refuses instead of corrupting it.
-        const refused = await cli(['create-admin', '--email', 'second@example.com', '--password', password], { DATA_DIR: dataDir });
+        const refused = await cli(['create-admin', '--email', 'second@example.com', '--password', password], {
+          DATA_DIR: dataDir,
+        });
         expect(refused.code).toBe(1);
         expect(refused.stderr).toMatch(/in use by process \d+/);
         expectNoPassword(refused, password);

@@ -31,7 +31,11 @@ describe('Generated API client', () => {
     const folder = mkdtempSync(join(ROOT, 'dist', 'api-types-'));
     try {
       writeFileSync(join(folder, 'openapi.json'), JSON.stringify(document, null, 2));
-      await promisify(execFile)('bash', ['scripts/api-types.sh', join(folder, 'openapi.json'), join(folder, 'schema.d.ts')], { cwd: ROOT });
+      await promisify(execFile)(
+        'bash',
+        ['scripts/api-types.sh', join(folder, 'openapi.json'), join(folder, 'schema.d.ts')],
+        { cwd: ROOT },
+      );
       expect(readFileSync(join(folder, 'schema.d.ts'), 'utf8')).toEqual(readFileSync(COMMITTED, 'utf8'));
     } finally {
       rmSync(folder, { recursive: true, force: true });
@@ -62,15 +66,24 @@ describe('Generated API client', () => {
 
     const uploaded = await api.POST('/v1/documents/', {
       headers: withKey,
-      body: { title: 'Rotation policy', content: 'API keys are rotated every ninety days by the platform team.', metadata: { team: 'platform' } },
+      body: {
+        title: 'Rotation policy',
+        content: 'API keys are rotated every ninety days by the platform team.',
+        metadata: { team: 'platform' },
+      },
     });
     expect(uploaded.response.status).toBe(201);
-    expect(uploaded.data).toEqual(expect.objectContaining({ title: 'Rotation policy', metadata: { team: 'platform' } }));
+    expect(uploaded.data).toEqual(
+      expect.objectContaining({ title: 'Rotation policy', metadata: { team: 'platform' } }),
+    );
 
     const page = await api.GET('/v1/documents/', { headers: withKey, params: { query: { limit: 10, offset: 0 } } });
     expect(page.data?.count).toBe(1);
 
-    const answered = await api.POST('/v1/query/', { headers: withKey, body: { query: 'How often are API keys rotated?', top_k: 3 } });
+    const answered = await api.POST('/v1/query/', {
+      headers: withKey,
+      body: { query: 'How often are API keys rotated?', top_k: 3 },
+    });
     expect(answered.response.status).toBe(200);
     expect(answered.data?.answer).toEqual(expect.stringContaining('ninety days'));
     expect(answered.data?.sources.map((source) => source.document_id)).toEqual([uploaded.data!.id]);
@@ -79,6 +92,9 @@ describe('Generated API client', () => {
     // Errors arrive typed as the service's error bodies.
     const refused = await api.POST('/v1/query/', { headers: withKey, body: { query: 'Rotation?', top_k: 0 } });
     expect(refused.response.status).toBe(400);
-    expect(refused.error).toEqual({ detail: expect.stringMatching(/^top_k: /), fields: { top_k: [expect.any(String)] } });
+    expect(refused.error).toEqual({
+      detail: expect.stringMatching(/^top_k: /),
+      fields: { top_k: [expect.any(String)] },
+    });
   });
 });

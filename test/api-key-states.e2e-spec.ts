@@ -15,9 +15,13 @@ describe('API key states (spec section 3)', () => {
   afterAll(() => test.close());
 
   const listed = async (id: string) =>
-    ((await test.http().get(KEYS).set(owner.auth).expect(200)).body as { id: string; is_active: boolean; expires_at: string | null }[]).find(
-      (key) => key.id === id,
-    );
+    (
+      (await test.http().get(KEYS).set(owner.auth).expect(200)).body as {
+        id: string;
+        is_active: boolean;
+        expires_at: string | null;
+      }[]
+    ).find((key) => key.id === id);
 
   describe('(none) → POST create with a valid JWT access token → active, expires_at null', () => {
     it('creates an active, non-expiring key and returns the full key once', async () => {
@@ -32,7 +36,12 @@ describe('API key states (spec section 3)', () => {
     it('creates nothing without a valid JWT access token', async () => {
       const { key } = await createKey(test, owner, 'credential for the attempt');
       await expectNoStoredChange(test, async () => {
-        for (const auth of [{}, { Authorization: 'Bearer not-a-jwt' }, { Authorization: `Bearer ${owner.refresh}` }, { 'X-API-Key': key }]) {
+        for (const auth of [
+          {},
+          { Authorization: 'Bearer not-a-jwt' },
+          { Authorization: `Bearer ${owner.refresh}` },
+          { 'X-API-Key': key },
+        ]) {
           const response = await test.http().post(KEYS).set(auth).send({ name: 'never' });
           expect(response.status).toBe(401);
         }
@@ -43,8 +52,16 @@ describe('API key states (spec section 3)', () => {
   describe('active → PATCH expires_at = timestamp → active with expiry', () => {
     it('keeps the key active and working, now with the expiry', async () => {
       const { id, key } = await createKey(test, owner, 'row 2');
-      const response = await test.http().patch(`${KEYS}${id}/update/`).set(owner.auth).send({ expires_at: '2098-01-02T03:04:05.123456Z' }).expect(200);
-      expect(response.body).toMatchObject({ is_active: true, expires_at: expect.stringMatching(/^2098-01-02T03:04:05\.123\d{3}Z$/) });
+      const response = await test
+        .http()
+        .patch(`${KEYS}${id}/update/`)
+        .set(owner.auth)
+        .send({ expires_at: '2098-01-02T03:04:05.123456Z' })
+        .expect(200);
+      expect(response.body).toMatchObject({
+        is_active: true,
+        expires_at: expect.stringMatching(/^2098-01-02T03:04:05\.123\d{3}Z$/),
+      });
       expect(await listed(id)).toMatchObject({ is_active: true, expires_at: response.body.expires_at });
       expect(await keyWorks(test, key)).toBe(true);
     });
@@ -52,7 +69,12 @@ describe('API key states (spec section 3)', () => {
     it('does not happen with an API key instead of a JWT', async () => {
       const { id, key } = await createKey(test, owner, 'row 2, refused');
       await expectNoStoredChange(test, async () => {
-        await test.http().patch(`${KEYS}${id}/update/`).set('X-API-Key', key).send({ expires_at: fromNow(60_000) }).expect(401);
+        await test
+          .http()
+          .patch(`${KEYS}${id}/update/`)
+          .set('X-API-Key', key)
+          .send({ expires_at: fromNow(60_000) })
+          .expect(401);
       });
     });
   });
@@ -63,7 +85,12 @@ describe('API key states (spec section 3)', () => {
       const expiresAt = fromNow(1500);
       await test.http().patch(`${KEYS}${id}/update/`).set(owner.auth).send({ expires_at: expiresAt }).expect(200);
       expect(await keyWorks(test, key)).toBe(true); // cached with that expiry
-      const cleared = await test.http().patch(`${KEYS}${id}/update/`).set(owner.auth).send({ expires_at: null }).expect(200);
+      const cleared = await test
+        .http()
+        .patch(`${KEYS}${id}/update/`)
+        .set(owner.auth)
+        .send({ expires_at: null })
+        .expect(200);
       expect(cleared.body).toMatchObject({ is_active: true, expires_at: null });
       await sleep(Math.max(0, Date.parse(expiresAt) + 300 - Date.now()));
       expect(await keyWorks(test, key)).toBe(true);
@@ -93,7 +120,12 @@ describe('API key states (spec section 3)', () => {
       expect(await keyWorks(test, old.key)).toBe(true);
 
       const rotated = await test.http().post(`${KEYS}${old.id}/rotate/`).set(owner.auth).expect(201);
-      expect(rotated.body).toMatchObject({ name: 'row 5', expires_at: expiresAt, is_active: true, rotated_from: old.id });
+      expect(rotated.body).toMatchObject({
+        name: 'row 5',
+        expires_at: expiresAt,
+        is_active: true,
+        rotated_from: old.id,
+      });
       expect(rotated.body.key).toMatch(/^svc_/);
       expect(await keyWorks(test, old.key)).toBe(false);
       expect(await keyWorks(test, rotated.body.key)).toBe(true);
@@ -132,7 +164,12 @@ describe('API key states (spec section 3)', () => {
       await test.http().post(`${KEYS}${id}/revoke/`).set(owner.auth).expect(200);
       await expectNoStoredChange(test, async () => {
         await test.http().patch(`${KEYS}${id}/update/`).set(owner.auth).send({ expires_at: null }).expect(400);
-        await test.http().patch(`${KEYS}${id}/update/`).set(owner.auth).send({ expires_at: fromNow(60_000) }).expect(400);
+        await test
+          .http()
+          .patch(`${KEYS}${id}/update/`)
+          .set(owner.auth)
+          .send({ expires_at: fromNow(60_000) })
+          .expect(400);
         await test.http().post(`${KEYS}${id}/rotate/`).set(owner.auth).expect(400);
       });
       expect(await keyWorks(test, key)).toBe(false);

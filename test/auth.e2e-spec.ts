@@ -1,4 +1,13 @@
-import { ADMIN, createKey, signIn, signUp, startTestApp, TEST_JWT_SECRET, type SignedInUser, type TestApp } from './support/app.js';
+import {
+  ADMIN,
+  createKey,
+  signIn,
+  signUp,
+  startTestApp,
+  TEST_JWT_SECRET,
+  type SignedInUser,
+  type TestApp,
+} from './support/app.js';
 import {
   BAD_CREDENTIALS,
   decodeClaims,
@@ -48,7 +57,11 @@ describe('accounts and JWT', () => {
 
     it('refuses an address that is already registered, whatever its case, and stores nothing', async () => {
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().post('/auth/users/').send({ email: 'ALICE@example.com', password: 'another password' }).expect(400);
+        const response = await test
+          .http()
+          .post('/auth/users/')
+          .send({ email: 'ALICE@example.com', password: 'another password' })
+          .expect(400);
         expect(response.body).toEqual({
           detail: 'email: A user with that email already exists.',
           fields: { email: ['A user with that email already exists.'] },
@@ -78,7 +91,11 @@ describe('accounts and JWT', () => {
       ['blank', '        ', 'password: This field is required.'],
     ])('refuses a weak password (%s) with 400 naming the field', async (_, password, detail) => {
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().post('/auth/users/').send({ email: 'weak@example.com', password }).expect(400);
+        const response = await test
+          .http()
+          .post('/auth/users/')
+          .send({ email: 'weak@example.com', password })
+          .expect(400);
         expect(response.body.detail).toBe(detail);
         expect(Object.keys(response.body.fields)).toEqual(['password']);
       });
@@ -103,7 +120,11 @@ describe('accounts and JWT', () => {
       const closed = await startTestApp({ ALLOW_SIGNUP: 'false' });
       try {
         const before = (await closed.db.query('SELECT count(*)::int AS n FROM users')).rows[0].n;
-        const response = await closed.http().post('/auth/users/').send({ email: 'new@example.com', password: 'long enough pass' }).expect(403);
+        const response = await closed
+          .http()
+          .post('/auth/users/')
+          .send({ email: 'new@example.com', password: 'long enough pass' })
+          .expect(403);
         expect(response.body).toEqual({ detail: 'You do not have permission to perform this action.' });
         expect((await closed.db.query('SELECT count(*)::int AS n FROM users')).rows[0].n).toBe(before);
         // The configured administrator can still sign in.
@@ -117,8 +138,15 @@ describe('accounts and JWT', () => {
   describe('the current user', () => {
     it('returns id, email, is_admin and organization_id for a JWT', async () => {
       const response = await test.http().get('/auth/users/me/').set(alice.auth).expect(200);
-      const { rows } = await test.db.query('SELECT id, organization_id FROM users WHERE email = $1', ['alice@example.com']);
-      expect(response.body).toEqual({ id: rows[0].id, email: 'alice@example.com', is_admin: false, organization_id: rows[0].organization_id });
+      const { rows } = await test.db.query('SELECT id, organization_id FROM users WHERE email = $1', [
+        'alice@example.com',
+      ]);
+      expect(response.body).toEqual({
+        id: rows[0].id,
+        email: 'alice@example.com',
+        is_admin: false,
+        organization_id: rows[0].organization_id,
+      });
     });
 
     it('returns the key owner for an API key, in either header', async () => {
@@ -137,7 +165,11 @@ describe('accounts and JWT', () => {
 
   describe('POST /auth/jwt/create/', () => {
     it('issues an HS256 access token for 30 minutes and a refresh token for 30 days, with the contract claims', async () => {
-      const response = await test.http().post('/auth/jwt/create/').send({ email: alice.email, password: alice.password }).expect(200);
+      const response = await test
+        .http()
+        .post('/auth/jwt/create/')
+        .send({ email: alice.email, password: alice.password })
+        .expect(200);
       expect(Object.keys(response.body).sort()).toEqual(['access', 'refresh']);
       const access = decodeClaims(response.body.access);
       const refresh = decodeClaims(response.body.refresh);
@@ -153,14 +185,24 @@ describe('accounts and JWT', () => {
       }
       expect(access.jti).not.toBe(refresh.jti);
       // The refresh token is recorded, so that logout can revoke it.
-      const stored = await test.db.query('SELECT user_id, revoked_at FROM refresh_tokens WHERE jti = $1', [refresh.jti]);
+      const stored = await test.db.query('SELECT user_id, revoked_at FROM refresh_tokens WHERE jti = $1', [
+        refresh.jti,
+      ]);
       expect(stored.rows).toEqual([{ user_id: rows[0].id, revoked_at: null }]);
     });
 
     it('answers a wrong password and an unknown e-mail with the same 401, verbatim', async () => {
       await expectNoStoredChange(test, async () => {
-        const wrong = await test.http().post('/auth/jwt/create/').send({ email: alice.email, password: 'not the password' }).expect(401);
-        const unknown = await test.http().post('/auth/jwt/create/').send({ email: 'nobody@example.com', password: 'not the password' }).expect(401);
+        const wrong = await test
+          .http()
+          .post('/auth/jwt/create/')
+          .send({ email: alice.email, password: 'not the password' })
+          .expect(401);
+        const unknown = await test
+          .http()
+          .post('/auth/jwt/create/')
+          .send({ email: 'nobody@example.com', password: 'not the password' })
+          .expect(401);
         expect(wrong.body).toEqual(BAD_CREDENTIALS);
         expect(unknown.body).toEqual(BAD_CREDENTIALS);
       });
@@ -169,8 +211,15 @@ describe('accounts and JWT', () => {
     it('refuses a missing or wrong-typed field with 400 naming it', async () => {
       await expectNoStoredChange(test, async () => {
         const missing = await test.http().post('/auth/jwt/create/').send({ email: alice.email }).expect(400);
-        expect(missing.body).toEqual({ detail: 'password: This field is required.', fields: { password: ['This field is required.'] } });
-        const wrongType = await test.http().post('/auth/jwt/create/').send({ email: alice.email, password: 12345678 }).expect(400);
+        expect(missing.body).toEqual({
+          detail: 'password: This field is required.',
+          fields: { password: ['This field is required.'] },
+        });
+        const wrongType = await test
+          .http()
+          .post('/auth/jwt/create/')
+          .send({ email: alice.email, password: 12345678 })
+          .expect(400);
         expect(wrongType.body.detail).toBe('password: Not a valid string.');
       });
     });
@@ -234,7 +283,11 @@ describe('accounts and JWT', () => {
     it('answers the 401 for an expired, tampered or unsigned token', async () => {
       const past = Math.floor(Date.now() / 1000) - 5;
       const claims = decodeClaims(alice.access);
-      for (const token of [signToken({ ...claims, iat: past - 60, exp: past }), tamperSignature(alice.access), unsignedToken(claims)]) {
+      for (const token of [
+        signToken({ ...claims, iat: past - 60, exp: past }),
+        tamperSignature(alice.access),
+        unsignedToken(claims),
+      ]) {
         const response = await test.http().post('/auth/jwt/verify/').send({ token });
         expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: REFRESH_INVALID });
       }
@@ -291,20 +344,37 @@ describe('accounts and JWT', () => {
       ['a refresh token', () => alice.refresh],
       ['an unsigned token (alg: none)', () => unsignedToken(decodeClaims(alice.access))],
       ['a token with a tampered signature', () => tamperSignature(alice.access)],
-      ['a token with a tampered payload', () => {
-        const [header, , signature] = alice.access.split('.');
-        const payload = Buffer.from(JSON.stringify({ ...decodeClaims(alice.access), user_id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
-        return `${header}.${payload}.${signature}`;
-      }],
-      ['an expired access token', () => {
-        const past = Math.floor(Date.now() / 1000) - 1;
-        return signToken({ ...decodeClaims(alice.access), iat: past - 1800, exp: past });
-      }],
-      ['a token signed with another secret', () => signToken(decodeClaims(alice.access), `${TEST_JWT_SECRET}-but-not-this-one`)],
+      [
+        'a token with a tampered payload',
+        () => {
+          const [header, , signature] = alice.access.split('.');
+          const payload = Buffer.from(
+            JSON.stringify({ ...decodeClaims(alice.access), user_id: '00000000-0000-4000-8000-000000000000' }),
+          ).toString('base64url');
+          return `${header}.${payload}.${signature}`;
+        },
+      ],
+      [
+        'an expired access token',
+        () => {
+          const past = Math.floor(Date.now() / 1000) - 1;
+          return signToken({ ...decodeClaims(alice.access), iat: past - 1800, exp: past });
+        },
+      ],
+      [
+        'a token signed with another secret',
+        () => signToken(decodeClaims(alice.access), `${TEST_JWT_SECRET}-but-not-this-one`),
+      ],
       // The right secret but another algorithm: only HS256 is accepted.
       ['a token signed with HS512', () => signToken(decodeClaims(alice.access), TEST_JWT_SECRET, 'HS512')],
-      ['a well-signed token for a user that does not exist', () => signToken({ user_id: '00000000-0000-4000-8000-000000000000' })],
-      ['a well-signed token without a token type', () => signToken({ ...decodeClaims(alice.access), token_type: undefined })],
+      [
+        'a well-signed token for a user that does not exist',
+        () => signToken({ user_id: '00000000-0000-4000-8000-000000000000' }),
+      ],
+      [
+        'a well-signed token without a token type',
+        () => signToken({ ...decodeClaims(alice.access), token_type: undefined }),
+      ],
       ['garbage', () => 'garbage'],
     ];
 
@@ -337,7 +407,9 @@ describe('accounts and JWT', () => {
 
     it('refuses a token with a tampered signature after the genuine one was accepted', async () => {
       await me().set('Authorization', `Bearer ${alice.access}`).expect(200);
-      const response = await me().set('Authorization', `Bearer ${tamperSignature(alice.access)}`).expect(401);
+      const response = await me()
+        .set('Authorization', `Bearer ${tamperSignature(alice.access)}`)
+        .expect(401);
       expect(response.body).toEqual(JWT_INVALID);
     });
   });

@@ -5,7 +5,9 @@ import { ADMIN, signIn, signUp, startTestApp, type TestApp } from './support/app
 
 function monthStart(offsetMonths = 0): string {
   const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offsetMonths, 1)).toISOString().replace('.000Z', 'Z');
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offsetMonths, 1))
+    .toISOString()
+    .replace('.000Z', 'Z');
 }
 
 describe('billing', () => {
@@ -35,7 +37,7 @@ describe('billing', () => {
     });
   });
 
-  it('lets an admin change an organization\'s monthly credits, and nobody else', async () => {
+  it("lets an admin change an organization's monthly credits, and nobody else", async () => {
     const user = await signUp(test);
     const organizationId = await organizationOf(user.id);
     const path = `/v1/billings/organizations/${organizationId}/subscription/`;
@@ -44,13 +46,23 @@ describe('billing', () => {
     });
     const admin = await signIn(test, ADMIN.email, ADMIN.password);
     await test.http().patch(path).set(admin.auth).send({ monthly_credits: -1 }).expect(400);
-    await test.http().patch(path).set(admin.auth).send({}).expect(400, {
-      detail: 'monthly_credits: This field is required.',
-      fields: { monthly_credits: ['This field is required.'] },
-    });
+    await test
+      .http()
+      .patch(path)
+      .set(admin.auth)
+      .send({})
+      .expect(400, {
+        detail: 'monthly_credits: This field is required.',
+        fields: { monthly_credits: ['This field is required.'] },
+      });
     const changed = await test.http().patch(path).set(admin.auth).send({ monthly_credits: 5 }).expect(200);
     expect(changed.body.current_quota).toMatchObject({ credits_total: 5, credits_remaining: 5 });
-    await test.http().patch('/v1/billings/organizations/00000000-0000-4000-8000-000000000000/subscription/').set(admin.auth).send({ monthly_credits: 5 }).expect(404);
+    await test
+      .http()
+      .patch('/v1/billings/organizations/00000000-0000-4000-8000-000000000000/subscription/')
+      .set(admin.auth)
+      .send({ monthly_credits: 5 })
+      .expect(404);
   });
 
   it('never spends past the quota under a burst of concurrent spends', async () => {
@@ -58,14 +70,25 @@ describe('billing', () => {
     const organizationId = await organizationOf(user.id);
     await test.db.query('UPDATE subscriptions SET monthly_credits = 50 WHERE organization_id = $1', [organizationId]);
     const quota = test.app.get(QuotaService);
-    const caller: Principal = { kind: 'jwt', userId: user.id, organizationId, isAdmin: false, apiKeyId: null, keyPrefix: null };
+    const caller: Principal = {
+      kind: 'jwt',
+      userId: user.id,
+      organizationId,
+      isAdmin: false,
+      apiKeyId: null,
+      keyPrefix: null,
+    };
     const outcomes = await Promise.allSettled(Array.from({ length: 200 }, () => quota.spend(caller, 'query', null)));
     const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
     expect(outcomes.length - refused.length).toBe(50);
-    expect(refused.every((outcome) => (outcome as PromiseRejectedResult).reason instanceof QuotaExhaustedError)).toBe(true);
-    const stored = await test.db.query('SELECT credits_used FROM subscriptions WHERE organization_id = $1', [organizationId]);
+    expect(refused.every((outcome) => outcome.reason instanceof QuotaExhaustedError)).toBe(true);
+    const stored = await test.db.query('SELECT credits_used FROM subscriptions WHERE organization_id = $1', [
+      organizationId,
+    ]);
     expect(stored.rows[0].credits_used).toBe(50);
-    const ledger = await test.db.query('SELECT count(*)::int AS n FROM usage_events WHERE organization_id = $1', [organizationId]);
+    const ledger = await test.db.query('SELECT count(*)::int AS n FROM usage_events WHERE organization_id = $1', [
+      organizationId,
+    ]);
     expect(ledger.rows[0].n).toBe(50);
   });
 
@@ -75,9 +98,18 @@ describe('billing', () => {
     await test.db.query('UPDATE subscriptions SET monthly_credits = 50 WHERE organization_id = $1', [organizationId]);
     const other = await startTestApp({}, test.database);
     try {
-      const caller: Principal = { kind: 'jwt', userId: user.id, organizationId, isAdmin: false, apiKeyId: null, keyPrefix: null };
+      const caller: Principal = {
+        kind: 'jwt',
+        userId: user.id,
+        organizationId,
+        isAdmin: false,
+        apiKeyId: null,
+        keyPrefix: null,
+      };
       const outcomes = await Promise.allSettled(
-        [test, other].flatMap((instance) => Array.from({ length: 100 }, () => instance.app.get(QuotaService).spend(caller, 'query', null))),
+        [test, other].flatMap((instance) =>
+          Array.from({ length: 100 }, () => instance.app.get(QuotaService).spend(caller, 'query', null)),
+        ),
       );
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(50);
       const remaining = outcomes
@@ -85,7 +117,9 @@ describe('billing', () => {
         .map((outcome) => outcome.value.creditsRemaining)
         .sort((a, b) => a - b);
       expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i));
-      const stored = await test.db.query('SELECT credits_used FROM subscriptions WHERE organization_id = $1', [organizationId]);
+      const stored = await test.db.query('SELECT credits_used FROM subscriptions WHERE organization_id = $1', [
+        organizationId,
+      ]);
       expect(stored.rows[0].credits_used).toBe(50);
     } finally {
       await other.close();
@@ -103,18 +137,40 @@ describe('billing', () => {
       [organizationId],
     );
     const view = await test.http().get('/v1/billings/subscription/').set(user.auth).expect(200);
-    expect(view.body.current_quota).toMatchObject({ credits_total: 3, credits_used: 0, credits_remaining: 3, period_start: monthStart(0) });
-    const caller: Principal = { kind: 'jwt', userId: user.id, organizationId, isAdmin: false, apiKeyId: null, keyPrefix: null };
+    expect(view.body.current_quota).toMatchObject({
+      credits_total: 3,
+      credits_used: 0,
+      credits_remaining: 3,
+      period_start: monthStart(0),
+    });
+    const caller: Principal = {
+      kind: 'jwt',
+      userId: user.id,
+      organizationId,
+      isAdmin: false,
+      apiKeyId: null,
+      keyPrefix: null,
+    };
     const reservation = await test.app.get(QuotaService).spend(caller, 'query', null);
     expect(reservation.creditsRemaining).toBe(2);
-    const stored = await test.db.query('SELECT credits_used, period_start::text FROM subscriptions WHERE organization_id = $1', [organizationId]);
+    const stored = await test.db.query(
+      'SELECT credits_used, period_start::text FROM subscriptions WHERE organization_id = $1',
+      [organizationId],
+    );
     expect(stored.rows[0]).toEqual({ credits_used: 1, period_start: monthStart(0).slice(0, 10) });
   });
 
   it('refunds a reservation: credits come back and the ledger line goes', async () => {
     const user = await signUp(test);
     const organizationId = await organizationOf(user.id);
-    const caller: Principal = { kind: 'jwt', userId: user.id, organizationId, isAdmin: false, apiKeyId: null, keyPrefix: null };
+    const caller: Principal = {
+      kind: 'jwt',
+      userId: user.id,
+      organizationId,
+      isAdmin: false,
+      apiKeyId: null,
+      keyPrefix: null,
+    };
     const quota = test.app.get(QuotaService);
     const reservation = await quota.spend(caller, 'query', null);
     await quota.refund(reservation);
@@ -127,10 +183,22 @@ describe('billing', () => {
   it('builds page links from the path alone: a garbled or foreign Host header changes nothing', async () => {
     const user = await signUp(test);
     const organizationId = await organizationOf(user.id);
-    const caller: Principal = { kind: 'jwt', userId: user.id, organizationId, isAdmin: false, apiKeyId: null, keyPrefix: null };
+    const caller: Principal = {
+      kind: 'jwt',
+      userId: user.id,
+      organizationId,
+      isAdmin: false,
+      apiKeyId: null,
+      keyPrefix: null,
+    };
     for (let i = 0; i < 3; i++) await test.app.get(QuotaService).spend(caller, 'query', null);
     for (const host of ['a b', 'exa[mple', 'evil.example']) {
-      const response = await test.http().get('/v1/billings/usage/?limit=1&offset=1').set(user.auth).set('Host', host).expect(200);
+      const response = await test
+        .http()
+        .get('/v1/billings/usage/?limit=1&offset=1')
+        .set(user.auth)
+        .set('Host', host)
+        .expect(200);
       expect(response.body).toMatchObject({
         count: 3,
         next: '/v1/billings/usage/?limit=1&offset=2',
@@ -141,10 +209,14 @@ describe('billing', () => {
 
   it('validates pagination parameters', async () => {
     const user = await signUp(test);
-    await test.http().get('/v1/billings/usage/?limit=0').set(user.auth).expect(400, {
-      detail: 'limit: Must be a whole number from 1 to 100.',
-      fields: { limit: ['Must be a whole number from 1 to 100.'] },
-    });
+    await test
+      .http()
+      .get('/v1/billings/usage/?limit=0')
+      .set(user.auth)
+      .expect(400, {
+        detail: 'limit: Must be a whole number from 1 to 100.',
+        fields: { limit: ['Must be a whole number from 1 to 100.'] },
+      });
     await test.http().get('/v1/billings/usage/?offset=-3').set(user.auth).expect(400);
   });
 

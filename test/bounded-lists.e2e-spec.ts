@@ -17,7 +17,7 @@ describe('reads are bounded', () => {
     expect(rows[0].statement_timeout).toBe('15s');
   });
 
-  it("counts the daily usage of this period only, whatever lies before it", async () => {
+  it('counts the daily usage of this period only, whatever lies before it', async () => {
     const alice = await signUp(test);
     const organizationId = await organizationIdOf(test, alice.id);
     await test.db.query(
@@ -26,7 +26,9 @@ describe('reads are bounded', () => {
          FROM generate_series(1, 500) AS n`,
       [organizationId, alice.id],
     );
-    const daily = (await test.http().get('/v1/billings/usage/daily/').set(alice.auth).expect(200)).body as { credits: number }[];
+    const daily = (await test.http().get('/v1/billings/usage/daily/').set(alice.auth).expect(200)).body as {
+      credits: number;
+    }[];
     expect(daily.reduce((sum, day) => sum + day.credits, 0)).toBe(0);
   });
 });
@@ -51,7 +53,10 @@ describe('lists answered whole are bounded', () => {
       [alice.id, organizationId],
     );
     const newest = await createKey(test, alice, 'the newest');
-    const listed = (await test.http().get('/v1/billings/api-keys/').set(alice.auth).expect(200)).body as { id: string; name: string }[];
+    const listed = (await test.http().get('/v1/billings/api-keys/').set(alice.auth).expect(200)).body as {
+      id: string;
+      name: string;
+    }[];
     expect(listed).toHaveLength(1000);
     expect(listed[0].id).toBe(newest.id);
     expect(listed[1].name).toBe('old 1');
@@ -59,7 +64,9 @@ describe('lists answered whole are bounded', () => {
   });
 
   it('lists at most 1,000 regions and 1,000 domains, by name', async () => {
-    await test.db.query(`INSERT INTO regions (name, slug) SELECT 'Region ' || lpad(n::text, 4, '0'), 'r-' || n FROM generate_series(1, 1003) AS n`);
+    await test.db.query(
+      `INSERT INTO regions (name, slug) SELECT 'Region ' || lpad(n::text, 4, '0'), 'r-' || n FROM generate_series(1, 1003) AS n`,
+    );
     const regions = (await test.http().get('/v1/regions/').set(alice.auth).expect(200)).body as { name: string }[];
     expect(regions).toHaveLength(1000);
     expect(regions[0].name).toBe('Region 0001');
@@ -78,7 +85,8 @@ describe('lists answered whole are bounded', () => {
     let session: string;
 
     beforeAll(async () => {
-      session = (await test.http().post('/v1/chat/sessions/').set(alice.auth).send({ title: 'long' }).expect(201)).body.id;
+      session = (await test.http().post('/v1/chat/sessions/').set(alice.auth).send({ title: 'long' }).expect(201)).body
+        .id;
       await test.db.query(
         `INSERT INTO chat_messages (session_id, role, content, created_at)
          SELECT $1, CASE WHEN n % 2 = 1 THEN 'user' ELSE 'assistant' END, 'message ' || n, now() - make_interval(secs => 1000 - n)
@@ -88,13 +96,25 @@ describe('lists answered whole are bounded', () => {
     });
 
     it('come with the session as its newest 100, oldest first', async () => {
-      const detail = (await test.http().get(`/v1/chat/sessions/${session}/`).set(alice.auth).expect(200)).body as { messages: { content: string }[] };
-      expect(detail.messages.map((message) => message.content)).toEqual(Array.from({ length: 100 }, (_, i) => `message ${i + 51}`));
+      const detail = (await test.http().get(`/v1/chat/sessions/${session}/`).set(alice.auth).expect(200)).body as {
+        messages: { content: string }[];
+      };
+      expect(detail.messages.map((message) => message.content)).toEqual(
+        Array.from({ length: 100 }, (_, i) => `message ${i + 51}`),
+      );
     });
 
     it('are all reachable a page at a time, oldest first', async () => {
-      const first = await test.http().get(`/v1/chat/sessions/${session}/messages/?limit=100`).set(alice.auth).expect(200);
-      expect(first.body).toMatchObject({ count: 150, previous: null, next: `/v1/chat/sessions/${session}/messages/?limit=100&offset=100` });
+      const first = await test
+        .http()
+        .get(`/v1/chat/sessions/${session}/messages/?limit=100`)
+        .set(alice.auth)
+        .expect(200);
+      expect(first.body).toMatchObject({
+        count: 150,
+        previous: null,
+        next: `/v1/chat/sessions/${session}/messages/?limit=100&offset=100`,
+      });
       expect(first.body.results[0]).toMatchObject({ role: 'user', content: 'message 1' });
       const second = await test.http().get(first.body.next).set(alice.auth).expect(200);
       expect(second.body.results.map((message: { content: string }) => message.content)).toEqual(
@@ -105,7 +125,9 @@ describe('lists answered whole are bounded', () => {
 
     it("are another user's 404, and a bad page size is a 400 naming it", async () => {
       const bob = await signUp(test);
-      expect((await test.http().get(`/v1/chat/sessions/${session}/messages/`).set(bob.auth).expect(404)).body).toEqual(NOT_FOUND);
+      expect((await test.http().get(`/v1/chat/sessions/${session}/messages/`).set(bob.auth).expect(404)).body).toEqual(
+        NOT_FOUND,
+      );
       const bad = await test.http().get(`/v1/chat/sessions/${session}/messages/?limit=101`).set(alice.auth).expect(400);
       expect(bad.body.detail).toBe('limit: Must be a whole number from 1 to 100.');
     });

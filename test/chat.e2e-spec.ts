@@ -32,7 +32,12 @@ describe('chat sessions', () => {
     });
     const listed = await test.http().get('/v1/chat/sessions/').set(user.auth).expect(200);
     expect(listed.body).toEqual({ count: 1, next: null, previous: null, results: [session] });
-    const renamed = await test.http().patch(`/v1/chat/sessions/${session.id}/`).set(user.auth).send({ title: 'Animals' }).expect(200);
+    const renamed = await test
+      .http()
+      .patch(`/v1/chat/sessions/${session.id}/`)
+      .set(user.auth)
+      .send({ title: 'Animals' })
+      .expect(200);
     expect(renamed.body.title).toBe('Animals');
     await test.http().delete(`/v1/chat/sessions/${session.id}/`).set(user.auth).expect(204);
     await test.http().get(`/v1/chat/sessions/${session.id}/`).set(user.auth).expect(404);
@@ -42,7 +47,12 @@ describe('chat sessions', () => {
 
   it('answers a message with sources, stores both messages and spends a credit', async () => {
     const session = await newSession();
-    const response = await test.http().post(`/v1/chat/sessions/${session.id}/messages/`).set(user.auth).send({ content: 'What do penguins eat?' }).expect(201);
+    const response = await test
+      .http()
+      .post(`/v1/chat/sessions/${session.id}/messages/`)
+      .set(user.auth)
+      .send({ content: 'What do penguins eat?' })
+      .expect(201);
     expect(response.body.user_message).toEqual({
       id: expect.any(String),
       role: 'user',
@@ -50,8 +60,14 @@ describe('chat sessions', () => {
       sources: [],
       created_at: expect.any(String),
     });
-    expect(response.body.assistant_message).toMatchObject({ role: 'assistant', content: expect.stringMatching(/krill/) });
-    expect(response.body.assistant_message.sources[0]).toMatchObject({ title: 'Penguins', snippet: expect.any(String) });
+    expect(response.body.assistant_message).toMatchObject({
+      role: 'assistant',
+      content: expect.stringMatching(/krill/),
+    });
+    expect(response.body.assistant_message.sources[0]).toMatchObject({
+      title: 'Penguins',
+      snippet: expect.any(String),
+    });
     expect(await creditsUsed(test, user.id)).toBe(1);
     const detail = await test.http().get(`/v1/chat/sessions/${session.id}/`).set(user.auth).expect(200);
     expect(detail.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
@@ -60,8 +76,18 @@ describe('chat sessions', () => {
 
   it('keeps the conversation in mind: a follow-up finds what the earlier turn was about', async () => {
     const session = await newSession();
-    await test.http().post(`/v1/chat/sessions/${session.id}/messages/`).set(user.auth).send({ content: 'Tell me about giraffes' }).expect(201);
-    const followUp = await test.http().post(`/v1/chat/sessions/${session.id}/messages/`).set(user.auth).send({ content: 'How do they sleep?' }).expect(201);
+    await test
+      .http()
+      .post(`/v1/chat/sessions/${session.id}/messages/`)
+      .set(user.auth)
+      .send({ content: 'Tell me about giraffes' })
+      .expect(201);
+    const followUp = await test
+      .http()
+      .post(`/v1/chat/sessions/${session.id}/messages/`)
+      .set(user.auth)
+      .send({ content: 'How do they sleep?' })
+      .expect(201);
     expect(followUp.body.assistant_message.sources[0].title).toBe('Giraffes');
   });
 
@@ -69,10 +95,15 @@ describe('chat sessions', () => {
     const key = await createKey(test, user);
     const session = await newSession();
     await test.http().get(`/v1/chat/sessions/${session.id}/`).set('X-API-Key', key.key).expect(200);
-    await test.http().post(`/v1/chat/sessions/${session.id}/messages/`).set('X-API-Key', key.key).send({ content: 'penguins' }).expect(201);
+    await test
+      .http()
+      .post(`/v1/chat/sessions/${session.id}/messages/`)
+      .set('X-API-Key', key.key)
+      .send({ content: 'penguins' })
+      .expect(201);
   });
 
-  it('hides another user\'s session behind a 404 on every route', async () => {
+  it("hides another user's session behind a 404 on every route", async () => {
     const session = await newSession();
     const stranger = await signUp(test);
     const path = `/v1/chat/sessions/${session.id}/`;
@@ -89,16 +120,28 @@ describe('chat sessions', () => {
 
   it('refuses bad input without storing or spending anything', async () => {
     const session = await newSession();
-    await test.http().post(`/v1/chat/sessions/${session.id}/messages/`).set(user.auth).send({}).expect(400, {
-      detail: 'content: This field is required.',
-      fields: { content: ['This field is required.'] },
-    });
+    await test
+      .http()
+      .post(`/v1/chat/sessions/${session.id}/messages/`)
+      .set(user.auth)
+      .send({})
+      .expect(400, {
+        detail: 'content: This field is required.',
+        fields: { content: ['This field is required.'] },
+      });
     await test.http().post('/v1/chat/sessions/not-a-uuid/messages/').set(user.auth).send({ content: 'hi' }).expect(404);
     await test.http().post('/v1/chat/sessions/').set(user.auth).send({ domain: 'nope' }).expect(404);
     await test.http().patch(`/v1/chat/sessions/${session.id}/`).set(user.auth).send({ title: '' }).expect(400);
     await setCredits(test, user.id, 0);
-    await test.http().post(`/v1/chat/sessions/${session.id}/messages/`).set(user.auth).send({ content: 'penguins' }).expect(402);
-    const messages = await test.db.query('SELECT count(*)::int AS n FROM chat_messages WHERE session_id = $1', [session.id]);
+    await test
+      .http()
+      .post(`/v1/chat/sessions/${session.id}/messages/`)
+      .set(user.auth)
+      .send({ content: 'penguins' })
+      .expect(402);
+    const messages = await test.db.query('SELECT count(*)::int AS n FROM chat_messages WHERE session_id = $1', [
+      session.id,
+    ]);
     expect(messages.rows[0].n).toBe(0);
   });
 
@@ -106,8 +149,13 @@ describe('chat sessions', () => {
     const session = await newSession();
     await test.http().patch('/v1/organizations/current/').set(user.auth).send({ allowed_domains: [] }).expect(200);
     await test.http().post('/v1/chat/sessions/').set(user.auth).send({ domain: 'zoo' }).expect(403);
-    await test.http().post(`/v1/chat/sessions/${session.id}/messages/`).set(user.auth).send({ content: 'penguins' }).expect(403, {
-      detail: 'Your organization does not have access to this domain.',
-    });
+    await test
+      .http()
+      .post(`/v1/chat/sessions/${session.id}/messages/`)
+      .set(user.auth)
+      .send({ content: 'penguins' })
+      .expect(403, {
+        detail: 'Your organization does not have access to this domain.',
+      });
   });
 });

@@ -175,7 +175,9 @@ describe('configuration', () => {
   });
 
   it('names the origin it refuses in CORS_ORIGINS', () => {
-    expect(refusal({ CORS_ORIGINS: 'https://ok.example.com,https://bad.example.com/path' })).toContain('"https://bad.example.com/path" is not one');
+    expect(refusal({ CORS_ORIGINS: 'https://ok.example.com,https://bad.example.com/path' })).toContain(
+      '"https://bad.example.com/path" is not one',
+    );
   });
 
   it('names every bad variable at once', () => {
@@ -196,7 +198,9 @@ describe('configuration', () => {
   it('serves metrics on a port of their own only when it is not the API port', () => {
     expect(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464);
     expect(loadConfig({}).METRICS_PORT).toBeUndefined();
-    expect(refusal({ PORT: '8080', METRICS_PORT: '8080' })).toBe('Invalid configuration: METRICS_PORT: must differ from PORT');
+    expect(refusal({ PORT: '8080', METRICS_PORT: '8080' })).toBe(
+      'Invalid configuration: METRICS_PORT: must differ from PORT',
+    );
   });
 
   describe('NODE_ENV=production', () => {
@@ -205,10 +209,18 @@ describe('configuration', () => {
     });
 
     it('refuses to start without DATABASE_URL, naming it, unless EMBEDDED_STORE_IN_PRODUCTION=true', () => {
-      expect(refusal({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET })).toMatch(/^Invalid configuration: DATABASE_URL: must be set when NODE_ENV=production/);
-      const embedded = loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET, EMBEDDED_STORE_IN_PRODUCTION: 'true' });
+      expect(refusal({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET })).toMatch(
+        /^Invalid configuration: DATABASE_URL: must be set when NODE_ENV=production/,
+      );
+      const embedded = loadConfig({
+        NODE_ENV: 'production',
+        JWT_SECRET: STRONG_SECRET,
+        EMBEDDED_STORE_IN_PRODUCTION: 'true',
+      });
       expect([embedded.DATABASE_URL, embedded.EMBEDDED_STORE_IN_PRODUCTION]).toEqual([undefined, true]);
-      expect(refusal({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET, EMBEDDED_STORE_IN_PRODUCTION: 'maybe' })).toMatch(/\bEMBEDDED_STORE_IN_PRODUCTION\b/);
+      expect(
+        refusal({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET, EMBEDDED_STORE_IN_PRODUCTION: 'maybe' }),
+      ).toMatch(/\bEMBEDDED_STORE_IN_PRODUCTION\b/);
     });
 
     it('refuses a JWT_SECRET of 31 bytes', () => {
@@ -216,12 +228,16 @@ describe('configuration', () => {
     });
 
     it('counts bytes, not characters: 11 three-byte characters (33 bytes) are enough, 10 (30 bytes) are not', () => {
-      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: DB, JWT_SECRET: '€'.repeat(11) }).JWT_SECRET).toBe('€'.repeat(11));
+      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: DB, JWT_SECRET: '€'.repeat(11) }).JWT_SECRET).toBe(
+        '€'.repeat(11),
+      );
       expect(refusal({ NODE_ENV: 'production', JWT_SECRET: '€'.repeat(10) })).toMatch(/\bJWT_SECRET\b/);
     });
 
     it('starts with a JWT_SECRET of 32 bytes', () => {
-      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: DB, JWT_SECRET: STRONG_SECRET }).NODE_ENV).toBe('production');
+      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: DB, JWT_SECRET: STRONG_SECRET }).NODE_ENV).toBe(
+        'production',
+      );
     });
   });
 

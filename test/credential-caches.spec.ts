@@ -1,4 +1,8 @@
-import { UNKNOWN_KEYS_MAX_ENTRIES, VERIFIED_KEYS_MAX_ENTRIES, VerifiedKeyCache } from '../src/api-keys/verified-key-cache.js';
+import {
+  UNKNOWN_KEYS_MAX_ENTRIES,
+  VERIFIED_KEYS_MAX_ENTRIES,
+  VerifiedKeyCache,
+} from '../src/api-keys/verified-key-cache.js';
 import { ACCOUNT_CACHE_MAX_ENTRIES, AccountCache } from '../src/auth/account-cache.js';
 import type { UsersRepository } from '../src/auth/users.repository.js';
 import { VERIFIED_TOKENS_MAX_ENTRIES, VerifiedTokenCache } from '../src/auth/verified-token-cache.js';
@@ -43,7 +47,8 @@ describe('credential caches fed 100k distinct credentials', () => {
   it('keep at most VERIFIED_TOKENS_MAX_ENTRIES verified tokens, the latest among them', () => {
     const cache = new VerifiedTokenCache();
     const expiresAtMs = Date.now() + 15 * 60_000;
-    for (let i = 0; i < CREDENTIALS; i++) cache.remember(`token-${i}`, { userId: `user-${i}`, issuedAt: 0, expiresAtMs });
+    for (let i = 0; i < CREDENTIALS; i++)
+      cache.remember(`token-${i}`, { userId: `user-${i}`, issuedAt: 0, expiresAtMs });
     expect(cache.size).toBe(VERIFIED_TOKENS_MAX_ENTRIES);
     expect(cache.get(`token-${CREDENTIALS - 1}`)?.userId).toBe(`user-${CREDENTIALS - 1}`);
     expect(cache.get('token-0')).toBeUndefined();
@@ -80,7 +85,11 @@ describe('credential caches and invalidation', () => {
     const cache = new VerifiedKeyCache();
     const generation = cache.generation;
     cache.invalidateKey('key-1');
-    cache.set('hash-1', { keyId: 'key-1', userId: 'user', organizationId: 'org', keyPrefix: 'svc_', usableUntil: null }, generation);
+    cache.set(
+      'hash-1',
+      { keyId: 'key-1', userId: 'user', organizationId: 'org', keyPrefix: 'svc_', usableUntil: null },
+      generation,
+    );
     cache.setUnknown('forged-1', generation);
     expect(cache.get('hash-1')).toBeUndefined();
     expect(cache.isUnknown('forged-1')).toBe(false);
@@ -88,7 +97,13 @@ describe('credential caches and invalidation', () => {
 
   it('drop the grants of an invalidated key and every unknown hash, and keep the other keys', () => {
     const cache = new VerifiedKeyCache();
-    const grant = (keyId: string) => ({ keyId, userId: 'user', organizationId: 'org', keyPrefix: 'svc_', usableUntil: null });
+    const grant = (keyId: string) => ({
+      keyId,
+      userId: 'user',
+      organizationId: 'org',
+      keyPrefix: 'svc_',
+      usableUntil: null,
+    });
     cache.set('hash-1', grant('key-1'), cache.generation);
     cache.set('hash-2', grant('key-2'), cache.generation);
     cache.setUnknown('forged-1', cache.generation);

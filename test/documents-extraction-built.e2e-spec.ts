@@ -19,7 +19,13 @@ describe('document extraction in the built service', () => {
     service = await startBuiltService({ DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn' });
     const credentials = { email: `built-${Date.now()}@example.com`, password: 'long enough pw' };
     await fetch(`${service.url}/auth/users/`, { method: 'POST', headers: json, body: JSON.stringify(credentials) });
-    const tokens = (await (await fetch(`${service.url}/auth/jwt/create/`, { method: 'POST', headers: json, body: JSON.stringify(credentials) })).json()) as { access: string };
+    const tokens = (await (
+      await fetch(`${service.url}/auth/jwt/create/`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(credentials),
+      })
+    ).json()) as { access: string };
     auth = { Authorization: `Bearer ${tokens.access}` };
   }, 120_000);
   afterAll(async () => {
@@ -32,7 +38,11 @@ describe('document extraction in the built service', () => {
 
   async function upload(name: string, content: Buffer) {
     const { body, contentType } = multipartFile(name, content);
-    const response = await fetch(`${service.url}/v1/documents/`, { method: 'POST', headers: { ...auth, 'Content-Type': contentType }, body });
+    const response = await fetch(`${service.url}/v1/documents/`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': contentType },
+      body,
+    });
     return { status: response.status, body: (await response.json()) as { detail?: string; content_type?: string } };
   }
 
@@ -65,9 +75,14 @@ describe('document extraction in the built service', () => {
 
   it('refuses the deep HTML and the PDF bomb, staying responsive and under 400 MB', async () => {
     const bomb = await pdfBomb(300 * 1024 * 1024);
-    const watched = await watch(async () => [await upload('deep.html', unclosedTagsHtml(1_000_000)), await upload('bomb.pdf', bomb)]);
+    const watched = await watch(async () => [
+      await upload('deep.html', unclosedTagsHtml(1_000_000)),
+      await upload('bomb.pdf', bomb),
+    ]);
     expect(watched.result.map(({ status }) => status)).toEqual([400, 400]);
-    expect(watched.result[1].body.detail).toBe('file: The PDF decompresses to more than 64 MB; it is refused as a possible decompression bomb.');
+    expect(watched.result[1].body.detail).toBe(
+      'file: The PDF decompresses to more than 64 MB; it is refused as a possible decompression bomb.',
+    );
     expect(watched.maxHealthMs).toBeLessThan(200);
     expect(watched.peakRssMb).toBeLessThan(400);
   }, 60_000);
@@ -80,8 +95,12 @@ describe('document extraction in the built service', () => {
     service.child.kill('SIGTERM');
     await service.exited;
     // A worker that exited may linger as a zombie until something reaps it: that is gone too.
-    const running = () => workers.filter((worker) => existsSync(`/proc/${worker}`) && !/State:\s+Z/.test(readFileSync(`/proc/${worker}/status`, 'utf8')));
-    for (let waited = 0; running().length > 0 && waited < 3000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    const running = () =>
+      workers.filter(
+        (worker) => existsSync(`/proc/${worker}`) && !/State:\s+Z/.test(readFileSync(`/proc/${worker}/status`, 'utf8')),
+      );
+    for (let waited = 0; running().length > 0 && waited < 3000; waited += 100)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(running()).toEqual([]);
   });
 });

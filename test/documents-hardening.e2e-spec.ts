@@ -31,9 +31,13 @@ describe('hostile uploads (issue 13)', () => {
   });
   afterAll(() => test.close());
 
-  const upload = (name: string, content: Buffer) => test.http().post('/v1/documents/').set(user.auth).attach('file', content, name);
+  const upload = (name: string, content: Buffer) =>
+    test.http().post('/v1/documents/').set(user.auth).attach('file', content, name);
   /** An upload whose body is built before it is sent, so that the client adds no work to the measured event loop. */
-  const send = async (name: string, content: Buffer): Promise<{ status: number; body: { detail?: string; chunk_count?: number } }> => {
+  const send = async (
+    name: string,
+    content: Buffer,
+  ): Promise<{ status: number; body: { detail?: string; chunk_count?: number } }> => {
     const { body, contentType } = multipartFile(name, content);
     const url = `http://127.0.0.1:${(test.server.address() as AddressInfo).port}/v1/documents/`;
     const response = await fetch(url, { method: 'POST', headers: { ...user.auth, 'Content-Type': contentType }, body });
@@ -46,7 +50,9 @@ describe('hostile uploads (issue 13)', () => {
     const watched = await watchService(test.server, () => send('deep.html', html));
     report('deep.html', watched);
     expect(watched.result.status).toBe(400);
-    expect(watched.result.body.detail).toBe('file: The HTML nests elements more than 512 deep (unclosed tags?); it is refused.');
+    expect(watched.result.body.detail).toBe(
+      'file: The HTML nests elements more than 512 deep (unclosed tags?); it is refused.',
+    );
     expect(watched.seconds).toBeLessThan(3);
     expect(watched.maxHealthMs).toBeLessThan(MAX_STALL_MS);
     expect(watched.maxLoopDelayMs).toBeLessThan(MAX_STALL_MS);
@@ -64,7 +70,9 @@ describe('hostile uploads (issue 13)', () => {
     const watched = await watchService(test.server, () => send('bomb.pdf', bomb));
     report('bomb.pdf', watched);
     expect(watched.result.status).toBe(400);
-    expect(watched.result.body.detail).toBe('file: The PDF decompresses to more than 64 MB; it is refused as a possible decompression bomb.');
+    expect(watched.result.body.detail).toBe(
+      'file: The PDF decompresses to more than 64 MB; it is refused as a possible decompression bomb.',
+    );
     // This Jest process (app and tests together) and its extraction workers; before: 714 MB for the
     // service alone. The worker may overshoot its 96 MB heap cap to about 2 x 96 + 100 MB before it is
     // stopped (V8 checks the cap between allocations): 262 MB was seen on Node 24, 200 on Node 20.
@@ -79,7 +87,9 @@ describe('hostile uploads (issue 13)', () => {
     const watched = await watchService(test.server, () => send('chatty.pdf', bomb));
     report('chatty.pdf', watched);
     expect(watched.result.status).toBe(400);
-    expect(watched.result.body.detail).toBe('file: Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.');
+    expect(watched.result.body.detail).toBe(
+      'file: Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.',
+    );
     expect(watched.peakRssMb - watched.baseRssMb).toBeLessThan(450);
     expect(watched.maxHealthMs).toBeLessThan(MAX_STALL_MS);
   }, 60_000);
@@ -98,7 +108,9 @@ describe('hostile uploads (issue 13)', () => {
 
   it('chunks long JSON content off the event loop too, with the same chunks', async () => {
     const content = 'Ab. '.repeat(200_000); // 800 KB, under MAX_BODY_BYTES
-    const watched = await watchService(test.server, () => test.http().post('/v1/documents/').set(user.auth).send({ title: 'ab', content }));
+    const watched = await watchService(test.server, () =>
+      test.http().post('/v1/documents/').set(user.auth).send({ title: 'ab', content }),
+    );
     expect(watched.result.status).toBe(201);
     expect(watched.maxLoopDelayMs).toBeLessThan(MAX_STALL_MS);
   }, 60_000);
@@ -117,10 +129,17 @@ describe('hostile uploads (issue 13)', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const refused = await upload('third.txt', Buffer.from('One too many.')).expect(503);
-    expect(refused.body).toEqual({ detail: 'Too many uploads are being processed right now (at most 2 at once); retry in a few seconds.' });
+    expect(refused.body).toEqual({
+      detail: 'Too many uploads are being processed right now (at most 2 at once); retry in a few seconds.',
+    });
     expect(refused.headers['retry-after']).toBe('2');
     // JSON documents do not take a place.
-    await test.http().post('/v1/documents/').set(user.auth).send({ title: 'j', content: 'JSON still works.' }).expect(201);
+    await test
+      .http()
+      .post('/v1/documents/')
+      .set(user.auth)
+      .send({ title: 'j', content: 'JSON still works.' })
+      .expect(201);
 
     held.forEach((socket) => socket.destroy());
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -136,7 +155,8 @@ function serviceWith(env: Record<string, string>) {
     context.user = await signUp(context.test);
   });
   afterAll(() => context.test.close());
-  return (name: string, content: Buffer) => context.test.http().post('/v1/documents/').set(context.user.auth).attach('file', content, name);
+  return (name: string, content: Buffer) =>
+    context.test.http().post('/v1/documents/').set(context.user.auth).attach('file', content, name);
 }
 
 describe('EXTRACTION_TIMEOUT_MS', () => {
@@ -147,7 +167,9 @@ describe('EXTRACTION_TIMEOUT_MS', () => {
     await upload('warm.txt', Buffer.from('Starts the worker.')).expect(201);
     const slow = Buffer.from('<div><p>Slow but legal.</p></div>'.repeat(300_000)); // 10 MB of HTML: several seconds
     const response = await upload('slow.html', slow).expect(400);
-    expect(response.body.detail).toBe('file: Reading the document took over 2 s; it is refused. Split it into smaller files.');
+    expect(response.body.detail).toBe(
+      'file: Reading the document took over 2 s; it is refused. Split it into smaller files.',
+    );
     await upload('after.txt', Buffer.from('The pool replaced its worker.')).expect(201);
   }, 60_000);
 });
@@ -157,7 +179,9 @@ describe('EXTRACTION_MEMORY_MB', () => {
 
   it('refuses a file that needs more memory to read, and the service lives on', async () => {
     const response = await upload('lines.txt', Buffer.from('a\n'.repeat(5_000_000))).expect(400);
-    expect(response.body.detail).toBe('file: Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.');
+    expect(response.body.detail).toBe(
+      'file: Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.',
+    );
     await upload('light.txt', Buffer.from('Still here.')).expect(201);
   }, 60_000);
 });

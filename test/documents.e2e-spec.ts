@@ -22,7 +22,11 @@ describe('private documents (JSON)', () => {
       .http()
       .post('/v1/documents/')
       .set(alice.auth)
-      .send({ title: 'Photosynthesis', content: 'Plants turn light into sugar.', metadata: { source: 'wiki', page: 3 } })
+      .send({
+        title: 'Photosynthesis',
+        content: 'Plants turn light into sugar.',
+        metadata: { source: 'wiki', page: 3 },
+      })
       .expect(201);
     expect(Object.keys(response.body).sort()).toEqual(RECORD_KEYS);
     expect(response.body).toMatchObject({
@@ -33,16 +37,30 @@ describe('private documents (JSON)', () => {
       chunk_count: 1,
     });
     expect(response.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
-    const stored = await test.db.query('SELECT organization_id, domain_id, content FROM documents WHERE id = $1', [response.body.id]);
-    expect(stored.rows).toEqual([{ organization_id: aliceOrg, domain_id: null, content: 'Plants turn light into sugar.' }]);
-    const chunks = await test.db.query('SELECT scope_id, ordinal, content, token_count FROM document_chunks WHERE document_id = $1', [response.body.id]);
+    const stored = await test.db.query('SELECT organization_id, domain_id, content FROM documents WHERE id = $1', [
+      response.body.id,
+    ]);
+    expect(stored.rows).toEqual([
+      { organization_id: aliceOrg, domain_id: null, content: 'Plants turn light into sugar.' },
+    ]);
+    const chunks = await test.db.query(
+      'SELECT scope_id, ordinal, content, token_count FROM document_chunks WHERE document_id = $1',
+      [response.body.id],
+    );
     // "Photosynthesis" + plant, turn, light, sugar ("into" is a stop word).
-    expect(chunks.rows).toEqual([{ scope_id: aliceOrg, ordinal: 0, content: 'Plants turn light into sugar.', token_count: 5 }]);
+    expect(chunks.rows).toEqual([
+      { scope_id: aliceOrg, ordinal: 0, content: 'Plants turn light into sugar.', token_count: 5 },
+    ]);
   });
 
   it('accepts an API key as well as a JWT', async () => {
     const key = await createKey(test, alice);
-    const response = await test.http().post('/v1/documents/').set('X-API-Key', key.key).send({ title: 'Via key', content: 'Some text.' }).expect(201);
+    const response = await test
+      .http()
+      .post('/v1/documents/')
+      .set('X-API-Key', key.key)
+      .send({ title: 'Via key', content: 'Some text.' })
+      .expect(201);
     await test.http().get(`/v1/documents/${response.body.id}/`).set(alice.auth).expect(200);
   });
 
@@ -52,10 +70,22 @@ describe('private documents (JSON)', () => {
     [{ title: 'x'.repeat(301), content: 'x' }, 'title: Ensure this field has no more than 300 characters.'],
     [{ title: 'T' }, 'content: This field is required.'],
     [{ title: 'T', content: 42 }, 'content: Not a valid string.'],
-    [{ title: 'T', content: 'x', metadata: [1] }, 'metadata: Must be a flat JSON object whose values are strings or numbers.'],
-    [{ title: 'T', content: 'x', metadata: { nested: { a: 1 } } }, 'metadata: Must be a flat JSON object whose values are strings or numbers.'],
-    [{ title: 'T', content: 'x', metadata: { ok: true } }, 'metadata: Must be a flat JSON object whose values are strings or numbers.'],
-    [{ title: 'T', content: 'x', metadata: 'text' }, 'metadata: Must be a flat JSON object whose values are strings or numbers.'],
+    [
+      { title: 'T', content: 'x', metadata: [1] },
+      'metadata: Must be a flat JSON object whose values are strings or numbers.',
+    ],
+    [
+      { title: 'T', content: 'x', metadata: { nested: { a: 1 } } },
+      'metadata: Must be a flat JSON object whose values are strings or numbers.',
+    ],
+    [
+      { title: 'T', content: 'x', metadata: { ok: true } },
+      'metadata: Must be a flat JSON object whose values are strings or numbers.',
+    ],
+    [
+      { title: 'T', content: 'x', metadata: 'text' },
+      'metadata: Must be a flat JSON object whose values are strings or numbers.',
+    ],
     [{ title: 'T', content: 'a\u0000b' }, 'content: Null characters are not allowed.'],
     [{ title: 'T\u0000', content: 'x' }, 'title: Null characters are not allowed.'],
     [{ title: 'T', content: 'x', metadata: { k: 'v\u0000' } }, 'metadata: Null characters are not allowed.'],
@@ -66,7 +96,12 @@ describe('private documents (JSON)', () => {
   });
 
   it('refuses a body that is not an object', async () => {
-    const response = await test.http().post('/v1/documents/').set(alice.auth).send([{ title: 'a' }]).expect(400);
+    const response = await test
+      .http()
+      .post('/v1/documents/')
+      .set(alice.auth)
+      .send([{ title: 'a' }])
+      .expect(400);
     expect(response.body.detail).toBe('body: Expected a JSON object.');
   });
 
@@ -77,7 +112,13 @@ describe('private documents (JSON)', () => {
 
   it('lists newest first with limit/offset pagination and no content', async () => {
     const user = await signUp(test);
-    for (const n of [1, 2, 3]) await test.http().post('/v1/documents/').set(user.auth).send({ title: `Doc ${n}`, content: `Body ${n}` }).expect(201);
+    for (const n of [1, 2, 3])
+      await test
+        .http()
+        .post('/v1/documents/')
+        .set(user.auth)
+        .send({ title: `Doc ${n}`, content: `Body ${n}` })
+        .expect(201);
     const first = await test.http().get('/v1/documents/?limit=2').set(user.auth).expect(200);
     expect(first.body.count).toBe(3);
     expect(first.body.results.map((d: { title: string }) => d.title)).toEqual(['Doc 3', 'Doc 2']);
@@ -93,13 +134,23 @@ describe('private documents (JSON)', () => {
   });
 
   it('returns one document with its content', async () => {
-    const created = await test.http().post('/v1/documents/').set(alice.auth).send({ title: 'Full', content: 'The whole text.' }).expect(201);
+    const created = await test
+      .http()
+      .post('/v1/documents/')
+      .set(alice.auth)
+      .send({ title: 'Full', content: 'The whole text.' })
+      .expect(201);
     const response = await test.http().get(`/v1/documents/${created.body.id}`).set(alice.auth).expect(200);
     expect(response.body).toEqual({ ...created.body, content: 'The whole text.' });
   });
 
   it("hides another organization's document: 404 on read and delete, and it stays", async () => {
-    const created = await test.http().post('/v1/documents/').set(alice.auth).send({ title: 'Secret', content: 'Alice only.' }).expect(201);
+    const created = await test
+      .http()
+      .post('/v1/documents/')
+      .set(alice.auth)
+      .send({ title: 'Secret', content: 'Alice only.' })
+      .expect(201);
     const read = await test.http().get(`/v1/documents/${created.body.id}/`).set(bob.auth).expect(404);
     expect(read.body).toEqual({ detail: 'Not found.' });
     await test.http().delete(`/v1/documents/${created.body.id}/`).set(bob.auth).expect(404);
@@ -116,11 +167,26 @@ describe('private documents (JSON)', () => {
   it('deletes a document with its chunks and takes it out of the statistics', async () => {
     const user = await signUp(test);
     const org = (await test.http().get('/auth/users/me/').set(user.auth).expect(200)).body.organization_id;
-    const keep = await test.http().post('/v1/documents/').set(user.auth).send({ title: 'Keep', content: 'Mitochondria make energy.' }).expect(201);
-    const gone = await test.http().post('/v1/documents/').set(user.auth).send({ title: 'Gone', content: 'Ribosomes make proteins; zebrafish swim.' }).expect(201);
+    const keep = await test
+      .http()
+      .post('/v1/documents/')
+      .set(user.auth)
+      .send({ title: 'Keep', content: 'Mitochondria make energy.' })
+      .expect(201);
+    const gone = await test
+      .http()
+      .post('/v1/documents/')
+      .set(user.auth)
+      .send({ title: 'Gone', content: 'Ribosomes make proteins; zebrafish swim.' })
+      .expect(201);
     await test.http().delete(`/v1/documents/${gone.body.id}/`).set(user.auth).expect(204).expect('');
-    expect((await test.db.query('SELECT count(*)::int AS n FROM documents WHERE id = $1', [gone.body.id])).rows[0].n).toBe(0);
-    expect((await test.db.query('SELECT count(*)::int AS n FROM document_chunks WHERE document_id = $1', [gone.body.id])).rows[0].n).toBe(0);
+    expect(
+      (await test.db.query('SELECT count(*)::int AS n FROM documents WHERE id = $1', [gone.body.id])).rows[0].n,
+    ).toBe(0);
+    expect(
+      (await test.db.query('SELECT count(*)::int AS n FROM document_chunks WHERE document_id = $1', [gone.body.id]))
+        .rows[0].n,
+    ).toBe(0);
     const stats = await statsOf(test, org);
     expect(stats.stored).toEqual(stats.expected);
     expect(stats.stored.map((row) => row.term)).not.toContain('zebrafish');
@@ -133,10 +199,20 @@ describe('private documents (JSON)', () => {
 
   it('chunks a long document at paragraph and sentence boundaries, each chunk within a few hundred words', async () => {
     const paragraph = (n: number) =>
-      Array.from({ length: 12 }, (_, i) => `Sentence ${n}.${i} explains how enzymes catalyse reactions in living cells quickly.`).join(' ');
+      Array.from(
+        { length: 12 },
+        (_, i) => `Sentence ${n}.${i} explains how enzymes catalyse reactions in living cells quickly.`,
+      ).join(' ');
     const content = Array.from({ length: 10 }, (_, n) => paragraph(n)).join('\n\n');
-    const created = await test.http().post('/v1/documents/').set(alice.auth).send({ title: 'Enzymes', content }).expect(201);
-    const chunks = await test.db.query('SELECT content FROM document_chunks WHERE document_id = $1 ORDER BY ordinal', [created.body.id]);
+    const created = await test
+      .http()
+      .post('/v1/documents/')
+      .set(alice.auth)
+      .send({ title: 'Enzymes', content })
+      .expect(201);
+    const chunks = await test.db.query('SELECT content FROM document_chunks WHERE document_id = $1 ORDER BY ordinal', [
+      created.body.id,
+    ]);
     expect(created.body.chunk_count).toBe(chunks.rows.length);
     expect(chunks.rows.length).toBeGreaterThanOrEqual(4);
     for (const { content: chunk } of chunks.rows) {

@@ -21,13 +21,21 @@ describe('the embedded store under concurrent requests', () => {
   let auth: { Authorization: string };
 
   beforeAll(async () => {
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'silent',
+    });
     expect(config.DATABASE_URL).toBeUndefined();
     app = await createApp(config, { logger: false });
     await app.listen(0, '127.0.0.1');
     http = () => request(app.getHttpServer() as Server);
     await http().post('/auth/users/').send({ email: 'busy@example.com', password: 'busy password 1' }).expect(201);
-    const tokens = await http().post('/auth/jwt/create/').send({ email: 'busy@example.com', password: 'busy password 1' }).expect(200);
+    const tokens = await http()
+      .post('/auth/jwt/create/')
+      .send({ email: 'busy@example.com', password: 'busy password 1' })
+      .expect(200);
     auth = { Authorization: `Bearer ${tokens.body.access}` };
   }, 120_000);
 
@@ -40,13 +48,21 @@ describe('the embedded store under concurrent requests', () => {
     const responses = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         i % 3 === 0
-          ? http().post('/v1/billings/api-keys/').set(auth).send({ name: `key ${i}` })
+          ? http()
+              .post('/v1/billings/api-keys/')
+              .set(auth)
+              .send({ name: `key ${i}` })
           : i % 3 === 1
-            ? http().post('/v1/documents/').set(auth).send({ title: `Zebra note ${i}`, content: `Zebras in herd ${i} graze on savanna grass at dawn.` })
+            ? http()
+                .post('/v1/documents/')
+                .set(auth)
+                .send({ title: `Zebra note ${i}`, content: `Zebras in herd ${i} graze on savanna grass at dawn.` })
             : http().post('/v1/query/').set(auth).send({ query: 'What do zebras graze on?' }),
       ),
     );
-    expect(responses.map((response) => response.status)).toEqual(Array.from({ length: 60 }, (_, i) => (i % 3 === 2 ? 200 : 201)));
+    expect(responses.map((response) => response.status)).toEqual(
+      Array.from({ length: 60 }, (_, i) => (i % 3 === 2 ? 200 : 201)),
+    );
     const keys = await http().get('/v1/billings/api-keys/').set(auth).expect(200);
     expect(keys.body).toHaveLength(20);
     const documents = await http().get('/v1/documents/?limit=100').set(auth).expect(200);
@@ -60,7 +76,13 @@ describe('the embedded store under concurrent requests', () => {
          FROM users u WHERE u.organization_id = s.organization_id AND u.email = 'busy@example.com'`,
     );
     const statuses = await Promise.all(
-      Array.from({ length: 40 }, () => http().post('/v1/query/').set(auth).send({ query: 'zebras' }).then((r) => r.status)),
+      Array.from({ length: 40 }, () =>
+        http()
+          .post('/v1/query/')
+          .set(auth)
+          .send({ query: 'zebras' })
+          .then((r) => r.status),
+      ),
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 402)).toHaveLength(30);

@@ -13,8 +13,18 @@ import { ADMIN } from './support/app.js';
 import { connect, createTestDatabase } from './support/database.js';
 
 /** Boots the service as main.ts does with no DATABASE_URL: the embedded store under `dataDir`. */
-async function bootEmbedded(dataDir: string, env: Record<string, string> = {}): Promise<{ app: INestApplication; http: () => ReturnType<typeof request> }> {
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LAST_USED_FLUSH_MS: '200', ...env });
+async function bootEmbedded(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ app: INestApplication; http: () => ReturnType<typeof request> }> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    LAST_USED_FLUSH_MS: '200',
+    ...env,
+  });
   expect(config.DATABASE_URL).toBeUndefined();
   const app = await createApp(config, { logger: process.env.TEST_LOGS ? undefined : false });
   await app.listen(0, '127.0.0.1');
@@ -44,22 +54,37 @@ describe('the embedded store (no DATABASE_URL)', () => {
       await first.http().post('/auth/users/').send(user).expect(201);
       const tokens = await first.http().post('/auth/jwt/create/').send(user).expect(200);
       refresh = tokens.body.refresh;
-      const created = await first.http().post('/v1/billings/api-keys/').set('Authorization', `Bearer ${tokens.body.access}`).send({ name: 'survivor' }).expect(201);
+      const created = await first
+        .http()
+        .post('/v1/billings/api-keys/')
+        .set('Authorization', `Bearer ${tokens.body.access}`)
+        .send({ name: 'survivor' })
+        .expect(201);
       ({ key, id: keyId } = created.body);
       await first.http().get('/auth/users/me/').set('X-API-Key', key).expect(200);
       // created_at has real microseconds here too (the store's own clock has milliseconds only).
       const stamps = [created.body.created_at as string];
       for (let i = 0; i < 4; i++) {
-        const another = await first.http().post('/v1/billings/api-keys/').set('Authorization', `Bearer ${tokens.body.access}`).send({ name: `micro ${i}` });
+        const another = await first
+          .http()
+          .post('/v1/billings/api-keys/')
+          .set('Authorization', `Bearer ${tokens.body.access}`)
+          .send({ name: `micro ${i}` });
         stamps.push(another.body.created_at);
-        await first.http().delete(`/v1/billings/api-keys/${another.body.id}/`).set('Authorization', `Bearer ${tokens.body.access}`).expect(204);
+        await first
+          .http()
+          .delete(`/v1/billings/api-keys/${another.body.id}/`)
+          .set('Authorization', `Bearer ${tokens.body.access}`)
+          .expect(204);
       }
       for (const stamp of stamps) expect(stamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
       expect(stamps.some((stamp) => !stamp.endsWith('000Z'))).toBe(true);
-      const stored: { t: string }[] = await first.app.get(DataSource).query(
-        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS t FROM api_keys WHERE id = $1`,
-        [keyId],
-      );
+      const stored: { t: string }[] = await first.app
+        .get(DataSource)
+        .query(
+          `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS t FROM api_keys WHERE id = $1`,
+          [keyId],
+        );
       expect(stored[0].t).toBe(stamps[0]);
     } finally {
       await first.app.close();
@@ -73,14 +98,22 @@ describe('the embedded store (no DATABASE_URL)', () => {
       const refreshed = await second.http().post('/auth/jwt/refresh/').send({ refresh }).expect(200);
       const me = await second.http().get('/auth/users/me/').set('X-API-Key', key).expect(200);
       expect(me.body.email).toBe(user.email);
-      const listed = await second.http().get('/v1/billings/api-keys/').set('Authorization', `Bearer ${refreshed.body.access}`).expect(200);
-      const active = (listed.body as { id: string; is_active: boolean; last_used_at: string | null }[]).filter((k) => k.is_active);
+      const listed = await second
+        .http()
+        .get('/v1/billings/api-keys/')
+        .set('Authorization', `Bearer ${refreshed.body.access}`)
+        .expect(200);
+      const active = (listed.body as { id: string; is_active: boolean; last_used_at: string | null }[]).filter(
+        (k) => k.is_active,
+      );
       expect(active).toHaveLength(1);
       expect(active[0]).toMatchObject({ id: keyId, name: 'survivor', is_active: true });
       // The use before the restart was flushed on shutdown.
       expect(active[0].last_used_at).not.toBeNull();
       await second.http().post('/auth/jwt/create/').send(ADMIN).expect(200);
-      const admins: { n: number }[] = await second.app.get(DataSource).query('SELECT count(*)::int AS n FROM users WHERE is_admin');
+      const admins: { n: number }[] = await second.app
+        .get(DataSource)
+        .query('SELECT count(*)::int AS n FROM users WHERE is_admin');
       expect(admins[0].n).toBe(1);
     } finally {
       await second.app.close();
@@ -100,7 +133,10 @@ describe('the embedded store (no DATABASE_URL)', () => {
 
     const database = await createTestDatabase();
     try {
-      const server = await createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, JWT_SECRET: 'x'.repeat(32) }), { logger: false });
+      const server = await createApp(
+        loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, JWT_SECRET: 'x'.repeat(32) }),
+        { logger: false },
+      );
       await server.close();
       const db = await connect(database.url);
       const { rows } = await db.query('SELECT name FROM migrations ORDER BY timestamp');

@@ -68,7 +68,13 @@ describe('error responses', () => {
       ['{"email": "a@example.com"} trailing', '/auth/users/'],
     ])('answers malformed JSON %j with 400 and stores nothing', async (raw, path) => {
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().post(path).set(alice.auth).set('Content-Type', 'application/json').send(raw).expect(400);
+        const response = await test
+          .http()
+          .post(path)
+          .set(alice.auth)
+          .set('Content-Type', 'application/json')
+          .send(raw)
+          .expect(400);
         expect(response.body).toEqual({ detail: expect.any(String) });
         expectNothingInternal(response.body);
       });
@@ -77,42 +83,90 @@ describe('error responses', () => {
     it('answers a 2 MB body with 413 and stores nothing', async () => {
       const huge = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/json').send(huge).expect(413);
+        const response = await test
+          .http()
+          .post(KEYS)
+          .set(alice.auth)
+          .set('Content-Type', 'application/json')
+          .send(huge)
+          .expect(413);
         expect(response.body).toEqual({ detail: expect.stringMatching(/too large/i) });
       });
     });
 
     it('answers a 2 MB body with 413 before authentication too', async () => {
       const huge = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(2 * 1024 * 1024) });
-      const response = await test.http().post('/auth/users/').set('Content-Type', 'application/json').send(huge).expect(413);
+      const response = await test
+        .http()
+        .post('/auth/users/')
+        .set('Content-Type', 'application/json')
+        .send(huge)
+        .expect(413);
       expect(response.body).toEqual({ detail: expect.stringMatching(/too large/i) });
     });
 
     it('reads JSON whatever the Content-Type says, as curl -d sends form-urlencoded', async () => {
-      const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/x-www-form-urlencoded').send('{"name":"from curl"}').expect(201);
+      const response = await test
+        .http()
+        .post(KEYS)
+        .set(alice.auth)
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send('{"name":"from curl"}')
+        .expect(201);
       expect(response.body.name).toBe('from curl');
-      await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'text/plain').send('{"name":"plain"}').expect(201);
+      await test
+        .http()
+        .post(KEYS)
+        .set(alice.auth)
+        .set('Content-Type', 'text/plain')
+        .send('{"name":"plain"}')
+        .expect(201);
     });
 
     it('answers a body that is not JSON with the malformed-JSON 400 and stores nothing', async () => {
       await expectNoStoredChange(test, async () => {
-        const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'text/plain').send('name=x').expect(400);
+        const response = await test
+          .http()
+          .post(KEYS)
+          .set(alice.auth)
+          .set('Content-Type', 'text/plain')
+          .send('name=x')
+          .expect(400);
         expect(response.body).toEqual({ detail: 'Malformed JSON in the request body.' });
       });
     });
 
     it('answers an empty JSON body naming the required field', async () => {
-      const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/json').send('').expect(400);
+      const response = await test
+        .http()
+        .post(KEYS)
+        .set(alice.auth)
+        .set('Content-Type', 'application/json')
+        .send('')
+        .expect(400);
       expect(response.body.detail).toBe('name: This field is required.');
     });
 
     it('answers a JSON null body naming the required field', async () => {
-      const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/json').send('null').expect(400);
+      const response = await test
+        .http()
+        .post(KEYS)
+        .set(alice.auth)
+        .set('Content-Type', 'application/json')
+        .send('null')
+        .expect(400);
       expect(response.body.detail).toBe('name: This field is required.');
     });
 
     it('answers a corrupt gzip body with a plain 400 that quotes nothing of the decoder', async () => {
-      const response = await test.http().post(KEYS).set(alice.auth).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip at all').expect(400);
+      const response = await test
+        .http()
+        .post(KEYS)
+        .set(alice.auth)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send('not gzip at all')
+        .expect(400);
       expect(response.body).toEqual({ detail: 'The request could not be read.' });
     });
 
@@ -127,8 +181,15 @@ describe('error responses', () => {
     };
 
     it('reads a gzip, deflate or brotli JSON body, and refuses an encoding it does not know with 415', async () => {
-      for (const [encoding, encode] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
-        const response = await postEncoded(encoding, encode(Buffer.from(JSON.stringify({ name: `compressed ${encoding}` }))));
+      for (const [encoding, encode] of [
+        ['gzip', gzipSync],
+        ['deflate', deflateSync],
+        ['br', brotliCompressSync],
+      ] as const) {
+        const response = await postEncoded(
+          encoding,
+          encode(Buffer.from(JSON.stringify({ name: `compressed ${encoding}` }))),
+        );
         expect(response).toMatchObject({ status: 201, body: { name: `compressed ${encoding}` } });
       }
       expect(await postEncoded('zstd', '{}')).toEqual({
@@ -140,7 +201,10 @@ describe('error responses', () => {
     it('applies the body limit to the decoded body: a small gzip that inflates past 1 MB is a 413', async () => {
       const bomb = gzipSync(Buffer.from(JSON.stringify({ name: 'x', padding: ' '.repeat(3 * 1024 * 1024) })));
       expect(bomb.length).toBeLessThan(10_000);
-      expect(await postEncoded('gzip', bomb)).toEqual({ status: 413, body: { detail: expect.stringMatching(/too large/i) } });
+      expect(await postEncoded('gzip', bomb)).toEqual({
+        status: 413,
+        body: { detail: expect.stringMatching(/too large/i) },
+      });
     });
 
     it('answers a path with a broken percent-encoding with 404 or 400, never 500', async () => {

@@ -10,7 +10,10 @@ describe('health', () => {
 
   it('reports liveness with an offset timestamp and no credentials', async () => {
     const response = await test.http().get('/health/').expect(200);
-    expect(response.body).toEqual({ status: 'ok', timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/) });
+    expect(response.body).toEqual({
+      status: 'ok',
+      timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/),
+    });
     expect(Math.abs(Date.parse(response.body.timestamp) - Date.now())).toBeLessThan(5_000);
   });
 

@@ -38,7 +38,9 @@ describe('browsers on another origin (CORS_ORIGINS)', () => {
       .expect(204);
     expect(response.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(headerList(response.headers.vary)).toContain('origin');
-    expect(headerList(response.headers['access-control-allow-methods'])).toEqual(expect.arrayContaining(['get', 'post', 'patch', 'delete']));
+    expect(headerList(response.headers['access-control-allow-methods'])).toEqual(
+      expect.arrayContaining(['get', 'post', 'patch', 'delete']),
+    );
     expect(headerList(response.headers['access-control-allow-headers'])).toEqual(
       expect.arrayContaining(['authorization', 'content-type', 'x-api-key', 'idempotency-key', 'x-request-id']),
     );
@@ -51,7 +53,9 @@ describe('browsers on another origin (CORS_ORIGINS)', () => {
     const response = await test.http().get('/auth/users/me/').set('Origin', APP_ORIGIN).set(alice.auth).expect(200);
     expect(response.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(headerList(response.headers.vary)).toContain('origin');
-    expect(headerList(response.headers['access-control-expose-headers'])).toEqual(EXPOSED.map((name) => name.toLowerCase()));
+    expect(headerList(response.headers['access-control-expose-headers'])).toEqual(
+      EXPOSED.map((name) => name.toLowerCase()),
+    );
     expect(response.body.email).toBe(alice.email);
   });
 
@@ -76,7 +80,12 @@ describe('browsers on another origin (CORS_ORIGINS)', () => {
   });
 
   it('matches origins exactly: another scheme, port or a suffix is another origin', async () => {
-    for (const origin of ['http://app.example.com', 'https://app.example.com:8443', 'https://app.example.com.evil.net', 'null']) {
+    for (const origin of [
+      'http://app.example.com',
+      'https://app.example.com:8443',
+      'https://app.example.com.evil.net',
+      'null',
+    ]) {
       const response = await test.http().get('/health/').set('Origin', origin).expect(200);
       expect(response.headers['access-control-allow-origin']).toBeUndefined();
     }
@@ -105,7 +114,11 @@ describe('without CORS_ORIGINS (the default)', () => {
   it('allows no origin at all', async () => {
     const response = await test.http().get('/health/').set('Origin', APP_ORIGIN).expect(200);
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
-    const preflight = await test.http().options('/health/').set('Origin', APP_ORIGIN).set('Access-Control-Request-Method', 'GET');
+    const preflight = await test
+      .http()
+      .options('/health/')
+      .set('Origin', APP_ORIGIN)
+      .set('Access-Control-Request-Method', 'GET');
     expect(preflight.status).toBe(405);
     expect(preflight.headers.allow).toBe('GET, HEAD');
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
@@ -135,13 +148,26 @@ describe('standard response headers', () => {
   });
 
   it('marks every answer that carries a token or a full key Cache-Control: no-store', async () => {
-    const pair = await test.http().post('/auth/jwt/create/').send({ email: alice.email, password: alice.password }).expect(200);
+    const pair = await test
+      .http()
+      .post('/auth/jwt/create/')
+      .send({ email: alice.email, password: alice.password })
+      .expect(200);
     expect(pair.headers['cache-control']).toBe('no-store');
     const refreshed = await test.http().post('/auth/jwt/refresh/').send({ refresh: pair.body.refresh }).expect(200);
     expect(refreshed.headers['cache-control']).toBe('no-store');
-    const created = await test.http().post('/v1/billings/api-keys/').set(alice.auth).send({ name: 'no-store' }).expect(201);
+    const created = await test
+      .http()
+      .post('/v1/billings/api-keys/')
+      .set(alice.auth)
+      .send({ name: 'no-store' })
+      .expect(201);
     expect(created.headers['cache-control']).toBe('no-store');
-    const rotated = await test.http().post(`/v1/billings/api-keys/${created.body.id}/rotate/`).set(alice.auth).expect(201);
+    const rotated = await test
+      .http()
+      .post(`/v1/billings/api-keys/${created.body.id}/rotate/`)
+      .set(alice.auth)
+      .expect(201);
     expect(rotated.headers['cache-control']).toBe('no-store');
   });
 });
@@ -177,7 +203,11 @@ describe('rate-limit headers', () => {
 
   it('sends them on errors after authentication too, and never on an unauthenticated request', async () => {
     const bob = await signUp(test);
-    const notFound = await test.http().get('/v1/documents/00000000-0000-4000-8000-000000000000/').set(bob.auth).expect(404);
+    const notFound = await test
+      .http()
+      .get('/v1/documents/00000000-0000-4000-8000-000000000000/')
+      .set(bob.auth)
+      .expect(404);
     expect(notFound.headers['ratelimit-remaining']).toBe('3');
     const anonymous = await test.http().get('/auth/users/me/').expect(401);
     expect(anonymous.headers['ratelimit-limit']).toBeUndefined();
@@ -198,7 +228,12 @@ describe('credit headers on every metered answer', () => {
   afterAll(() => test.close());
 
   it('puts X-Credits-Remaining and X-Credits-Reset on a chat message, as on a query', async () => {
-    const session = await test.http().post('/v1/chat/sessions/').set(alice.auth).send({ domain: 'handbook' }).expect(201);
+    const session = await test
+      .http()
+      .post('/v1/chat/sessions/')
+      .set(alice.auth)
+      .send({ domain: 'handbook' })
+      .expect(201);
     const message = await test
       .http()
       .post(`/v1/chat/sessions/${session.body.id}/messages/`)
@@ -206,7 +241,12 @@ describe('credit headers on every metered answer', () => {
       .send({ content: 'How do I rotate a key?' })
       .expect(201);
     expect(message.headers['x-credits-remaining']).toBe('999');
-    const query = await test.http().post('/v1/query/').set(alice.auth).send({ query: 'How do I rotate a key?', domain: 'handbook' }).expect(200);
+    const query = await test
+      .http()
+      .post('/v1/query/')
+      .set(alice.auth)
+      .send({ query: 'How do I rotate a key?', domain: 'handbook' })
+      .expect(200);
     expect(query.headers['x-credits-remaining']).toBe('998');
     expect(message.headers['x-credits-reset']).toBe(query.headers['x-credits-reset']);
     expect(Date.parse(message.headers['x-credits-reset'])).toBeGreaterThan(Date.now());

@@ -49,13 +49,18 @@ describe('API key format', () => {
 
   describe('refuses without a lookup', () => {
     const { key } = generateApiKey();
-    const flip = (value: string, index: number) => value.slice(0, index) + (value[index] === 'a' ? 'b' : 'a') + value.slice(index + 1);
+    const flip = (value: string, index: number) =>
+      value.slice(0, index) + (value[index] === 'a' ? 'b' : 'a') + value.slice(index + 1);
 
     it.each([
       ['one random character changed', flip(key, 10)],
       ['the last random character changed', flip(key, 35)],
       ['a checksum character changed', flip(key, 39)],
-      ['the checksum in the other case', key.slice(0, 36) + [...key.slice(36)].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('')],
+      [
+        'the checksum in the other case',
+        key.slice(0, 36) +
+          [...key.slice(36)].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join(''),
+      ],
       ['one character short', key.slice(0, -1)],
       ['one character long', `${key}0`],
       ['another prefix', `sk_${key.slice(4)}`],

@@ -47,11 +47,17 @@ describe('the model answerer (LLM_BASE_URL)', () => {
   let model: Awaited<ReturnType<typeof startFakeModel>>;
   let test: TestApp;
   let user: SignedInUser;
-  const ask = (body: object = { query: 'What do penguins eat?', domain: 'zoo' }) => test.http().post('/v1/query/').set(user.auth).send(body);
+  const ask = (body: object = { query: 'What do penguins eat?', domain: 'zoo' }) =>
+    test.http().post('/v1/query/').set(user.auth).send(body);
 
   beforeAll(async () => {
     model = await startFakeModel();
-    test = await startTestApp({ LLM_BASE_URL: model.url, LLM_API_KEY: 'sk-test-upstream', LLM_MODEL: 'tiny', LLM_TIMEOUT_MS: '500' });
+    test = await startTestApp({
+      LLM_BASE_URL: model.url,
+      LLM_API_KEY: 'sk-test-upstream',
+      LLM_MODEL: 'tiny',
+      LLM_TIMEOUT_MS: '500',
+    });
     await createDomain(test, 'zoo', [{ title: 'Penguins', content: 'Penguins eat krill and small fish.' }]);
   });
   afterAll(async () => {
@@ -64,7 +70,7 @@ describe('the model answerer (LLM_BASE_URL)', () => {
     user = await signUp(test);
   });
 
-  it('sends the question with the retrieved passages and returns the model\'s answer', async () => {
+  it("sends the question with the retrieved passages and returns the model's answer", async () => {
     const response = await ask().expect(200);
     expect(response.body.answer).toBe('Feed them krill [1].');
     expect(response.body.sources[0].title).toBe('Penguins');
@@ -77,15 +83,21 @@ describe('the model answerer (LLM_BASE_URL)', () => {
     expect(await creditsUsed(test, user.id)).toBe(1);
   });
 
-  it.each<[Mode]>([['fail'], ['garbage']])('answers a generic transient 500 when the model %s, and costs nothing', async (mode) => {
-    model.mode = mode;
-    const response = await ask().expect(500);
-    expect(response.body).toEqual({ detail: expect.stringMatching(/transient/), request_id: response.headers['x-request-id'] });
-    expect(JSON.stringify(response.body)).not.toContain('secret-internal-detail');
-    expect(await creditsUsed(test, user.id)).toBe(0);
-    const ledger = await test.db.query('SELECT count(*)::int AS n FROM usage_events WHERE user_id = $1', [user.id]);
-    expect(ledger.rows[0].n).toBe(0);
-  });
+  it.each<[Mode]>([['fail'], ['garbage']])(
+    'answers a generic transient 500 when the model %s, and costs nothing',
+    async (mode) => {
+      model.mode = mode;
+      const response = await ask().expect(500);
+      expect(response.body).toEqual({
+        detail: expect.stringMatching(/transient/),
+        request_id: response.headers['x-request-id'],
+      });
+      expect(JSON.stringify(response.body)).not.toContain('secret-internal-detail');
+      expect(await creditsUsed(test, user.id)).toBe(0);
+      const ledger = await test.db.query('SELECT count(*)::int AS n FROM usage_events WHERE user_id = $1', [user.id]);
+      expect(ledger.rows[0].n).toBe(0);
+    },
+  );
 
   it('gives up on a hanging model after LLM_TIMEOUT_MS with a 500, and costs nothing', async () => {
     model.mode = 'hang';
@@ -103,7 +115,9 @@ describe('the model answerer (LLM_BASE_URL)', () => {
       .expect(200);
     const body = response.body as string;
     expect(body).toMatch(/^event: sources\n/);
-    expect(body).toContain('event: error\ndata: {"detail":"The answer could not be completed. It is transient: retry with exponential back-off."}');
+    expect(body).toContain(
+      'event: error\ndata: {"detail":"The answer could not be completed. It is transient: retry with exponential back-off."}',
+    );
     expect(body).not.toContain('secret-internal-detail');
     expect(await creditsUsed(test, user.id)).toBe(0);
   });

@@ -42,7 +42,12 @@ describe('database outage and recovery', () => {
   function writer(stop: { done: boolean }): Promise<void> {
     return (async () => {
       while (!stop.done) {
-        const response = await test.http().post(KEYS).set(alice.auth).send({ name: `w${Date.now()}` }).catch(() => null);
+        const response = await test
+          .http()
+          .post(KEYS)
+          .set(alice.auth)
+          .send({ name: `w${Date.now()}` })
+          .catch(() => null);
         if (response) statuses.push(response.status);
         if (response?.status === 201) acknowledged.add(response.body.id);
         await sleep(20);
@@ -57,7 +62,11 @@ describe('database outage and recovery', () => {
     await admin.query('CREATE DATABASE kqs_fault');
     await admin.end();
     const url = cluster.url.replace(/\/postgres$/, '/kqs_fault');
-    test = await startTestApp({ LOG_LEVEL: 'error' }, { url, name: 'kqs_fault', drop: async () => undefined }, { logStream: logs });
+    test = await startTestApp(
+      { LOG_LEVEL: 'error' },
+      { url, name: 'kqs_fault', drop: async () => undefined },
+      { logStream: logs },
+    );
     // The helper's own connection dies with the server; that is expected here.
     test.db.on('error', () => undefined);
     alice = await signUp(test);
@@ -87,7 +96,11 @@ describe('database outage and recovery', () => {
       () => test.http().get('/v1/billings/subscription/').set('X-API-Key', aliceKey),
       () => test.http().get('/v1/billings/subscription/').set(alice.auth),
       () => test.http().post('/auth/jwt/create/').send({ email: alice.email, password: alice.password }),
-      () => test.http().post('/auth/users/').send({ email: `new${Date.now()}@example.com`, password: 'long enough pw' }),
+      () =>
+        test
+          .http()
+          .post('/auth/users/')
+          .send({ email: `new${Date.now()}@example.com`, password: 'long enough pw' }),
     ];
     for (const attempt of attempts) {
       const response = await timed(attempt);
@@ -104,7 +117,10 @@ describe('database outage and recovery', () => {
     await cluster.start();
     const recoveredIn = await within(15_000, async () => (await test.http().get('/health/ready/')).status === 200);
     expect(recoveredIn).toBeLessThan(15_000);
-    await within(10_000, async () => (await test.http().post(KEYS).set(alice.auth).send({ name: 'after' })).status === 201);
+    await within(
+      10_000,
+      async () => (await test.http().post(KEYS).set(alice.auth).send({ name: 'after' })).status === 201,
+    );
     await test.http().get('/auth/users/me/').set('X-API-Key', aliceKey).expect(200);
   }
 
@@ -130,7 +146,10 @@ describe('database outage and recovery', () => {
       expect(rows).toHaveLength(acknowledged.size);
       // A 500 would be logged with its stack: show it if there is one.
       const unexpected = statuses.filter((status) => status >= 500 && status !== 503);
-      expect({ unexpected, errors: unexpected.length ? logs.entries().filter((entry) => entry.level === 'error') : [] }).toEqual({ unexpected: [], errors: [] });
+      expect({
+        unexpected,
+        errors: unexpected.length ? logs.entries().filter((entry) => entry.level === 'error') : [],
+      }).toEqual({ unexpected: [], errors: [] });
     }, 90_000);
   }
 });

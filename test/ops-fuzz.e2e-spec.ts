@@ -10,9 +10,30 @@ import { databaseFingerprint, registeredRoutes, type RegisteredRoute } from './s
 
 // Field names the contract uses; every generated object body sets all of them to the same value.
 const FIELDS = [
-  'name', 'email', 'password', 'refresh', 'token', 'expires_at', 'grace_period_seconds', 'title', 'content', 'metadata',
-  'query', 'domain', 'top_k', 'stream', 'slug', 'description', 'region', 'is_active', 'allowed_domains', 'monthly_credits',
-  'limit', 'offset', 'key', 'file',
+  'name',
+  'email',
+  'password',
+  'refresh',
+  'token',
+  'expires_at',
+  'grace_period_seconds',
+  'title',
+  'content',
+  'metadata',
+  'query',
+  'domain',
+  'top_k',
+  'stream',
+  'slug',
+  'description',
+  'region',
+  'is_active',
+  'allowed_domains',
+  'monthly_credits',
+  'limit',
+  'offset',
+  'key',
+  'file',
 ];
 
 function nested(depth: number, leaf: unknown = 1): unknown {
@@ -53,12 +74,18 @@ const RAW: [string, string][] = [
   ['a JSON array', '[1, 2, 3]'],
   ['JSON null', 'null'],
   ['10 000-deep arrays', '['.repeat(10_000) + ']'.repeat(10_000)],
-  ['__proto__ pollution', JSON.stringify({ name: 'p' }).replace('{', '{"__proto__": {"polluted": "yes", "isAdmin": true, "is_admin": true},')],
+  [
+    '__proto__ pollution',
+    JSON.stringify({ name: 'p' }).replace('{', '{"__proto__": {"polluted": "yes", "isAdmin": true, "is_admin": true},'),
+  ],
   ['constructor.prototype pollution', '{"constructor": {"prototype": {"polluted": "yes"}}, "name": "c"}'],
   ['duplicate keys', '{"name": "a", "name": {"__proto__": {"polluted": "yes"}}}'],
   ['a body over the size limit', JSON.stringify({ name: 'x'.repeat(1_100_000) })],
   // Plausible bodies with one poisoned value inside a nested object (metadata is stored as jsonb).
-  ['a NUL inside metadata', JSON.stringify({ name: 'n', title: 't', content: 'c', query: 'q', metadata: { k: 'a\u0000b', 'a\u0000': 1 } })],
+  [
+    'a NUL inside metadata',
+    JSON.stringify({ name: 'n', title: 't', content: 'c', query: 'q', metadata: { k: 'a\u0000b', 'a\u0000': 1 } }),
+  ],
   ['a lone surrogate inside metadata', JSON.stringify({ title: 't', content: 'c', metadata: { k: 'a\ud800' } })],
   ['metadata nested too deep', JSON.stringify({ title: 't', content: 'c', metadata: { k: nested(50) } })],
   ['a huge number inside metadata', '{"title": "t", "content": "c", "metadata": {"k": 1e400}}'],
@@ -66,14 +93,24 @@ const RAW: [string, string][] = [
 
 function bodiesFor(): [string, string][] {
   const bodies: [string, string][] = [...RAW];
-  for (const [label, value] of VALUES) bodies.push([`every field ${label}`, JSON.stringify(Object.fromEntries(FIELDS.map((field) => [field, value])))]);
+  for (const [label, value] of VALUES)
+    bodies.push([`every field ${label}`, JSON.stringify(Object.fromEntries(FIELDS.map((field) => [field, value])))]);
   for (const [label, value] of VALUES.slice(0, 10)) {
-    bodies.push([`__proto__ plus every field ${label}`, `{"__proto__": {"polluted": "yes"}, ${JSON.stringify(Object.fromEntries(FIELDS.map((f) => [f, value]))).slice(1)}`]);
+    bodies.push([
+      `__proto__ plus every field ${label}`,
+      `{"__proto__": {"polluted": "yes"}, ${JSON.stringify(Object.fromEntries(FIELDS.map((f) => [f, value]))).slice(1)}`,
+    ]);
   }
   return bodies;
 }
 
-const QUERIES = ['?limit=abc&offset=-1', '?limit=99999999999999999999&offset=1e309', '?limit[]=1&offset[a]=2', '?limit=%00&offset=%F0%9F', `?q=${'x'.repeat(5000)}`];
+const QUERIES = [
+  '?limit=abc&offset=-1',
+  '?limit=99999999999999999999&offset=1e309',
+  '?limit[]=1&offset[a]=2',
+  '?limit=%00&offset=%F0%9F',
+  `?q=${'x'.repeat(5000)}`,
+];
 
 describe('fuzzing every JSON endpoint', () => {
   let test: TestApp;
@@ -91,39 +128,77 @@ describe('fuzzing every JSON endpoint', () => {
     const me = await test.http().get('/auth/users/me/').set(alice.auth);
     params.organizationId = me.body.organization_id;
     params.keyId = (await createKey(test, alice, 'fuzzed')).id;
-    const tries: [string, () => Promise<{ status: number; body: Record<string, string> }>, (body: Record<string, string>) => void][] = [
-      ['region', () => test.http().post('/v1/regions/').set(admin.auth).send({ name: 'Fuzz region', slug: 'fuzz-region' }), (b) => (params.regionSlug = b.slug)],
-      ['domain', () => test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Fuzz domain', slug: 'fuzz-domain' }), (b) => (params.slug = b.slug)],
-      ['document', () => test.http().post('/v1/documents/').set(alice.auth).send({ title: 'Doc', content: 'Some content about fuzzing.' }), (b) => (params.id = b.id)],
-      ['session', () => test.http().post('/v1/chat/sessions/').set(alice.auth).send({ title: 'Chat' }), (b) => (params.sessionId = b.id)],
+    const tries: [
+      string,
+      () => Promise<{ status: number; body: Record<string, string> }>,
+      (body: Record<string, string>) => void,
+    ][] = [
+      [
+        'region',
+        () => test.http().post('/v1/regions/').set(admin.auth).send({ name: 'Fuzz region', slug: 'fuzz-region' }),
+        (b) => (params.regionSlug = b.slug),
+      ],
+      [
+        'domain',
+        () => test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Fuzz domain', slug: 'fuzz-domain' }),
+        (b) => (params.slug = b.slug),
+      ],
+      [
+        'document',
+        () =>
+          test
+            .http()
+            .post('/v1/documents/')
+            .set(alice.auth)
+            .send({ title: 'Doc', content: 'Some content about fuzzing.' }),
+        (b) => (params.id = b.id),
+      ],
+      [
+        'session',
+        () => test.http().post('/v1/chat/sessions/').set(alice.auth).send({ title: 'Chat' }),
+        (b) => (params.sessionId = b.id),
+      ],
     ];
     for (const [, send, keep] of tries) {
       const response = await send().catch(() => null);
       if (response && response.status < 300) keep(response.body);
     }
     if (params.slug) {
-      const document = await test.http().post(`/v1/domains/${params.slug}/documents/`).set(admin.auth).send({ title: 'Public', content: 'Public text.' });
+      const document = await test
+        .http()
+        .post(`/v1/domains/${params.slug}/documents/`)
+        .set(admin.auth)
+        .send({ title: 'Public', content: 'Public text.' });
       if (document.status < 300) params.domainDocumentId = document.body.id;
     }
   }, 60_000);
   afterAll(() => test.close());
 
   function pathFor(route: RegisteredRoute): string {
-    return route.path.replace(/:(\w+)/g, (_, name: string) => {
-      if (name === 'slug' && route.path.startsWith('/v1/regions')) return params.regionSlug ?? 'no-such-region';
-      if (name === 'id' && route.path.startsWith('/v1/domains')) return params.domainDocumentId ?? crypto.randomUUID();
-      return params[name] ?? crypto.randomUUID();
-    }) + '/';
+    return (
+      route.path.replace(/:(\w+)/g, (_, name: string) => {
+        if (name === 'slug' && route.path.startsWith('/v1/regions')) return params.regionSlug ?? 'no-such-region';
+        if (name === 'id' && route.path.startsWith('/v1/domains'))
+          return params.domainDocumentId ?? crypto.randomUUID();
+        return params[name] ?? crypto.randomUUID();
+      }) + '/'
+    );
   }
 
   async function check(label: string, send: () => Promise<{ status: number; body: unknown; text: string }>) {
     const before = await databaseFingerprint(test.db);
     const response = await send();
-    const problem = (why: string) => failures.push(`${label}: ${why} (status ${response.status}, body ${response.text.slice(0, 200)})`);
+    const problem = (why: string) =>
+      failures.push(`${label}: ${why} (status ${response.status}, body ${response.text.slice(0, 200)})`);
     if (response.status >= 500) problem('server error');
-    if (response.status >= 400 && typeof (response.body as { detail?: unknown })?.detail !== 'string') problem('error without a detail string');
-    if (response.status >= 400 && (await databaseFingerprint(test.db)) !== before) problem('a refused request changed stored data');
-    if ((Object.prototype as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).isAdmin !== undefined) {
+    if (response.status >= 400 && typeof (response.body as { detail?: unknown })?.detail !== 'string')
+      problem('error without a detail string');
+    if (response.status >= 400 && (await databaseFingerprint(test.db)) !== before)
+      problem('a refused request changed stored data');
+    if (
+      (Object.prototype as Record<string, unknown>).polluted !== undefined ||
+      ({} as Record<string, unknown>).isAdmin !== undefined
+    ) {
       problem('Object.prototype polluted');
       delete (Object.prototype as Record<string, unknown>).polluted;
     }
@@ -142,7 +217,7 @@ describe('fuzzing every JSON endpoint', () => {
           await check(`${route.method} ${route.path} as ${caller === admin ? 'admin' : 'user'} with ${label}`, () =>
             test
               .http()
-              [route.method.toLowerCase() as 'post']( pathFor(route))
+              [route.method.toLowerCase() as 'post'](pathFor(route))
               .set(caller.auth)
               .set('Content-Type', 'application/json')
               .send(raw),
@@ -159,7 +234,10 @@ describe('fuzzing every JSON endpoint', () => {
     for (const route of registeredRoutes(test.app).filter((r) => r.method !== 'DELETE')) {
       for (const query of QUERIES) {
         await check(`${route.method} ${route.path}${query.slice(0, 40)}`, () =>
-          test.http()[route.method.toLowerCase() as 'get'](pathFor(route) + query).set('X-API-Key', key),
+          test
+            .http()
+            [route.method.toLowerCase() as 'get'](pathFor(route) + query)
+            .set('X-API-Key', key),
         );
       }
     }

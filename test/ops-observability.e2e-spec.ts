@@ -29,7 +29,13 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
       const id = 'edge-7f3a9c21.trace:0001';
       await test.http().get('/health/').set('X-Request-Id', id).expect(200).expect('X-Request-Id', id);
       const line = logs.entries().find((entry) => entry.request_id === id);
-      expect(line).toMatchObject({ level: 'info', method: 'GET', route: '/health', status: '200', message: 'request completed' });
+      expect(line).toMatchObject({
+        level: 'info',
+        method: 'GET',
+        route: '/health',
+        status: '200',
+        message: 'request completed',
+      });
       expect(typeof line?.duration_ms).toBe('number');
     });
 
@@ -43,7 +49,12 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
     });
 
     it('is on error responses too, including a body the parser refuses', async () => {
-      const response = await test.http().post('/auth/jwt/create/').set('Content-Type', 'application/json').send('{bad json').expect(400);
+      const response = await test
+        .http()
+        .post('/auth/jwt/create/')
+        .set('Content-Type', 'application/json')
+        .send('{bad json')
+        .expect(400);
       expect(response.headers['x-request-id']).toMatch(UUID);
     });
   });
@@ -53,7 +64,9 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
       const entries = logs.entries();
       expect(entries.length).toBeGreaterThan(3);
       for (const entry of entries) {
-        expect(entry).toEqual(expect.objectContaining({ level: expect.any(String), time: expect.any(String), message: expect.any(String) }));
+        expect(entry).toEqual(
+          expect.objectContaining({ level: expect.any(String), time: expect.any(String), message: expect.any(String) }),
+        );
       }
     });
 
@@ -61,7 +74,12 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
       const key = await createKey(test, alice, 'logged');
       const response = await test.http().get('/auth/users/me/').set('X-API-Key', key.key).expect(200);
       const line = logs.entries().find((entry) => entry.request_id === response.headers['x-request-id']);
-      expect(line).toMatchObject({ route: '/auth/users/me', status: '200', user_id: response.body.id, key_prefix: key.key_prefix });
+      expect(line).toMatchObject({
+        route: '/auth/users/me',
+        status: '200',
+        user_id: response.body.id,
+        key_prefix: key.key_prefix,
+      });
       expect(logs.text).not.toContain(key.key);
     });
   });
@@ -74,21 +92,37 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
     }
 
     it('is public and counts requests by route pattern and status, with latency histograms', async () => {
-      const before = metricValue(await scrape(), 'http_requests_total', { method: 'GET', route: '/health', status: '200' }) ?? 0;
+      const before =
+        metricValue(await scrape(), 'http_requests_total', { method: 'GET', route: '/health', status: '200' }) ?? 0;
       await test.http().get('/health/').expect(200);
       await test.http().get('/health').expect(200);
       const text = await scrape();
-      expect(metricValue(text, 'http_requests_total', { method: 'GET', route: '/health', status: '200' })).toBe(before + 2);
-      expect(metricValue(text, 'http_request_duration_seconds_count', { route: '/health', status: '200' })).toBeGreaterThanOrEqual(before + 2);
-      expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/health",status="200"\}/);
+      expect(metricValue(text, 'http_requests_total', { method: 'GET', route: '/health', status: '200' })).toBe(
+        before + 2,
+      );
+      expect(
+        metricValue(text, 'http_request_duration_seconds_count', { route: '/health', status: '200' }),
+      ).toBeGreaterThanOrEqual(before + 2);
+      expect(text).toMatch(
+        /http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/health",status="200"\}/,
+      );
     });
 
     it('labels by route pattern, not by the path with its ids, and unknown paths as (unmatched)', async () => {
-      await test.http().patch(`/v1/billings/api-keys/${crypto.randomUUID()}/update/`).set(alice.auth).send({ expires_at: null }).expect(404);
+      await test
+        .http()
+        .patch(`/v1/billings/api-keys/${crypto.randomUUID()}/update/`)
+        .set(alice.auth)
+        .send({ expires_at: null })
+        .expect(404);
       await test.http().get(`/no/such/${crypto.randomUUID()}`).expect(404);
       const text = await scrape();
-      expect(metricValue(text, 'http_requests_total', { route: '/v1/billings/api-keys/:keyId/update', status: '404' })).toBeGreaterThanOrEqual(1);
-      expect(metricValue(text, 'http_requests_total', { route: '(unmatched)', status: '404' })).toBeGreaterThanOrEqual(1);
+      expect(
+        metricValue(text, 'http_requests_total', { route: '/v1/billings/api-keys/:keyId/update', status: '404' }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(metricValue(text, 'http_requests_total', { route: '(unmatched)', status: '404' })).toBeGreaterThanOrEqual(
+        1,
+      );
       expect(text).not.toMatch(/route="\/no\/such/);
     });
 
@@ -124,9 +158,21 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
     afterAll(() => test.db.query('ALTER TABLE users_away RENAME TO users'));
 
     it('carries the request id in its body and header, and the log has the error under that id', async () => {
-      const response = await test.http().post('/auth/users/').send({ email: 'five-hundred@example.com', password: 'long enough pw' }).expect(500);
-      expect(response.body).toEqual({ detail: expect.stringMatching(/retry/i), request_id: response.headers['x-request-id'] });
-      const lines = logs.entries().filter((entry) => String(entry.message).includes(response.body.request_id) || entry.request_id === response.body.request_id);
+      const response = await test
+        .http()
+        .post('/auth/users/')
+        .send({ email: 'five-hundred@example.com', password: 'long enough pw' })
+        .expect(500);
+      expect(response.body).toEqual({
+        detail: expect.stringMatching(/retry/i),
+        request_id: response.headers['x-request-id'],
+      });
+      const lines = logs
+        .entries()
+        .filter(
+          (entry) =>
+            String(entry.message).includes(response.body.request_id) || entry.request_id === response.body.request_id,
+        );
       expect(lines.some((entry) => entry.level === 'error')).toBe(true);
       expect(lines.some((entry) => entry.status === '500')).toBe(true);
     });
@@ -147,9 +193,13 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
       const scrape = await fetch(`${metricsUrl}/metrics`);
       expect(scrape.status).toBe(200);
       expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-      expect(metricValue(await scrape.text(), 'http_requests_total', { method: 'GET', route: '/health', status: '200' })).toBeGreaterThanOrEqual(1);
+      expect(
+        metricValue(await scrape.text(), 'http_requests_total', { method: 'GET', route: '/health', status: '200' }),
+      ).toBeGreaterThanOrEqual(1);
       expect((await fetch(`${metricsUrl}/health/`)).status).toBe(404);
-      const document = (await separate.http().get('/openapi.json').expect(200)).body as { paths: Record<string, unknown> };
+      const document = (await separate.http().get('/openapi.json').expect(200)).body as {
+        paths: Record<string, unknown>;
+      };
       expect(Object.keys(document.paths)).not.toContain('/metrics');
     });
   });

@@ -11,7 +11,11 @@ const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 /** Runs a linter; a non-zero exit (problems found) is an answer here, not a failure of the call. */
 async function lint(command: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   try {
-    return await run(command, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+    return await run(command, args, {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     if (stdout === undefined) throw error;
@@ -44,8 +48,13 @@ describe('OpenAPI document: generic linters', () => {
 
   it('passes redocly lint (recommended rules) with no error and no warning', async () => {
     const { stdout } = await lint(bin('redocly'), ['lint', file, '--format', 'json']);
-    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
-    const problems = report.problems.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`);
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
+    const problems = report.problems.map(
+      (problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`,
+    );
     expect(problems).toEqual([]);
     expect(report.totals).toEqual(expect.objectContaining({ errors: 0, warnings: 0 }));
   }, 60_000);
@@ -53,7 +62,9 @@ describe('OpenAPI document: generic linters', () => {
   it('passes spectral lint with the OWASP ruleset with no error', async () => {
     const { stdout } = await lint(bin('spectral'), ['lint', file, '--format', 'json', '--quiet']);
     const results = JSON.parse(stdout || '[]') as { code: string; severity: number; path: string[]; message: string }[];
-    const errors = results.filter((result) => result.severity === 0).map((result) => `${result.code} ${result.path.join('/')}: ${result.message}`);
+    const errors = results
+      .filter((result) => result.severity === 0)
+      .map((result) => `${result.code} ${result.path.join('/')}: ${result.message}`);
     expect(errors).toEqual([]);
     // Nor a warning: what does not apply is switched off in .spectral.yaml, with the reason.
     expect(results.map((result) => `${result.code} ${result.path.join('/')}`)).toEqual([]);

@@ -12,7 +12,9 @@ import {
   type Schema,
 } from './support/openapi.js';
 
-const ERROR_SCHEMAS = ['Error', 'ValidationError', 'TokenError', 'QuotaError', 'ServerError'].map((name) => `#/components/schemas/${name}`);
+const ERROR_SCHEMAS = ['Error', 'ValidationError', 'TokenError', 'QuotaError', 'ServerError'].map(
+  (name) => `#/components/schemas/${name}`,
+);
 
 describe('OpenAPI document: schemas', () => {
   let test: TestApp;
@@ -37,7 +39,11 @@ describe('OpenAPI document: schemas', () => {
     const unresolved = allRefs(document).filter(({ ref }) => resolvePointer(document, ref) === undefined);
     expect(unresolved).toEqual([]);
     for (const { at, ref } of allRefs(document)) {
-      const kind = at.match(/\/responses\/\d{3}$/) ? '#/components/responses/' : at.match(/\/headers\/[\w-]+$/) ? '#/components/headers/' : '#/components/schemas/';
+      const kind = /\/responses\/\d{3}$/.exec(at)
+        ? '#/components/responses/'
+        : /\/headers\/[\w-]+$/.exec(at)
+          ? '#/components/headers/'
+          : '#/components/schemas/';
       expect({ at, ref: ref.startsWith(kind) }).toEqual({ at, ref: true });
     }
 
@@ -55,17 +61,25 @@ describe('OpenAPI document: schemas', () => {
       expect({ at, params: declared.map((p) => p.name).sort() }).toEqual({ at, params: templated });
       expect({ at, required: declared.every((p) => p.required === true) }).toEqual({ at, required: true });
       for (const parameter of op.parameters ?? []) {
-        expect({ at, parameter: ['path', 'query', 'header', 'cookie'].includes(parameter.in) && Boolean(parameter.schema) }).toEqual({ at, parameter: true });
+        expect({
+          at,
+          parameter: ['path', 'query', 'header', 'cookie'].includes(parameter.in) && Boolean(parameter.schema),
+        }).toEqual({ at, parameter: true });
       }
       // Responses: valid status keys, each with a description (once references are followed).
       expect({ at, any: Object.keys(op.responses).length > 0 }).toEqual({ at, any: true });
       for (const [status, response] of Object.entries(op.responses)) {
         expect({ at, status: /^([1-5]\d\d|[1-5]XX|default)$/.test(status) }).toEqual({ at, status: true });
-        expect({ at, status, description: typeof deref(document, response).description }).toEqual({ at, status, description: 'string' });
+        expect({ at, status, description: typeof deref(document, response).description }).toEqual({
+          at,
+          status,
+          description: 'string',
+        });
       }
       // Security names the declared schemes; tags are declared.
       for (const requirement of op.security ?? []) {
-        for (const scheme of Object.keys(requirement)) expect({ at, scheme: scheme in document.components.securitySchemes }).toEqual({ at, scheme: true });
+        for (const scheme of Object.keys(requirement))
+          expect({ at, scheme: scheme in document.components.securitySchemes }).toEqual({ at, scheme: true });
       }
       for (const tag of op.tags ?? []) expect({ at, tag: tags.has(tag) }).toEqual({ at, tag: true });
       for (const [mediaType, content] of Object.entries(op.requestBody?.content ?? {})) {
@@ -75,9 +89,15 @@ describe('OpenAPI document: schemas', () => {
 
     // Object schemas require only properties they declare; `nullable` goes with a `type`.
     for (const [name, schema] of Object.entries(document.components.schemas)) {
-      for (const required of schema.required ?? []) expect({ name, required, declared: required in (schema.properties ?? {}) }).toEqual({ name, required, declared: true });
+      for (const required of schema.required ?? [])
+        expect({ name, required, declared: required in (schema.properties ?? {}) }).toEqual({
+          name,
+          required,
+          declared: true,
+        });
       for (const [property, value] of Object.entries(schema.properties ?? {})) {
-        if (value.nullable) expect({ name, property, type: Boolean(value.type || value.allOf) }).toEqual({ name, property, type: true });
+        if (value.nullable)
+          expect({ name, property, type: Boolean(value.type || value.allOf) }).toEqual({ name, property, type: true });
       }
     }
   });
@@ -85,7 +105,10 @@ describe('OpenAPI document: schemas', () => {
   it('gives every operation a one-line summary, a tag and a 2xx response with a schema (or 204)', () => {
     for (const { path, method, operation: op } of operationsOf(document)) {
       const at = `${method.toUpperCase()} ${path}`;
-      expect({ at, summary: typeof op.summary === 'string' && op.summary.length > 0 && !op.summary.includes('\n') }).toEqual({ at, summary: true });
+      expect({
+        at,
+        summary: typeof op.summary === 'string' && op.summary.length > 0 && !op.summary.includes('\n'),
+      }).toEqual({ at, summary: true });
       expect({ at, tags: op.tags?.length }).toEqual({ at, tags: 1 });
       const successes = Object.keys(op.responses).filter((status) => /^2\d\d$/.test(status));
       expect({ at, successes: successes.length }).toEqual({ at, successes: 1 });
@@ -99,7 +122,8 @@ describe('OpenAPI document: schemas', () => {
       expect({ at, mediaTypes: content.length > 0 }).toEqual({ at, mediaTypes: true });
       for (const [mediaType, media] of content) {
         const schema = media.schema ? deref(document, media.schema) : undefined;
-        const described = mediaType === 'application/json' ? Boolean(schema?.properties || schema?.items) : Boolean(schema?.type);
+        const described =
+          mediaType === 'application/json' ? Boolean(schema?.properties || schema?.items) : Boolean(schema?.type);
         expect({ at, mediaType, described }).toEqual({ at, mediaType, described: true });
       }
     }
@@ -107,50 +131,83 @@ describe('OpenAPI document: schemas', () => {
 
   it('describes API keys: `key` in the create and rotate responses only, `rotated_from` in rotate only', () => {
     const created = responseSchema('/v1/billings/api-keys/', 'post', '201');
-    expect(created.required).toEqual(expect.arrayContaining(['key', 'key_prefix', 'is_active', 'expires_at', 'created_at']));
+    expect(created.required).toEqual(
+      expect.arrayContaining(['key', 'key_prefix', 'is_active', 'expires_at', 'created_at']),
+    );
     expect(created.properties).not.toHaveProperty('rotated_from');
 
     const list = responseSchema('/v1/billings/api-keys/', 'get', '200');
     expect(list.type).toBe('array');
     const item = deref(document, list.items!);
-    expect(Object.keys(item.properties!).sort()).toEqual(['created_at', 'expires_at', 'id', 'is_active', 'key_prefix', 'last_used_at', 'name']);
-    expect(item.properties!.expires_at).toEqual(expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }));
+    expect(Object.keys(item.properties!).sort()).toEqual([
+      'created_at',
+      'expires_at',
+      'id',
+      'is_active',
+      'key_prefix',
+      'last_used_at',
+      'name',
+    ]);
+    expect(item.properties!.expires_at).toEqual(
+      expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }),
+    );
     expect(item.properties!.last_used_at).toEqual(expect.objectContaining({ nullable: true }));
 
     const rotated = responseSchema('/v1/billings/api-keys/{keyId}/rotate/', 'post', '201');
     expect(rotated.required).toEqual(expect.arrayContaining(['key', 'rotated_from']));
-    for (const [path, method] of [['/v1/billings/api-keys/{keyId}/update/', 'patch'], ['/v1/billings/api-keys/{keyId}/revoke/', 'post']]) {
+    for (const [path, method] of [
+      ['/v1/billings/api-keys/{keyId}/update/', 'patch'],
+      ['/v1/billings/api-keys/{keyId}/revoke/', 'post'],
+    ]) {
       expect(responseSchema(path, method, '200').properties).not.toHaveProperty('key');
     }
     expect(operation('/v1/billings/api-keys/{keyId}/', 'delete').responses['204']).toBeDefined();
 
     // Request bodies: expires_at is required but may be null; rotation's body is optional.
-    const update = deref(document, operation('/v1/billings/api-keys/{keyId}/update/', 'patch').requestBody!.content['application/json'].schema!);
+    const update = deref(
+      document,
+      operation('/v1/billings/api-keys/{keyId}/update/', 'patch').requestBody!.content['application/json'].schema!,
+    );
     expect(update).toEqual(expect.objectContaining({ required: ['expires_at'] }));
-    expect(update.properties!.expires_at).toEqual(expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }));
+    expect(update.properties!.expires_at).toEqual(
+      expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }),
+    );
     const rotate = operation('/v1/billings/api-keys/{keyId}/rotate/', 'post').requestBody!;
     expect(rotate.required).toBe(false);
     expect(deref(document, rotate.content['application/json'].schema!).properties!.grace_period_seconds).toEqual(
       expect.objectContaining({ type: 'integer', minimum: 0, maximum: 86400 }),
     );
     // Key management: a JWT only, and the 401 says so.
-    for (const { path, operation: op } of operationsOf(document).filter(({ path }) => path.startsWith('/v1/billings/api-keys/'))) {
+    for (const { path, operation: op } of operationsOf(document).filter(({ path }) =>
+      path.startsWith('/v1/billings/api-keys/'),
+    )) {
       expect({ path, security: op.security }).toEqual({ path, security: [{ jwt: [] }] });
-      expect({ path, unauthorized: op.responses['401'] }).toEqual({ path, unauthorized: { $ref: '#/components/responses/UnauthorizedJwtOnly' } });
+      expect({ path, unauthorized: op.responses['401'] }).toEqual({
+        path,
+        unauthorized: { $ref: '#/components/responses/UnauthorizedJwtOnly' },
+      });
     }
   });
 
   it('offers both document uploads as multipart with a binary `file`, or as JSON', () => {
     for (const path of ['/v1/documents/', '/v1/domains/{slug}/documents/']) {
       const body = operation(path, 'post').requestBody!;
-      expect({ path, mediaTypes: Object.keys(body.content).sort() }).toEqual({ path, mediaTypes: ['application/json', 'multipart/form-data'] });
+      expect({ path, mediaTypes: Object.keys(body.content).sort() }).toEqual({
+        path,
+        mediaTypes: ['application/json', 'multipart/form-data'],
+      });
       const form = deref(document, body.content['multipart/form-data'].schema!);
-      expect({ path, file: form.properties!.file }).toEqual({ path, file: expect.objectContaining({ type: 'string', format: 'binary' }) });
+      expect({ path, file: form.properties!.file }).toEqual({
+        path,
+        file: expect.objectContaining({ type: 'string', format: 'binary' }),
+      });
       expect({ path, required: form.required }).toEqual({ path, required: ['file'] });
       expect(form.properties!.title).toEqual(expect.objectContaining({ type: 'string' }));
       const json = deref(document, body.content['application/json'].schema!);
       expect({ path, required: json.required }).toEqual({ path, required: ['title', 'content'] });
-      expect(json.properties!.metadata).toEqual(expect.objectContaining({ type: 'object', nullable: true, additionalProperties: expect.anything() }));
+      expect(json.properties!.metadata).toEqual(
+        expect.objectContaining({ type: 'object', nullable: true, additionalProperties: expect.anything() }),
+      );
       expect(Object.keys(operation(path, 'post').responses)).toEqual(expect.arrayContaining(['201', '400', '413']));
     }
   });
@@ -158,12 +215,22 @@ describe('OpenAPI document: schemas', () => {
   it('describes the query as JSON or an event stream, and every list with `limit` as a page', () => {
     const ok = deref(document, operation('/v1/query/', 'post').responses['200']);
     expect(Object.keys(ok.content!).sort()).toEqual(['application/json', 'text/event-stream']);
-    expect(responseSchema('/v1/query/', 'post', '200').required).toEqual(['answer', 'sources', 'domain', 'credits_used', 'credits_remaining']);
-    expect(ok.headers).toEqual(expect.objectContaining({ 'X-Credits-Remaining': expect.anything(), 'X-Credits-Reset': expect.anything() }));
+    expect(responseSchema('/v1/query/', 'post', '200').required).toEqual([
+      'answer',
+      'sources',
+      'domain',
+      'credits_used',
+      'credits_remaining',
+    ]);
+    expect(ok.headers).toEqual(
+      expect.objectContaining({ 'X-Credits-Remaining': expect.anything(), 'X-Credits-Reset': expect.anything() }),
+    );
     const query = deref(document, operation('/v1/query/', 'post').requestBody!.content['application/json'].schema!);
     expect(query.properties!.domain).toEqual(expect.objectContaining({ nullable: true }));
 
-    const paginated = operationsOf(document).filter(({ operation: op }) => op.parameters?.some((p) => p.name === 'limit' && p.in === 'query'));
+    const paginated = operationsOf(document).filter(({ operation: op }) =>
+      op.parameters?.some((p) => p.name === 'limit' && p.in === 'query'),
+    );
     expect(paginated.map(({ path }) => path).sort()).toEqual([
       '/v1/billings/usage/',
       '/v1/chat/sessions/',
@@ -173,7 +240,10 @@ describe('OpenAPI document: schemas', () => {
     ]);
     for (const { path, method } of paginated) {
       const page = responseSchema(path, method, '200');
-      expect({ path, fields: Object.keys(page.properties!).sort() }).toEqual({ path, fields: ['count', 'next', 'previous', 'results'] });
+      expect({ path, fields: Object.keys(page.properties!).sort() }).toEqual({
+        path,
+        fields: ['count', 'next', 'previous', 'results'],
+      });
       expect(page.properties!.results.type).toBe('array');
       expect(page.properties!.next.nullable).toBe(true);
       expect(Object.keys(operation(path, method).responses)).toContain('400');
@@ -181,22 +251,35 @@ describe('OpenAPI document: schemas', () => {
   });
 
   it('documents errors with the shared error schemas, per route, and every example matches its schema', () => {
-    const errorRefs = (schema: Schema): string[] => [schema.$ref, ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap(errorRefs)].filter(Boolean) as string[];
+    const errorRefs = (schema: Schema): string[] =>
+      [schema.$ref, ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap(errorRefs)].filter(
+        Boolean,
+      ) as string[];
     for (const { path, method, operation: op } of operationsOf(document)) {
       for (const [status, raw] of Object.entries(op.responses)) {
         if (Number(status) < 400 || (path === '/health/ready/' && status === '503')) continue;
         const response = deref(document, raw);
         const schema = response.content?.['application/json']?.schema;
         const refs = schema ? errorRefs(schema) : [];
-        expect({ at: `${method} ${path} ${status}`, shared: refs.length > 0 && refs.every((ref) => ERROR_SCHEMAS.includes(ref)) }).toEqual({
+        expect({
+          at: `${method} ${path} ${status}`,
+          shared: refs.length > 0 && refs.every((ref) => ERROR_SCHEMAS.includes(ref)),
+        }).toEqual({
           at: `${method} ${path} ${status}`,
           shared: true,
         });
       }
-      if (path.includes('{')) expect({ path, method, codes: Object.keys(op.responses) }).toEqual({ path, method, codes: expect.arrayContaining(['404']) });
+      if (path.includes('{'))
+        expect({ path, method, codes: Object.keys(op.responses) }).toEqual({
+          path,
+          method,
+          codes: expect.arrayContaining(['404']),
+        });
     }
     const codesOf = (path: string, method: string) => Object.keys(operation(path, method).responses);
-    expect(codesOf('/v1/chat/sessions/{sessionId}/messages/', 'post')).toEqual(expect.arrayContaining(['402', '403', '404']));
+    expect(codesOf('/v1/chat/sessions/{sessionId}/messages/', 'post')).toEqual(
+      expect.arrayContaining(['402', '403', '404']),
+    );
     expect(codesOf('/auth/jwt/create/', 'post')).toEqual(expect.arrayContaining(['401', '429']));
     expect(codesOf('/auth/jwt/refresh/', 'post')).toContain('401');
     expect(codesOf('/health/ready/', 'get')).toEqual(['200', '500', '503']);
@@ -218,15 +301,24 @@ describe('OpenAPI document: schemas', () => {
     const mediaTypes = [
       ...operationsOf(document).flatMap(({ path, method, operation: op }) => [
         ...Object.entries(op.responses).flatMap(([status, response]) =>
-          Object.entries(deref(document, response).content ?? {}).map(([type, media]) => ({ at: `${method} ${path} ${status} ${type}`, type, media })),
+          Object.entries(deref(document, response).content ?? {}).map(([type, media]) => ({
+            at: `${method} ${path} ${status} ${type}`,
+            type,
+            media,
+          })),
         ),
-        ...Object.entries(op.requestBody?.content ?? {}).map(([type, media]) => ({ at: `${method} ${path} body ${type}`, type, media })),
+        ...Object.entries(op.requestBody?.content ?? {}).map(([type, media]) => ({
+          at: `${method} ${path} body ${type}`,
+          type,
+          media,
+        })),
       ]),
     ];
     for (const { at, type, media } of mediaTypes) {
       if (type !== 'application/json') continue;
       if (media.example !== undefined) check(at, media.schema, media.example);
-      for (const [name, example] of Object.entries(media.examples ?? {})) check(`${at} ${name}`, media.schema, example.value);
+      for (const [name, example] of Object.entries(media.examples ?? {}))
+        check(`${at} ${name}`, media.schema, example.value);
     }
     for (const [name, schema] of Object.entries(document.components.schemas)) {
       for (const [property, value] of Object.entries(schema.properties ?? {})) {
@@ -240,16 +332,35 @@ describe('OpenAPI document: schemas', () => {
     for (const { path, method, operation: op } of operationsOf(document)) {
       const at = `${method} ${path}`;
       if (op.responses['403'] && JSON.stringify(op.responses['403']).includes('components/responses/Forbidden')) {
-        expect({ at, description: op.description ?? '' }).toEqual({ at, description: expect.stringContaining('Administrators only') });
+        expect({ at, description: op.description ?? '' }).toEqual({
+          at,
+          description: expect.stringContaining('Administrators only'),
+        });
         expect({ at, security: op.security }).toEqual({ at, security: [{ jwt: [] }] });
       }
     }
-    const admin = ['post /v1/regions/', 'patch /v1/domains/{slug}/', 'get /v1/domains/{slug}/documents/', 'patch /v1/billings/organizations/{organizationId}/subscription/'];
+    const admin = [
+      'post /v1/regions/',
+      'patch /v1/domains/{slug}/',
+      'get /v1/domains/{slug}/documents/',
+      'patch /v1/billings/organizations/{organizationId}/subscription/',
+    ];
     for (const entry of admin) {
       const [method, path] = entry.split(' ');
-      expect({ entry, description: operation(path, method).description }).toEqual({ entry, description: expect.stringContaining('Administrators only') });
+      expect({ entry, description: operation(path, method).description }).toEqual({
+        entry,
+        description: expect.stringContaining('Administrators only'),
+      });
     }
-    for (const path of ['/health/', '/health/ready/', '/metrics', '/auth/jwt/create/', '/auth/jwt/refresh/', '/auth/jwt/verify/', '/auth/jwt/logout/']) {
+    for (const path of [
+      '/health/',
+      '/health/ready/',
+      '/metrics',
+      '/auth/jwt/create/',
+      '/auth/jwt/refresh/',
+      '/auth/jwt/verify/',
+      '/auth/jwt/logout/',
+    ]) {
       const [method] = Object.keys(document.paths[path]);
       expect({ path, security: operation(path, method).security }).toEqual({ path, security: [] });
     }
@@ -273,7 +384,8 @@ describe('OpenAPI document: schemas', () => {
         const mediaType = String(response.headers['content-type']).split(';')[0];
         const media = resolved.content?.[mediaType];
         expect({ at, mediaType, documented: Boolean(media) }).toEqual({ at, mediaType, documented: true });
-        if (mediaType === 'application/json') expect({ at, problems: mismatches(document, media!.schema, response.body) }).toEqual({ at, problems: [] });
+        if (mediaType === 'application/json')
+          expect({ at, problems: mismatches(document, media!.schema, response.body) }).toEqual({ at, problems: [] });
       }
       if (response.status < 300) exercised.add(`${method} ${path}`);
       return response;
@@ -286,8 +398,18 @@ describe('OpenAPI document: schemas', () => {
     // Auth.
     check('post', '/auth/users/', await http().post('/auth/users/').send({ email, password }), 201);
     check('post', '/auth/users/', await http().post('/auth/users/').send({ email, password }), 400);
-    const tokens = check('post', '/auth/jwt/create/', await http().post('/auth/jwt/create/').send({ email, password }), 200).body;
-    check('post', '/auth/jwt/create/', await http().post('/auth/jwt/create/').send({ email, password: 'wrong password' }), 401);
+    const tokens = check(
+      'post',
+      '/auth/jwt/create/',
+      await http().post('/auth/jwt/create/').send({ email, password }),
+      200,
+    ).body;
+    check(
+      'post',
+      '/auth/jwt/create/',
+      await http().post('/auth/jwt/create/').send({ email, password: 'wrong password' }),
+      401,
+    );
     check('post', '/auth/jwt/refresh/', await http().post('/auth/jwt/refresh/').send({ refresh: tokens.refresh }), 200);
     check('post', '/auth/jwt/refresh/', await http().post('/auth/jwt/refresh/').send({ refresh: tokens.access }), 401);
     check('post', '/auth/jwt/verify/', await http().post('/auth/jwt/verify/').send({ token: tokens.access }), 200);
@@ -295,31 +417,102 @@ describe('OpenAPI document: schemas', () => {
     const auth = { Authorization: `Bearer ${tokens.access}` };
     const me = check('get', '/auth/users/me/', await http().get('/auth/users/me/').set(auth), 200).body;
     check('get', '/auth/users/me/', await http().get('/auth/users/me/'), 401);
-    check('get', '/auth/users/me/', await http().get('/auth/users/me/').set({ Authorization: 'Bearer not.a.token' }), 401);
+    check(
+      'get',
+      '/auth/users/me/',
+      await http().get('/auth/users/me/').set({ Authorization: 'Bearer not.a.token' }),
+      401,
+    );
     check('get', '/auth/users/me/', await http().get('/auth/users/me/').set({ 'X-API-Key': 'svc_not_a_key' }), 401);
 
     // API keys.
-    const key = check('post', '/v1/billings/api-keys/', await http().post('/v1/billings/api-keys/').set(auth).send({ name: 'schemas' }), 201).body;
+    const key = check(
+      'post',
+      '/v1/billings/api-keys/',
+      await http().post('/v1/billings/api-keys/').set(auth).send({ name: 'schemas' }),
+      201,
+    ).body;
     check('post', '/v1/billings/api-keys/', await http().post('/v1/billings/api-keys/').set(auth).send({}), 400);
     check('get', '/v1/billings/api-keys/', await http().get('/v1/billings/api-keys/').set(auth), 200);
-    check('get', '/v1/billings/api-keys/', await http().get('/v1/billings/api-keys/').set({ 'X-API-Key': key.key }), 401);
-    check('patch', '/v1/billings/api-keys/{keyId}/update/', await http().patch(`/v1/billings/api-keys/${key.id}/update/`).set(auth).send({ expires_at: '2999-01-01T00:00:00Z' }), 200);
-    check('patch', '/v1/billings/api-keys/{keyId}/update/', await http().patch(`/v1/billings/api-keys/${key.id}/update/`).set(auth).send({}), 400);
-    const rotated = check('post', '/v1/billings/api-keys/{keyId}/rotate/', await http().post(`/v1/billings/api-keys/${key.id}/rotate/`).set(auth), 201).body;
-    check('post', '/v1/billings/api-keys/{keyId}/rotate/', await http().post(`/v1/billings/api-keys/${key.id}/rotate/`).set(auth), 400);
-    check('post', '/v1/billings/api-keys/{keyId}/revoke/', await http().post(`/v1/billings/api-keys/${rotated.id}/revoke/`).set(auth), 200);
-    check('post', '/v1/billings/api-keys/{keyId}/revoke/', await http().post('/v1/billings/api-keys/00000000-0000-4000-8000-000000000000/revoke/').set(auth), 404);
+    check(
+      'get',
+      '/v1/billings/api-keys/',
+      await http().get('/v1/billings/api-keys/').set({ 'X-API-Key': key.key }),
+      401,
+    );
+    check(
+      'patch',
+      '/v1/billings/api-keys/{keyId}/update/',
+      await http()
+        .patch(`/v1/billings/api-keys/${key.id}/update/`)
+        .set(auth)
+        .send({ expires_at: '2999-01-01T00:00:00Z' }),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/billings/api-keys/{keyId}/update/',
+      await http().patch(`/v1/billings/api-keys/${key.id}/update/`).set(auth).send({}),
+      400,
+    );
+    const rotated = check(
+      'post',
+      '/v1/billings/api-keys/{keyId}/rotate/',
+      await http().post(`/v1/billings/api-keys/${key.id}/rotate/`).set(auth),
+      201,
+    ).body;
+    check(
+      'post',
+      '/v1/billings/api-keys/{keyId}/rotate/',
+      await http().post(`/v1/billings/api-keys/${key.id}/rotate/`).set(auth),
+      400,
+    );
+    check(
+      'post',
+      '/v1/billings/api-keys/{keyId}/revoke/',
+      await http().post(`/v1/billings/api-keys/${rotated.id}/revoke/`).set(auth),
+      200,
+    );
+    check(
+      'post',
+      '/v1/billings/api-keys/{keyId}/revoke/',
+      await http().post('/v1/billings/api-keys/00000000-0000-4000-8000-000000000000/revoke/').set(auth),
+      404,
+    );
     const spare = (await http().post('/v1/billings/api-keys/').set(auth).send({ name: 'spare' }).expect(201)).body;
-    check('delete', '/v1/billings/api-keys/{keyId}/', await http().delete(`/v1/billings/api-keys/${spare.id}/`).set(auth), 204);
+    check(
+      'delete',
+      '/v1/billings/api-keys/{keyId}/',
+      await http().delete(`/v1/billings/api-keys/${spare.id}/`).set(auth),
+      204,
+    );
     const live = (await http().post('/v1/billings/api-keys/').set(auth).send({ name: 'live' }).expect(201)).body;
     const byKey = { 'X-API-Key': live.key };
 
     // Regions and domains (administrators).
     const suffix = Date.now().toString(36);
     const [region, domain, other] = [`r-${suffix}`, `d-${suffix}`, `o-${suffix}`];
-    check('post', '/v1/regions/', await http().post('/v1/regions/').set(admin.auth).send({ name: 'Region', slug: region }), 201);
-    check('post', '/v1/regions/', await http().post('/v1/regions/').set(auth).send({ name: 'Region', slug: `x-${suffix}` }), 403);
-    check('patch', '/v1/regions/{slug}/', await http().patch(`/v1/regions/${region}/`).set(admin.auth).send({ name: 'Renamed' }), 200);
+    check(
+      'post',
+      '/v1/regions/',
+      await http().post('/v1/regions/').set(admin.auth).send({ name: 'Region', slug: region }),
+      201,
+    );
+    check(
+      'post',
+      '/v1/regions/',
+      await http()
+        .post('/v1/regions/')
+        .set(auth)
+        .send({ name: 'Region', slug: `x-${suffix}` }),
+      403,
+    );
+    check(
+      'patch',
+      '/v1/regions/{slug}/',
+      await http().patch(`/v1/regions/${region}/`).set(admin.auth).send({ name: 'Renamed' }),
+      200,
+    );
     check('get', '/v1/regions/', await http().get('/v1/regions/').set(byKey), 200);
     const domainBody = { name: 'Handbook', slug: domain, description: 'How the service works', region };
     check('post', '/v1/domains/', await http().post('/v1/domains/').set(admin.auth).send(domainBody), 201);
@@ -328,44 +521,130 @@ describe('OpenAPI document: schemas', () => {
     check('get', '/v1/domains/', await http().get('/v1/domains/').set(auth), 200);
     check('get', '/v1/domains/{slug}/', await http().get(`/v1/domains/${domain}/`).set(byKey), 200);
     check('get', '/v1/domains/{slug}/', await http().get(`/v1/domains/no-such-${suffix}/`).set(auth), 404);
-    check('patch', '/v1/domains/{slug}/', await http().patch(`/v1/domains/${domain}/`).set(admin.auth).send({ description: 'Keys and quotas' }), 200);
+    check(
+      'patch',
+      '/v1/domains/{slug}/',
+      await http().patch(`/v1/domains/${domain}/`).set(admin.auth).send({ description: 'Keys and quotas' }),
+      200,
+    );
     const content = 'To rotate an API key, call the rotate endpoint; the old key stops working at once.';
     const domainDocument = check(
       'post',
       '/v1/domains/{slug}/documents/',
-      await http().post(`/v1/domains/${domain}/documents/`).set(admin.auth).send({ title: 'Rotating API keys', content, metadata: { section: 'keys', page: 12 } }),
+      await http()
+        .post(`/v1/domains/${domain}/documents/`)
+        .set(admin.auth)
+        .send({ title: 'Rotating API keys', content, metadata: { section: 'keys', page: 12 } }),
       201,
     ).body;
     check(
       'post',
       '/v1/domains/{slug}/documents/',
-      await http().post(`/v1/domains/${domain}/documents/`).set(admin.auth).attach('file', Buffer.from('# Quotas\n\nEach query costs one credit.'), 'quotas.md'),
+      await http()
+        .post(`/v1/domains/${domain}/documents/`)
+        .set(admin.auth)
+        .attach('file', Buffer.from('# Quotas\n\nEach query costs one credit.'), 'quotas.md'),
       201,
     );
-    await http().post(`/v1/domains/${other}/documents/`).set(admin.auth).send({ title: 'Penguins', content: 'Penguins live in the south.' }).expect(201);
-    check('get', '/v1/domains/{slug}/documents/', await http().get(`/v1/domains/${domain}/documents/?limit=1`).set(admin.auth), 200);
-    check('get', '/v1/domains/{slug}/documents/{id}/', await http().get(`/v1/domains/${domain}/documents/${domainDocument.id}/`).set(admin.auth), 200);
+    await http()
+      .post(`/v1/domains/${other}/documents/`)
+      .set(admin.auth)
+      .send({ title: 'Penguins', content: 'Penguins live in the south.' })
+      .expect(201);
+    check(
+      'get',
+      '/v1/domains/{slug}/documents/',
+      await http().get(`/v1/domains/${domain}/documents/?limit=1`).set(admin.auth),
+      200,
+    );
+    check(
+      'get',
+      '/v1/domains/{slug}/documents/{id}/',
+      await http().get(`/v1/domains/${domain}/documents/${domainDocument.id}/`).set(admin.auth),
+      200,
+    );
 
     // Organization.
     check('get', '/v1/organizations/current/', await http().get('/v1/organizations/current/').set(byKey), 200);
-    check('patch', '/v1/organizations/current/', await http().patch('/v1/organizations/current/').set(auth).send({ allowed_domains: [`nope-${suffix}`] }), 400);
-    check('patch', '/v1/organizations/current/', await http().patch('/v1/organizations/current/').set(auth).send({ name: 'Acme', allowed_domains: [domain] }), 200);
+    check(
+      'patch',
+      '/v1/organizations/current/',
+      await http()
+        .patch('/v1/organizations/current/')
+        .set(auth)
+        .send({ allowed_domains: [`nope-${suffix}`] }),
+      400,
+    );
+    check(
+      'patch',
+      '/v1/organizations/current/',
+      await http()
+        .patch('/v1/organizations/current/')
+        .set(auth)
+        .send({ name: 'Acme', allowed_domains: [domain] }),
+      200,
+    );
 
     // Private documents.
-    const privateDocument = check('post', '/v1/documents/', await http().post('/v1/documents/').set(byKey).send({ title: 'Notes', content: 'Our rotation policy: every 90 days.' }), 201).body;
-    check('post', '/v1/documents/', await http().post('/v1/documents/').set(auth).attach('file', Buffer.from('Rotation happens quarterly.'), 'policy.txt').field('title', 'Policy'), 201);
-    check('post', '/v1/documents/', await http().post('/v1/documents/').set(auth).attach('file', Buffer.alloc(0), 'empty.txt'), 400);
+    const privateDocument = check(
+      'post',
+      '/v1/documents/',
+      await http()
+        .post('/v1/documents/')
+        .set(byKey)
+        .send({ title: 'Notes', content: 'Our rotation policy: every 90 days.' }),
+      201,
+    ).body;
+    check(
+      'post',
+      '/v1/documents/',
+      await http()
+        .post('/v1/documents/')
+        .set(auth)
+        .attach('file', Buffer.from('Rotation happens quarterly.'), 'policy.txt')
+        .field('title', 'Policy'),
+      201,
+    );
+    check(
+      'post',
+      '/v1/documents/',
+      await http().post('/v1/documents/').set(auth).attach('file', Buffer.alloc(0), 'empty.txt'),
+      400,
+    );
     check('get', '/v1/documents/', await http().get('/v1/documents/').set(auth), 200);
     check('get', '/v1/documents/', await http().get('/v1/documents/?limit=0').set(auth), 400);
     check('get', '/v1/documents/{id}/', await http().get(`/v1/documents/${privateDocument.id}/`).set(auth), 200);
     check('get', '/v1/documents/{id}/', await http().get('/v1/documents/not-a-uuid/').set(auth), 404);
 
     // Queries.
-    check('post', '/v1/query/', await http().post('/v1/query/').set(byKey).send({ query: 'How do I rotate an API key?', domain }), 200);
-    check('post', '/v1/query/', await http().post('/v1/query/').set(auth).send({ query: 'What is our rotation policy?', domain: null, top_k: 2 }), 200);
+    check(
+      'post',
+      '/v1/query/',
+      await http().post('/v1/query/').set(byKey).send({ query: 'How do I rotate an API key?', domain }),
+      200,
+    );
+    check(
+      'post',
+      '/v1/query/',
+      await http().post('/v1/query/').set(auth).send({ query: 'What is our rotation policy?', domain: null, top_k: 2 }),
+      200,
+    );
     check('post', '/v1/query/', await http().post('/v1/query/').set(auth).send({ query: ' ' }), 400);
-    check('post', '/v1/query/', await http().post('/v1/query/').set(auth).send({ query: 'Penguins?', domain: `no-such-${suffix}` }), 404);
-    check('post', '/v1/query/', await http().post('/v1/query/').set(auth).send({ query: 'Penguins?', domain: other }), 403);
+    check(
+      'post',
+      '/v1/query/',
+      await http()
+        .post('/v1/query/')
+        .set(auth)
+        .send({ query: 'Penguins?', domain: `no-such-${suffix}` }),
+      404,
+    );
+    check(
+      'post',
+      '/v1/query/',
+      await http().post('/v1/query/').set(auth).send({ query: 'Penguins?', domain: other }),
+      403,
+    );
     const address = test.server.address() as { port: number };
     const streamed = await fetch(`http://127.0.0.1:${address.port}/v1/query/`, {
       method: 'POST',
@@ -374,19 +653,49 @@ describe('OpenAPI document: schemas', () => {
     });
     const events = await streamed.text();
     expect(streamed.status).toBe(200);
-    expect(deref(document, operation('/v1/query/', 'post').responses['200']).content).toHaveProperty(String(streamed.headers.get('content-type')).split(';')[0]);
+    expect(deref(document, operation('/v1/query/', 'post').responses['200']).content).toHaveProperty(
+      String(streamed.headers.get('content-type')).split(';')[0],
+    );
     const done = /event: done\ndata: (.*)\n/.exec(events)?.[1];
     expect(mismatches(document, responseSchema('/v1/query/', 'post', '200'), JSON.parse(done!))).toEqual([]);
 
     // Chat.
-    const session = check('post', '/v1/chat/sessions/', await http().post('/v1/chat/sessions/').set(auth).send({ title: 'Keys', domain }), 201).body;
+    const session = check(
+      'post',
+      '/v1/chat/sessions/',
+      await http().post('/v1/chat/sessions/').set(auth).send({ title: 'Keys', domain }),
+      201,
+    ).body;
     check('post', '/v1/chat/sessions/', await http().post('/v1/chat/sessions/').set(auth).send({ domain: other }), 403);
-    check('post', '/v1/chat/sessions/{sessionId}/messages/', await http().post(`/v1/chat/sessions/${session.id}/messages/`).set(byKey).send({ content: 'How do I rotate a key?' }), 201);
+    check(
+      'post',
+      '/v1/chat/sessions/{sessionId}/messages/',
+      await http()
+        .post(`/v1/chat/sessions/${session.id}/messages/`)
+        .set(byKey)
+        .send({ content: 'How do I rotate a key?' }),
+      201,
+    );
     check('get', '/v1/chat/sessions/', await http().get('/v1/chat/sessions/').set(auth), 200);
     check('get', '/v1/chat/sessions/{sessionId}/', await http().get(`/v1/chat/sessions/${session.id}/`).set(auth), 200);
-    check('get', '/v1/chat/sessions/{sessionId}/messages/', await http().get(`/v1/chat/sessions/${session.id}/messages/`).set(auth), 200);
-    check('patch', '/v1/chat/sessions/{sessionId}/', await http().patch(`/v1/chat/sessions/${session.id}/`).set(auth).send({ title: 'Rotation' }), 200);
-    check('delete', '/v1/chat/sessions/{sessionId}/', await http().delete(`/v1/chat/sessions/${session.id}/`).set(auth), 204);
+    check(
+      'get',
+      '/v1/chat/sessions/{sessionId}/messages/',
+      await http().get(`/v1/chat/sessions/${session.id}/messages/`).set(auth),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/chat/sessions/{sessionId}/',
+      await http().patch(`/v1/chat/sessions/${session.id}/`).set(auth).send({ title: 'Rotation' }),
+      200,
+    );
+    check(
+      'delete',
+      '/v1/chat/sessions/{sessionId}/',
+      await http().delete(`/v1/chat/sessions/${session.id}/`).set(auth),
+      204,
+    );
     check('get', '/v1/chat/sessions/{sessionId}/', await http().get(`/v1/chat/sessions/${session.id}/`).set(auth), 404);
 
     // Billing.
@@ -394,13 +703,33 @@ describe('OpenAPI document: schemas', () => {
     check('get', '/v1/billings/usage/', await http().get('/v1/billings/usage/').set(auth), 200);
     check('get', '/v1/billings/usage/daily/', await http().get('/v1/billings/usage/daily/').set(auth), 200);
     const subscription = `/v1/billings/organizations/${me.organization_id}/subscription/`;
-    check('patch', '/v1/billings/organizations/{organizationId}/subscription/', await http().patch(subscription).set(admin.auth).send({ monthly_credits: 0 }), 200);
-    check('patch', '/v1/billings/organizations/{organizationId}/subscription/', await http().patch(subscription).set(byKey).send({ monthly_credits: 5 }), 403);
-    check('post', '/v1/query/', await http().post('/v1/query/').set(auth).send({ query: 'How do I rotate an API key?', domain }), 402);
+    check(
+      'patch',
+      '/v1/billings/organizations/{organizationId}/subscription/',
+      await http().patch(subscription).set(admin.auth).send({ monthly_credits: 0 }),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/billings/organizations/{organizationId}/subscription/',
+      await http().patch(subscription).set(byKey).send({ monthly_credits: 5 }),
+      403,
+    );
+    check(
+      'post',
+      '/v1/query/',
+      await http().post('/v1/query/').set(auth).send({ query: 'How do I rotate an API key?', domain }),
+      402,
+    );
 
     // Deletions, sign-out, probes.
     check('delete', '/v1/documents/{id}/', await http().delete(`/v1/documents/${privateDocument.id}/`).set(auth), 204);
-    check('delete', '/v1/domains/{slug}/documents/{id}/', await http().delete(`/v1/domains/${domain}/documents/${domainDocument.id}/`).set(admin.auth), 204);
+    check(
+      'delete',
+      '/v1/domains/{slug}/documents/{id}/',
+      await http().delete(`/v1/domains/${domain}/documents/${domainDocument.id}/`).set(admin.auth),
+      204,
+    );
     check('delete', '/v1/domains/{slug}/', await http().delete(`/v1/domains/${domain}/`).set(admin.auth), 204);
     check('delete', '/v1/regions/{slug}/', await http().delete(`/v1/regions/${region}/`).set(admin.auth), 204);
     check('delete', '/v1/regions/{slug}/', await http().delete(`/v1/regions/${region}/`).set(admin.auth), 404);

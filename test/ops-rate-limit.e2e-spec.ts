@@ -41,7 +41,10 @@ function twoInstancesSharingRedis(env: Record<string, string>): RedisPair {
   return pair;
 }
 
-function expectThrottled(response: { status: number; body: { detail?: string }; headers: Record<string, string> }, maxSeconds: number) {
+function expectThrottled(
+  response: { status: number; body: { detail?: string }; headers: Record<string, string> },
+  maxSeconds: number,
+) {
   expect(response.status).toBe(429);
   const seconds = Number(THROTTLED.exec(response.body.detail ?? '')?.[1]);
   expect(seconds).toBeGreaterThanOrEqual(1);
@@ -50,7 +53,11 @@ function expectThrottled(response: { status: number; body: { detail?: string }; 
 }
 
 async function failSignIn(test: TestApp, email: string, address: string) {
-  return test.http().post('/auth/jwt/create/').set('X-Forwarded-For', address).send({ email, password: 'wrong password!' });
+  return test
+    .http()
+    .post('/auth/jwt/create/')
+    .set('X-Forwarded-For', address)
+    .send({ email, password: 'wrong password!' });
 }
 
 describe('per-principal request limits (RATE_LIMIT_PER_MINUTE)', () => {
@@ -141,7 +148,11 @@ describe('sign-in throttling', () => {
         expect(response.status).toBe(401);
         expect(response.body).toEqual(BAD_CREDENTIALS);
       }
-      const blocked = await test.http().post('/auth/jwt/create/').set('X-Forwarded-For', '203.0.113.9').send({ email: victim.email, password: victim.password });
+      const blocked = await test
+        .http()
+        .post('/auth/jwt/create/')
+        .set('X-Forwarded-For', '203.0.113.9')
+        .send({ email: victim.email, password: victim.password });
       expectThrottled(blocked, 15 * 60);
       expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(14 * 60);
       // Tokens already issued keep working: this is not a lock-out of the account.
@@ -157,11 +168,20 @@ describe('sign-in throttling', () => {
       }
       // The legitimate user signs in from elsewhere, many times.
       for (let i = 0; i < 3; i++) {
-        await test.http().post('/auth/jwt/create/').set('X-Forwarded-For', '192.0.2.1').send({ email: user.email, password: user.password }).expect(200);
+        await test
+          .http()
+          .post('/auth/jwt/create/')
+          .set('X-Forwarded-For', '192.0.2.1')
+          .send({ email: user.email, password: user.password })
+          .expect(200);
       }
       expectThrottled(await failSignIn(test, 'someone-else@example.com', attacker), 15 * 60);
       expectThrottled(
-        await test.http().post('/auth/jwt/create/').set('X-Forwarded-For', attacker).send({ email: user.email, password: user.password }),
+        await test
+          .http()
+          .post('/auth/jwt/create/')
+          .set('X-Forwarded-For', attacker)
+          .send({ email: user.email, password: user.password }),
         15 * 60,
       );
     });
@@ -169,9 +189,19 @@ describe('sign-in throttling', () => {
     it('does not count a malformed request as a failure', async () => {
       const user = await signUp(test);
       for (let i = 0; i < MAX_FAILURES_PER_EMAIL + 2; i++) {
-        await test.http().post('/auth/jwt/create/').set('X-Forwarded-For', '192.0.2.77').send({ email: user.email }).expect(400);
+        await test
+          .http()
+          .post('/auth/jwt/create/')
+          .set('X-Forwarded-For', '192.0.2.77')
+          .send({ email: user.email })
+          .expect(400);
       }
-      await test.http().post('/auth/jwt/create/').set('X-Forwarded-For', '192.0.2.77').send({ email: user.email, password: user.password }).expect(200);
+      await test
+        .http()
+        .post('/auth/jwt/create/')
+        .set('X-Forwarded-For', '192.0.2.77')
+        .send({ email: user.email, password: user.password })
+        .expect(200);
     });
   });
 
@@ -186,8 +216,14 @@ describe('sign-in throttling', () => {
         expect((await failSignIn(instance, user.email, `198.51.100.${i + 1}`)).status).toBe(401);
       }
       const right = { email: user.email, password: user.password };
-      expectThrottled(await b.http().post('/auth/jwt/create/').set('X-Forwarded-For', '192.0.2.5').send(right), 15 * 60);
-      expectThrottled(await a.http().post('/auth/jwt/create/').set('X-Forwarded-For', '192.0.2.5').send(right), 15 * 60);
+      expectThrottled(
+        await b.http().post('/auth/jwt/create/').set('X-Forwarded-For', '192.0.2.5').send(right),
+        15 * 60,
+      );
+      expectThrottled(
+        await a.http().post('/auth/jwt/create/').set('X-Forwarded-For', '192.0.2.5').send(right),
+        15 * 60,
+      );
 
       // Every counter carries its window as a TTL (no permanent lock-out); end the window early.
       const keys = await redis.keys(`${prefix}signin:email:*`);

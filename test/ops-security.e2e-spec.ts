@@ -24,11 +24,24 @@ describe('security', () => {
     bobKey = (await createKey(test, bob, 'bob')).key;
     ownedBy.keyId = aliceKey.id;
     ownedBy.organizationId = (await test.http().get('/auth/users/me/').set(alice.auth)).body.organization_id;
-    const document = await test.http().post('/v1/documents/').set(alice.auth).send({ title: 'Alice only', content: 'Private words of Alice.' });
+    const document = await test
+      .http()
+      .post('/v1/documents/')
+      .set(alice.auth)
+      .send({ title: 'Alice only', content: 'Private words of Alice.' });
     if (document.status === 201) ownedBy.id = document.body.id;
     const session = await test.http().post('/v1/chat/sessions/').set(alice.auth).send({ title: 'Alice chat' });
     if (session.status === 201) ownedBy.sessionId = session.body.id;
-    secrets.push(aliceKey.key, bobKey, alice.password, alice.access, alice.refresh, bob.password, bob.access, bob.refresh);
+    secrets.push(
+      aliceKey.key,
+      bobKey,
+      alice.password,
+      alice.access,
+      alice.refresh,
+      bob.password,
+      bob.access,
+      bob.refresh,
+    );
   }, 60_000);
   afterAll(() => test.close());
 
@@ -42,7 +55,9 @@ describe('security', () => {
 
   it('covers the routes with an id that exist today', () => {
     const paths = ownedRoutes().map((route) => `${route.method} ${route.path}`);
-    expect(paths).toEqual(expect.arrayContaining(['POST /v1/billings/api-keys/:keyId/rotate', 'DELETE /v1/billings/api-keys/:keyId']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['POST /v1/billings/api-keys/:keyId/rotate', 'DELETE /v1/billings/api-keys/:keyId']),
+    );
     if (ownedBy.id) expect(paths).toContain('DELETE /v1/documents/:id');
     if (ownedBy.sessionId) expect(paths).toContain('POST /v1/chat/sessions/:sessionId/messages');
     expect(paths.length).toBeGreaterThanOrEqual(5);
@@ -53,11 +68,20 @@ describe('security', () => {
     const answers: string[] = [];
     for (const route of ownedRoutes()) {
       const path = `${route.path.replace(/:(\w+)/g, (_, name: string) => ownedBy[name])}/`;
-      for (const [who, headers] of [['Bob (JWT)', bob.auth], ['Bob (API key)', { 'X-API-Key': bobKey }]] as const) {
-        const response = await test.http()[route.method.toLowerCase() as 'post'](path).set(headers).send({ name: 'x', title: 'x', content: 'x', expires_at: null });
+      for (const [who, headers] of [
+        ['Bob (JWT)', bob.auth],
+        ['Bob (API key)', { 'X-API-Key': bobKey }],
+      ] as const) {
+        const response = await test
+          .http()
+          [route.method.toLowerCase() as 'post'](path)
+          .set(headers)
+          .send({ name: 'x', title: 'x', content: 'x', expires_at: null });
         // 404 hides that the id exists; 401 is an API key on a JWT-only route; 403 an admin-only route.
-        if (![404, 401, 403].includes(response.status)) answers.push(`${who} ${route.method} ${route.path}: ${response.status}`);
-        if (response.status === 401 && who === 'Bob (JWT)') answers.push(`${who} ${route.method} ${route.path}: 401 with a valid JWT`);
+        if (![404, 401, 403].includes(response.status))
+          answers.push(`${who} ${route.method} ${route.path}: ${response.status}`);
+        if (response.status === 401 && who === 'Bob (JWT)')
+          answers.push(`${who} ${route.method} ${route.path}: 401 with a valid JWT`);
       }
     }
     expect(answers).toEqual([]);
@@ -79,20 +103,37 @@ describe('security', () => {
   it('never shows a full key, password or token again, in any response, log line or stored row', async () => {
     // Exercise what handles secrets: sign-in failures, refresh, verify, key use by both headers,
     // rotation (whose response rightly carries the new key once), bad keys, logout.
-    const rotated = await test.http().post(`/v1/billings/api-keys/${ownedBy.keyId}/rotate/`).set(alice.auth).send({ grace_period_seconds: 60 });
+    const rotated = await test
+      .http()
+      .post(`/v1/billings/api-keys/${ownedBy.keyId}/rotate/`)
+      .set(alice.auth)
+      .send({ grace_period_seconds: 60 });
     expect(rotated.status).toBe(201);
     secrets.push(rotated.body.key);
     await test.http().get('/auth/users/me/').set('X-API-Key', rotated.body.key).expect(200);
     await test.http().get('/auth/users/me/').set('Authorization', `Bearer ${rotated.body.key}`).expect(200);
-    await test.http().get('/auth/users/me/').set('X-API-Key', `${rotated.body.key.slice(0, -1)}x`).expect(401);
-    await test.http().post('/auth/jwt/create/').send({ email: alice.email, password: `${alice.password}!` }).expect(401);
+    await test
+      .http()
+      .get('/auth/users/me/')
+      .set('X-API-Key', `${rotated.body.key.slice(0, -1)}x`)
+      .expect(401);
+    await test
+      .http()
+      .post('/auth/jwt/create/')
+      .send({ email: alice.email, password: `${alice.password}!` })
+      .expect(401);
     await test.http().post('/auth/jwt/refresh/').send({ refresh: alice.refresh }).expect(200);
     await test.http().post('/auth/jwt/verify/').send({ token: alice.access }).expect(200);
-    await test.http().post('/auth/jwt/verify/').send({ token: `${alice.access}x` }).expect(401);
+    await test
+      .http()
+      .post('/auth/jwt/verify/')
+      .send({ token: `${alice.access}x` })
+      .expect(401);
 
     const responses: string[] = [];
     for (const route of registeredRoutes(test.app).filter((r) => r.method === 'GET' && !r.path.includes(':'))) {
-      for (const headers of [alice.auth, { 'X-API-Key': rotated.body.key }]) responses.push((await test.http().get(`${route.path}/`).set(headers)).text);
+      for (const headers of [alice.auth, { 'X-API-Key': rotated.body.key }])
+        responses.push((await test.http().get(`${route.path}/`).set(headers)).text);
     }
     await test.http().post('/auth/jwt/logout/').send({ refresh: alice.refresh }).expect(204);
 

@@ -13,7 +13,9 @@ function halfSentRequest(port: number, path: string, body: object) {
   socket.on('data', (chunk) => (response += chunk));
   const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(response)));
   socket.on('error', (error) => (response += `[socket error: ${error.message}]`));
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n`,
+  );
   socket.write(payload.slice(0, 5));
   return {
     // write, not end: a half-closed request is one the client gave up on.
@@ -42,7 +44,10 @@ describe('graceful shutdown on SIGTERM', () => {
   it('turns readiness 503 at once, lets the request in flight finish, and exits 0', async () => {
     const service = await start({ SHUTDOWN_DELAY_MS: '1500', SHUTDOWN_GRACE_MS: '10000' });
     const credentials = { email: `shutdown-${Date.now()}@example.com`, password: 'long enough pw' };
-    expect((await fetch(`${service.url}/auth/users/`, { method: 'POST', headers: json, body: JSON.stringify(credentials) })).status).toBe(201);
+    expect(
+      (await fetch(`${service.url}/auth/users/`, { method: 'POST', headers: json, body: JSON.stringify(credentials) }))
+        .status,
+    ).toBe(201);
 
     const slow = halfSentRequest(service.port, '/auth/jwt/create/', credentials);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -52,7 +57,11 @@ describe('graceful shutdown on SIGTERM', () => {
 
     const ready = await fetch(`${service.url}/health/ready/`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: 'error', detail: 'The service is shutting down.', timestamp: expect.any(String) });
+    expect(await ready.json()).toEqual({
+      status: 'error',
+      detail: 'The service is shutting down.',
+      timestamp: expect.any(String),
+    });
     const live = await fetch(`${service.url}/health/`);
     expect(live.status).toBe(200);
     expect(live.headers.get('connection')).toBe('close');
@@ -72,7 +81,10 @@ describe('graceful shutdown on SIGTERM', () => {
 
   it('exits 0 after the grace period even when a request never finishes', async () => {
     const service = await start({ SHUTDOWN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '1000' });
-    const stuck = halfSentRequest(service.port, '/auth/jwt/create/', { email: 'stuck@example.com', password: 'whatever pw' });
+    const stuck = halfSentRequest(service.port, '/auth/jwt/create/', {
+      email: 'stuck@example.com',
+      password: 'whatever pw',
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const signalled = Date.now();
     service.child.kill('SIGTERM');

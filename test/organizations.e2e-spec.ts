@@ -25,7 +25,12 @@ describe('organizations', () => {
   it('renames and restricts the organization, with a JWT or an API key', async () => {
     const user = await signUp(test);
     const key = await createKey(test, user);
-    const renamed = await test.http().patch('/v1/organizations/current/').set(user.auth).send({ name: '  Acme  ' }).expect(200);
+    const renamed = await test
+      .http()
+      .patch('/v1/organizations/current/')
+      .set(user.auth)
+      .send({ name: '  Acme  ' })
+      .expect(200);
     expect(renamed.body).toMatchObject({ name: 'Acme', allowed_domains: null });
     const restricted = await test
       .http()
@@ -34,9 +39,16 @@ describe('organizations', () => {
       .send({ allowed_domains: ['science', 'science', 'History'] })
       .expect(200);
     expect(restricted.body).toMatchObject({ name: 'Acme', allowed_domains: ['science', 'history'] });
-    const stored = await test.db.query('SELECT name, allowed_domains FROM organizations WHERE id = $1', [restricted.body.id]);
+    const stored = await test.db.query('SELECT name, allowed_domains FROM organizations WHERE id = $1', [
+      restricted.body.id,
+    ]);
     expect(stored.rows[0]).toEqual({ name: 'Acme', allowed_domains: ['science', 'history'] });
-    const cleared = await test.http().patch('/v1/organizations/current/').set(user.auth).send({ allowed_domains: null }).expect(200);
+    const cleared = await test
+      .http()
+      .patch('/v1/organizations/current/')
+      .set(user.auth)
+      .send({ allowed_domains: null })
+      .expect(200);
     expect(cleared.body.allowed_domains).toBeNull();
   });
 

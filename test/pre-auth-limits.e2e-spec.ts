@@ -13,7 +13,10 @@ const THROTTLED = /^Request was throttled\. Expected available in (\d+) seconds\
 const ME = '/auth/users/me/';
 const PASSWORD = 'correct horse battery';
 
-function expectThrottled(response: { status: number; body: { detail?: string }; headers: Record<string, string> }, maxSeconds: number) {
+function expectThrottled(
+  response: { status: number; body: { detail?: string }; headers: Record<string, string> },
+  maxSeconds: number,
+) {
   expect(response.status).toBe(429);
   const seconds = Number(THROTTLED.exec(response.body.detail ?? '')?.[1]);
   expect(seconds).toBeGreaterThanOrEqual(1);
@@ -44,7 +47,14 @@ function counts(statuses: number[]): Record<number, number> {
 
 describe('sign-in attempts under concurrency', () => {
   const guesses = (test: TestApp, email: string, n: number) =>
-    Promise.all(Array.from({ length: n }, (_, i) => test.http().post('/auth/jwt/create/').send({ email, password: `wrong guess ${i}` })));
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        test
+          .http()
+          .post('/auth/jwt/create/')
+          .send({ email, password: `wrong guess ${i}` }),
+      ),
+    );
 
   describe('in memory', () => {
     let test: TestApp;
@@ -56,20 +66,28 @@ describe('sign-in attempts under concurrency', () => {
     it(`evaluates at most ${MAX_FAILURES_PER_EMAIL} of 40 simultaneous wrong guesses for one e-mail; the rest get 429`, async () => {
       const victim = await signUp(test);
       const responses = await guesses(test, victim.email, 40);
-      expect(counts(responses.map((response) => response.status))).toEqual({ 401: MAX_FAILURES_PER_EMAIL, 429: 40 - MAX_FAILURES_PER_EMAIL });
+      expect(counts(responses.map((response) => response.status))).toEqual({
+        401: MAX_FAILURES_PER_EMAIL,
+        429: 40 - MAX_FAILURES_PER_EMAIL,
+      });
       for (const response of responses) {
         if (response.status === 401) expect(response.body).toEqual(BAD_CREDENTIALS);
         else expectThrottled(response, 15 * 60);
       }
       // The right password is refused too until the window passes; issued tokens keep working.
-      expectThrottled(await test.http().post('/auth/jwt/create/').send({ email: victim.email, password: PASSWORD }), 15 * 60);
+      expectThrottled(
+        await test.http().post('/auth/jwt/create/').send({ email: victim.email, password: PASSWORD }),
+        15 * 60,
+      );
       await test.http().get(ME).set(victim.auth).expect(200);
     });
 
     it('gives back the reservation of a successful sign-in: successes never count toward the limit', async () => {
       const user = await signUp(test);
       const responses = await Promise.all(
-        Array.from({ length: MAX_FAILURES_PER_EMAIL + 5 }, () => test.http().post('/auth/jwt/create/').send({ email: user.email, password: PASSWORD })),
+        Array.from({ length: MAX_FAILURES_PER_EMAIL + 5 }, () =>
+          test.http().post('/auth/jwt/create/').send({ email: user.email, password: PASSWORD }),
+        ),
       );
       // Simultaneous right answers may briefly hold every slot, but never fail as wrong guesses.
       expect(responses.every((response) => response.status === 200 || response.status === 429)).toBe(true);
@@ -130,7 +148,12 @@ describe('limits per client address before authentication', () => {
   it('stops sign-ups from one address past SIGNUP_LIMIT_PER_HOUR, counting refused bodies too, and not other addresses', async () => {
     const before = (await test.db.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
     await signUpFrom('198.51.100.1').expect(201);
-    await test.http().post('/auth/users/').set(from('198.51.100.1')).send({ email: 'no password@example.com' }).expect(400);
+    await test
+      .http()
+      .post('/auth/users/')
+      .set(from('198.51.100.1'))
+      .send({ email: 'no password@example.com' })
+      .expect(400);
     await signUpFrom('198.51.100.1').expect(201);
     const refused = await signUpFrom('198.51.100.1');
     expectThrottled(refused, 3600);
@@ -144,16 +167,30 @@ describe('limits per client address before authentication', () => {
     await signUpFrom('198.51.100.10', email).expect(201);
     const statuses: number[] = [];
     for (const password of [PASSWORD, 'wrong password', PASSWORD, 'wrong password', PASSWORD]) {
-      statuses.push((await test.http().post('/auth/jwt/create/').set(from('198.51.100.11')).send({ email, password })).status);
+      statuses.push(
+        (await test.http().post('/auth/jwt/create/').set(from('198.51.100.11')).send({ email, password })).status,
+      );
     }
     expect(statuses).toEqual([200, 401, 200, 401, 429]);
-    await test.http().post('/auth/jwt/create/').set(from('198.51.100.12')).send({ email, password: PASSWORD }).expect(200);
+    await test
+      .http()
+      .post('/auth/jwt/create/')
+      .set(from('198.51.100.12'))
+      .send({ email, password: PASSWORD })
+      .expect(200);
   });
 
   it('stops refresh, verify and logout calls from one address past TOKEN_LIMIT_PER_MINUTE (one budget for the three)', async () => {
     const email = `token-${randomBytes(6).toString('hex')}@example.com`;
     await signUpFrom('198.51.100.20', email).expect(201);
-    const { refresh } = (await test.http().post('/auth/jwt/create/').set(from('198.51.100.20')).send({ email, password: PASSWORD }).expect(200)).body;
+    const { refresh } = (
+      await test
+        .http()
+        .post('/auth/jwt/create/')
+        .set(from('198.51.100.20'))
+        .send({ email, password: PASSWORD })
+        .expect(200)
+    ).body;
     const address = from('198.51.100.21');
     await test.http().post('/auth/jwt/refresh/').set(address).send({ refresh }).expect(200);
     await test.http().post('/auth/jwt/verify/').set(address).send({ token: refresh }).expect(200);
@@ -176,10 +213,13 @@ describe('limits per client address before authentication', () => {
     const lookups = countKeyLookups(test);
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await test.http().get(ME).set(attacker).set('X-API-Key', forgedKey())).status);
-      for (let i = 0; i < 2; i++) statuses.push((await test.http().get(ME).set(attacker).set('Authorization', 'Bearer not.a.jwt')).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await test.http().get(ME).set(attacker).set('X-API-Key', forgedKey())).status);
+      for (let i = 0; i < 2; i++)
+        statuses.push((await test.http().get(ME).set(attacker).set('Authorization', 'Bearer not.a.jwt')).status);
       expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
-      for (let i = 0; i < 5; i++) expectThrottled(await test.http().get(ME).set(attacker).set('X-API-Key', forgedKey()), 60);
+      for (let i = 0; i < 5; i++)
+        expectThrottled(await test.http().get(ME).set(attacker).set('X-API-Key', forgedKey()), 60);
       expectThrottled(await test.http().get(ME).set(attacker).set('Authorization', 'Bearer not.a.jwt'), 60);
       expect(lookups.count()).toBe(4);
       // From that address, a credential not verified before waits too; one verified recently does not
@@ -214,7 +254,13 @@ describe('forged keys with a valid checksum', () => {
       for (let batch = 0; batch < 4; batch++) {
         // 50 per address: under the failed-credential limit, so the cache alone is what is measured.
         const responses = await Promise.all(
-          Array.from({ length: 50 }, () => test.http().get(ME).set('X-Forwarded-For', `192.0.2.${batch + 1}`).set('X-API-Key', key)),
+          Array.from({ length: 50 }, () =>
+            test
+              .http()
+              .get(ME)
+              .set('X-Forwarded-For', `192.0.2.${batch + 1}`)
+              .set('X-API-Key', key),
+          ),
         );
         statuses.push(...responses.map((response) => response.status));
         expect(responses[0].body).toEqual({ detail: API_KEY_MESSAGE });
@@ -231,7 +277,10 @@ describe('forged keys with a valid checksum', () => {
     const lookups = countKeyLookups(test);
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 200; i++) statuses.push((await test.http().get(ME).set('X-Forwarded-For', '198.51.100.99').set('X-API-Key', forgedKey())).status);
+      for (let i = 0; i < 200; i++)
+        statuses.push(
+          (await test.http().get(ME).set('X-Forwarded-For', '198.51.100.99').set('X-API-Key', forgedKey())).status,
+        );
       expect(counts(statuses)).toEqual({ 401: 60, 429: 140 });
       expect(lookups.count()).toBe(60);
     } finally {
@@ -247,7 +296,16 @@ describe('forged keys with a valid checksum', () => {
     const { key } = await createKey(test, user);
     expect(cache.unknownCount).toBe(0);
     await test.http().get(ME).set('X-Forwarded-For', '198.51.100.121').set('X-API-Key', key).expect(200);
-    expect((await test.http().get(ME).set('X-Forwarded-For', '198.51.100.121').set('Authorization', 'Bearer x.y.z').expect(401)).body).toEqual(JWT_INVALID);
+    expect(
+      (
+        await test
+          .http()
+          .get(ME)
+          .set('X-Forwarded-For', '198.51.100.121')
+          .set('Authorization', 'Bearer x.y.z')
+          .expect(401)
+      ).body,
+    ).toEqual(JWT_INVALID);
   });
 });
 
@@ -259,7 +317,13 @@ describe('per-address limits in Redis, shared by two instances', () => {
   const prefix = `kqs-test-${randomBytes(4).toString('hex')}:`;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TRUST_PROXY: 'loopback', SIGNUP_LIMIT_PER_HOUR: '4', FAILED_AUTH_LIMIT_PER_MINUTE: '4' };
+    const env = {
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      TRUST_PROXY: 'loopback',
+      SIGNUP_LIMIT_PER_HOUR: '4',
+      FAILED_AUTH_LIMIT_PER_MINUTE: '4',
+    };
     [a, b] = await Promise.all([startTestApp(env, database), startTestApp(env, database)]);
     redis = new Redis(REDIS_URL);
   });
@@ -287,7 +351,8 @@ describe('per-address limits in Redis, shared by two instances', () => {
   });
 
   it('counts failed credentials of one address on both instances: at most one more evaluation per instance', async () => {
-    const attempt = (instance: TestApp) => instance.http().get(ME).set('X-Forwarded-For', '203.0.113.200').set('X-API-Key', forgedKey());
+    const attempt = (instance: TestApp) =>
+      instance.http().get(ME).set('X-Forwarded-For', '203.0.113.200').set('X-API-Key', forgedKey());
     const statuses: number[] = [];
     for (const instance of [a, b, a, b]) statuses.push((await attempt(instance)).status);
     expect(statuses).toEqual([401, 401, 401, 401]);

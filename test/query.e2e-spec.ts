@@ -1,5 +1,13 @@
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
-import { collectText, createDomain, creditsUsed, HANDBOOK, organizationIdOf, setCredits, signInAdmin } from './support/knowledge.js';
+import {
+  collectText,
+  createDomain,
+  creditsUsed,
+  HANDBOOK,
+  organizationIdOf,
+  setCredits,
+  signInAdmin,
+} from './support/knowledge.js';
 
 const QUOTA_MESSAGE = 'Credit quota exhausted. Upgrade your plan or wait for your quota to reset.';
 const DOMAIN_MESSAGE = 'Your organization does not have access to this domain.';
@@ -65,15 +73,31 @@ describe('POST /v1/query/', () => {
 
   it('works the same with an API key, and the ledger names the key', async () => {
     const key = await createKey(test, user, 'partner');
-    await test.http().post('/v1/query/').set('X-API-Key', key.key).send({ query: 'monthly credit quota', domain: 'handbook' }).expect(200);
+    await test
+      .http()
+      .post('/v1/query/')
+      .set('X-API-Key', key.key)
+      .send({ query: 'monthly credit quota', domain: 'handbook' })
+      .expect(200);
     const usage = await test.http().get('/v1/billings/usage/').set(user.auth).expect(200);
     expect(usage.body.results).toEqual([
-      expect.objectContaining({ operation: 'query', credits: 1, domain: 'handbook', user_id: user.id, key_prefix: key.key_prefix }),
+      expect.objectContaining({
+        operation: 'query',
+        credits: 1,
+        domain: 'handbook',
+        user_id: user.id,
+        key_prefix: key.key_prefix,
+      }),
     ]);
   });
 
   it('limits the sources to top_k', async () => {
-    const response = await test.http().post('/v1/query/').set(user.auth).send({ query: 'key quota documents', domain: 'handbook', top_k: 1 }).expect(200);
+    const response = await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'key quota documents', domain: 'handbook', top_k: 1 })
+      .expect(200);
     expect(response.body.sources).toHaveLength(1);
   });
 
@@ -93,27 +117,57 @@ describe('POST /v1/query/', () => {
   });
 
   it('answers 404 for an unknown or inactive domain', async () => {
-    await test.http().post('/v1/query/').set(user.auth).send({ query: 'rotate', domain: 'nope' }).expect(404, { detail: 'Not found.' });
+    await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'rotate', domain: 'nope' })
+      .expect(404, { detail: 'Not found.' });
     const admin = await signInAdmin(test);
     await createDomain(test, 'retired', [{ title: 'Old', content: 'Rotate keys yearly.' }]);
     await test.http().patch('/v1/domains/retired/').set(admin.auth).send({ is_active: false }).expect(200);
-    await test.http().post('/v1/query/').set(user.auth).send({ query: 'rotate', domain: 'retired' }).expect(404, { detail: 'Not found.' });
+    await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'rotate', domain: 'retired' })
+      .expect(404, { detail: 'Not found.' });
     expect(await creditsUsed(test, user.id)).toBe(0);
   });
 
   it('answers 403 for a domain outside allowed_domains, and allows the listed ones', async () => {
-    await test.http().patch('/v1/organizations/current/').set(user.auth).send({ allowed_domains: ['other'] }).expect(200);
-    await test.http().post('/v1/query/').set(user.auth).send({ query: 'rotate', domain: 'handbook' }).expect(403, { detail: DOMAIN_MESSAGE });
+    await test
+      .http()
+      .patch('/v1/organizations/current/')
+      .set(user.auth)
+      .send({ allowed_domains: ['other'] })
+      .expect(200);
+    await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'rotate', domain: 'handbook' })
+      .expect(403, { detail: DOMAIN_MESSAGE });
     await test.http().post('/v1/query/').set(user.auth).send({ query: 'penguins', domain: 'other' }).expect(200);
     await test.http().patch('/v1/organizations/current/').set(user.auth).send({ allowed_domains: [] }).expect(200);
-    await test.http().post('/v1/query/').set(user.auth).send({ query: 'penguins', domain: 'other' }).expect(403, { detail: DOMAIN_MESSAGE });
+    await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'penguins', domain: 'other' })
+      .expect(403, { detail: DOMAIN_MESSAGE });
     expect(await creditsUsed(test, user.id)).toBe(1);
   });
 
   it('answers 402 with the quota body once credits run out', async () => {
     await setCredits(test, user.id, 1);
     await test.http().post('/v1/query/').set(user.auth).send({ query: 'rotate', domain: 'handbook' }).expect(200);
-    const refused = await test.http().post('/v1/query/').set(user.auth).send({ query: 'rotate', domain: 'handbook' }).expect(402);
+    const refused = await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'rotate', domain: 'handbook' })
+      .expect(402);
     expect(refused.body).toEqual({
       detail: QUOTA_MESSAGE,
       code: 'quota_exhausted',
@@ -127,7 +181,12 @@ describe('POST /v1/query/', () => {
 
   it('checks in the contract order: 400 before 404 before 403 before 402', async () => {
     await setCredits(test, user.id, 0);
-    await test.http().patch('/v1/organizations/current/').set(user.auth).send({ allowed_domains: ['other'] }).expect(200);
+    await test
+      .http()
+      .patch('/v1/organizations/current/')
+      .set(user.auth)
+      .send({ allowed_domains: ['other'] })
+      .expect(200);
     await test.http().post('/v1/query/').send({ query: '' }).expect(401);
     await test.http().post('/v1/query/').set(user.auth).send({ query: '', domain: 'nope' }).expect(400);
     await test.http().post('/v1/query/').set(user.auth).send({ query: 'x', domain: 'nope' }).expect(404);
@@ -137,17 +196,37 @@ describe('POST /v1/query/', () => {
 
   it('answers a question of stop words or punctuation with no sources, not an error', async () => {
     for (const query of ['the and of to', '?!?... ---']) {
-      const response = await test.http().post('/v1/query/').set(user.auth).send({ query, domain: 'handbook' }).expect(200);
+      const response = await test
+        .http()
+        .post('/v1/query/')
+        .set(user.auth)
+        .send({ query, domain: 'handbook' })
+        .expect(200);
       expect(response.body.sources).toEqual([]);
       expect(response.body.answer).toBe(NOTHING_FOUND);
     }
   });
 
-  it('searches the organization\'s private documents without a domain, never another organization\'s', async () => {
+  it("searches the organization's private documents without a domain, never another organization's", async () => {
     const other = await signUp(test);
-    await test.http().post('/v1/documents/').set(other.auth).send({ title: 'Secret plan', content: 'The zeppelin launch happens on Tuesday.' }).expect(201);
-    await test.http().post('/v1/documents/').set(user.auth).send({ title: 'Our plan', content: 'Our zeppelin is grounded for repairs.' }).expect(201);
-    const response = await test.http().post('/v1/query/').set(user.auth).send({ query: 'When does the zeppelin launch?' }).expect(200);
+    await test
+      .http()
+      .post('/v1/documents/')
+      .set(other.auth)
+      .send({ title: 'Secret plan', content: 'The zeppelin launch happens on Tuesday.' })
+      .expect(201);
+    await test
+      .http()
+      .post('/v1/documents/')
+      .set(user.auth)
+      .send({ title: 'Our plan', content: 'Our zeppelin is grounded for repairs.' })
+      .expect(201);
+    const response = await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'When does the zeppelin launch?' })
+      .expect(200);
     expect(response.body.domain).toBeNull();
     expect(response.body.sources.map((source: { title: string }) => source.title)).toEqual(['Our plan']);
     expect(JSON.stringify(response.body)).not.toContain('Tuesday');
@@ -170,12 +249,22 @@ describe('POST /v1/query/', () => {
     expect(deltas.length).toBeGreaterThan(0);
     const done = events.at(-1)!;
     expect(done.event).toBe('done');
-    expect(done.data).toMatchObject({ answer: deltas.join(''), domain: 'handbook', credits_used: 1, credits_remaining: 999 });
+    expect(done.data).toMatchObject({
+      answer: deltas.join(''),
+      domain: 'handbook',
+      credits_used: 1,
+      credits_remaining: 999,
+    });
   });
 
   it('refuses a streamed request before the first byte, as a normal JSON error', async () => {
     await setCredits(test, user.id, 0);
-    const response = await test.http().post('/v1/query/').set(user.auth).send({ query: 'rotate', domain: 'handbook', stream: true }).expect(402);
+    const response = await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'rotate', domain: 'handbook', stream: true })
+      .expect(402);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.body.detail).toBe(QUOTA_MESSAGE);
   });
@@ -185,7 +274,12 @@ describe('POST /v1/query/', () => {
     const key = await createKey(test, user, 'burst');
     const statuses = await Promise.all(
       Array.from({ length: 200 }, () =>
-        test.http().post('/v1/query/').set('X-API-Key', key.key).send({ query: 'quota', domain: 'handbook', top_k: 1 }).then((r) => r.status),
+        test
+          .http()
+          .post('/v1/query/')
+          .set('X-API-Key', key.key)
+          .send({ query: 'quota', domain: 'handbook', top_k: 1 })
+          .then((r) => r.status),
       ),
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(50);
@@ -199,7 +293,12 @@ describe('POST /v1/query/', () => {
 
   it('lets an admin query like anyone else', async () => {
     const admin = await signInAdmin(test);
-    const response = await test.http().post('/v1/query/').set(admin.auth).send({ query: 'rotate', domain: 'handbook' }).expect(200);
+    const response = await test
+      .http()
+      .post('/v1/query/')
+      .set(admin.auth)
+      .send({ query: 'rotate', domain: 'handbook' })
+      .expect(200);
     expect(response.body.sources[0].title).toBe('Rotating API keys');
   });
 });

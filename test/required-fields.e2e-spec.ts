@@ -5,7 +5,13 @@ import { createDomain, HANDBOOK, signInAdmin } from './support/knowledge.js';
 type Caller = 'anyone' | 'user' | 'admin';
 
 /** Every required string field of every route, with a body that is valid but for that field. */
-const REQUIRED_STRING_FIELDS: [method: 'post' | 'patch', path: string | ((session: string) => string), caller: Caller, body: Record<string, unknown>, field: string][] = [
+const REQUIRED_STRING_FIELDS: [
+  method: 'post' | 'patch',
+  path: string | ((session: string) => string),
+  caller: Caller,
+  body: Record<string, unknown>,
+  field: string,
+][] = [
   ['post', '/auth/users/', 'anyone', { email: 'new@example.com', password: 'a long password' }, 'email'],
   ['post', '/auth/users/', 'anyone', { email: 'new@example.com', password: 'a long password' }, 'password'],
   ['post', '/auth/jwt/create/', 'anyone', { email: 'new@example.com', password: 'a long password' }, 'email'],
@@ -18,7 +24,13 @@ const REQUIRED_STRING_FIELDS: [method: 'post' | 'patch', path: string | ((sessio
   ['post', '/v1/documents/', 'user', { title: 'Runbook', content: 'Restart the worker.' }, 'content'],
   ['post', '/v1/query/', 'user', { query: 'How do I rotate a key?', domain: 'handbook' }, 'query'],
   ['patch', (session) => `/v1/chat/sessions/${session}/`, 'user', { title: 'Renamed' }, 'title'],
-  ['post', (session) => `/v1/chat/sessions/${session}/messages/`, 'user', { content: 'How do I rotate a key?' }, 'content'],
+  [
+    'post',
+    (session) => `/v1/chat/sessions/${session}/messages/`,
+    'user',
+    { content: 'How do I rotate a key?' },
+    'content',
+  ],
   ['post', '/v1/regions/', 'admin', { name: 'Europe', slug: 'eu' }, 'name'],
   ['post', '/v1/regions/', 'admin', { name: 'Europe', slug: 'eu' }, 'slug'],
   ['post', '/v1/domains/', 'admin', { name: 'Physics', slug: 'physics' }, 'name'],
@@ -38,7 +50,8 @@ describe('a required string field that is blank is missing', () => {
     alice = await signUp(test);
     admin = await signInAdmin(test);
     await createDomain(test, 'handbook', HANDBOOK);
-    session = (await test.http().post('/v1/chat/sessions/').set(alice.auth).send({ domain: 'handbook' }).expect(201)).body.id;
+    session = (await test.http().post('/v1/chat/sessions/').set(alice.auth).send({ domain: 'handbook' }).expect(201))
+      .body.id;
   });
   afterAll(() => test.close());
 
@@ -52,14 +65,27 @@ describe('a required string field that is blank is missing', () => {
       const url = typeof path === 'string' ? path : path(session);
       const auth = caller === 'user' ? alice.auth : caller === 'admin' ? admin.auth : {};
       await expectNoStoredChange(test, async () => {
-        const response = await test.http()[method](url).set(auth).send({ ...body, [field]: value }).expect(400);
-        expect(response.body).toEqual({ detail: `${field}: This field is required.`, fields: { [field]: ['This field is required.'] } });
+        const response = await test
+          .http()
+          [method](url)
+          .set(auth)
+          .send({ ...body, [field]: value })
+          .expect(400);
+        expect(response.body).toEqual({
+          detail: `${field}: This field is required.`,
+          fields: { [field]: ['This field is required.'] },
+        });
       });
     });
   });
 
   it('keeps "may not be blank" for an optional field given blank (an organization rename)', async () => {
-    const response = await test.http().patch('/v1/organizations/current/').set(alice.auth).send({ name: '  ' }).expect(400);
+    const response = await test
+      .http()
+      .patch('/v1/organizations/current/')
+      .set(alice.auth)
+      .send({ name: '  ' })
+      .expect(400);
     expect(response.body.detail).toBe('name: This field may not be blank.');
   });
 });

@@ -23,7 +23,12 @@ describe('retrieval on the embedded store (no DATABASE_URL)', () => {
   let domainId: string;
 
   beforeAll(async () => {
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    });
     expect(config.DATABASE_URL).toBeUndefined();
     app = await createApp(config, { logger: process.env.TEST_LOGS ? undefined : false });
     await app.listen(0, '127.0.0.1');
@@ -31,7 +36,8 @@ describe('retrieval on the embedded store (no DATABASE_URL)', () => {
     http = () => request(server);
     const tokens = await http().post('/auth/jwt/create/').send(ADMIN).expect(200);
     auth = { Authorization: `Bearer ${tokens.body.access}` };
-    domainId = (await http().post('/v1/domains/').set(auth).send({ name: 'Astronomy', slug: 'astronomy' }).expect(201)).body.id;
+    domainId = (await http().post('/v1/domains/').set(auth).send({ name: 'Astronomy', slug: 'astronomy' }).expect(201))
+      .body.id;
   }, 120_000);
 
   afterAll(async () => {
@@ -59,9 +65,15 @@ describe('retrieval on the embedded store (no DATABASE_URL)', () => {
     ];
     const created = [];
     for (const [title, content] of texts) {
-      created.push(await http().post('/v1/domains/astronomy/documents/').set(auth).send({ title, content }).expect(201));
+      created.push(
+        await http().post('/v1/domains/astronomy/documents/').set(auth).send({ title, content }).expect(201),
+      );
     }
-    await http().post('/v1/domains/astronomy/documents/').set(auth).attach('file', makePdf(['Saturn has bright rings of ice.']), 'saturn.pdf').expect(201);
+    await http()
+      .post('/v1/domains/astronomy/documents/')
+      .set(auth)
+      .attach('file', makePdf(['Saturn has bright rings of ice.']), 'saturn.pdf')
+      .expect(201);
 
     const retriever = app.get<Retriever>(RETRIEVER);
     const storm = await retriever.search('Which planet has a giant storm?', { domainId }, { limit: 3 });

@@ -13,7 +13,8 @@ const BIOLOGY = [
   },
   {
     title: 'Cellular respiration',
-    content: 'Mitochondria break down glucose to make ATP. Oxygen is the final electron acceptor of the respiratory chain.',
+    content:
+      'Mitochondria break down glucose to make ATP. Oxygen is the final electron acceptor of the respiratory chain.',
     metadata: { chapter: 2 },
   },
   {
@@ -22,7 +23,11 @@ const BIOLOGY = [
     metadata: { chapter: 3 },
   },
   { title: 'Marsupials', content: 'The kangaroo carries its young in a pouch.', metadata: { chapter: 4 } },
-  { title: 'Model organisms', content: 'The zebrafish is transparent as an embryo, which makes development easy to watch.', metadata: { chapter: 5 } },
+  {
+    title: 'Model organisms',
+    content: 'The zebrafish is transparent as an embryo, which makes development easy to watch.',
+    metadata: { chapter: 5 },
+  },
 ];
 
 describe('BM25 retrieval', () => {
@@ -35,15 +40,20 @@ describe('BM25 retrieval', () => {
   let bobOrg: string;
   const ids: Record<string, string> = {};
 
-  const orgOf = async (user: SignedInUser) => (await test.http().get('/auth/users/me/').set(user.auth).expect(200)).body.organization_id as string;
+  const orgOf = async (user: SignedInUser) =>
+    (await test.http().get('/auth/users/me/').set(user.auth).expect(200)).body.organization_id as string;
 
   beforeAll(async () => {
     test = await startTestApp();
     retriever = test.app.get(RETRIEVER);
     const admin = await signInAdmin(test);
-    domainId = (await test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Biology', slug: 'biology' }).expect(201)).body.id;
+    domainId = (
+      await test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Biology', slug: 'biology' }).expect(201)
+    ).body.id;
     for (const doc of BIOLOGY) {
-      ids[doc.title] = (await test.http().post('/v1/domains/biology/documents/').set(admin.auth).send(doc).expect(201)).body.id;
+      ids[doc.title] = (
+        await test.http().post('/v1/domains/biology/documents/').set(admin.auth).send(doc).expect(201)
+      ).body.id;
     }
     alice = await signUp(test);
     bob = await signUp(test);
@@ -52,15 +62,27 @@ describe('BM25 retrieval', () => {
       .http()
       .post('/v1/documents/')
       .set(alice.auth)
-      .send({ title: 'Quarterly numbers', content: 'Our confidential photosynthesis startup lost money on kelp farming.' })
+      .send({
+        title: 'Quarterly numbers',
+        content: 'Our confidential photosynthesis startup lost money on kelp farming.',
+      })
       .expect(201);
-    await test.http().post('/v1/documents/').set(bob.auth).send({ title: 'Bob notes', content: 'Kelp is a brown alga.' }).expect(201);
+    await test
+      .http()
+      .post('/v1/documents/')
+      .set(bob.auth)
+      .send({ title: 'Bob notes', content: 'Kelp is a brown alga.' })
+      .expect(201);
   });
   afterAll(() => test.close());
 
   it('ranks the obviously relevant document first, with its metadata and a marked snippet', async () => {
     const results = await retriever.search('How do plants use light energy?', { domainId }, { limit: 5 });
-    expect(results[0]).toMatchObject({ documentId: ids.Photosynthesis, title: 'Photosynthesis', metadata: { chapter: 1 } });
+    expect(results[0]).toMatchObject({
+      documentId: ids.Photosynthesis,
+      title: 'Photosynthesis',
+      metadata: { chapter: 1 },
+    });
     expect(results[0].content).toContain('chlorophyll');
     expect(results[0].snippet).toContain('**light**');
     expect(results[0].snippet).toMatch(/\*\*Plants\*\*/);
@@ -87,14 +109,21 @@ describe('BM25 retrieval', () => {
   });
 
   it('returns distinct documents, at most `limit`', async () => {
-    const results = await retriever.search('oxygen plants mitochondria plates kangaroo zebrafish', { domainId }, { limit: 3 });
+    const results = await retriever.search(
+      'oxygen plants mitochondria plates kangaroo zebrafish',
+      { domainId },
+      { limit: 3 },
+    );
     expect(results).toHaveLength(3);
     expect(new Set(results.map((r) => r.documentId)).size).toBe(3);
   });
 
-  it.each([['the and of to is'], ['?!... --- ;;'], [''], ['   ']])('returns nothing, without error, for %j', async (query) => {
-    await expect(retriever.search(query, { domainId }, { limit: 5 })).resolves.toEqual([]);
-  });
+  it.each([['the and of to is'], ['?!... --- ;;'], [''], ['   ']])(
+    'returns nothing, without error, for %j',
+    async (query) => {
+      await expect(retriever.search(query, { domainId }, { limit: 5 })).resolves.toEqual([]);
+    },
+  );
 
   it('returns nothing for words no document holds', async () => {
     await expect(retriever.search('xylophone quasar', { domainId }, { limit: 5 })).resolves.toEqual([]);
@@ -102,7 +131,9 @@ describe('BM25 retrieval', () => {
 
   it('survives a 10,000-word query', async () => {
     const words = ['kangaroo', 'the', 'pouch', 'of', 'random', 'words'];
-    const query = Array.from({ length: 10_000 }, (_, i) => `${words[i % words.length]}${i % 7 === 0 ? '' : i}`).join(' ');
+    const query = Array.from({ length: 10_000 }, (_, i) => `${words[i % words.length]}${i % 7 === 0 ? '' : i}`).join(
+      ' ',
+    );
     const started = Date.now();
     const results = await retriever.search(query, { domainId }, { limit: 5 });
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -119,7 +150,11 @@ describe('BM25 retrieval', () => {
   it("keeps each organization's private documents to itself", async () => {
     const own = await retriever.search('photosynthesis kelp', { organizationId: aliceOrg }, { limit: 5 });
     expect(own.map((r) => r.title)).toEqual(['Quarterly numbers']);
-    const other = await retriever.search('confidential photosynthesis startup kelp', { organizationId: bobOrg }, { limit: 5 });
+    const other = await retriever.search(
+      'confidential photosynthesis startup kelp',
+      { organizationId: bobOrg },
+      { limit: 5 },
+    );
     expect(other.map((r) => r.title)).toEqual(['Bob notes']);
     const publicOnly = await retriever.search('confidential startup kelp farming', { domainId }, { limit: 5 });
     expect(publicOnly).toEqual([]);
@@ -127,15 +162,23 @@ describe('BM25 retrieval', () => {
   });
 
   it('gives the same ranking with pruning as when scoring every candidate', async () => {
-    const vocabulary = Array.from({ length: 60 }, (_, i) => `term${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`);
+    const vocabulary = Array.from(
+      { length: 60 },
+      (_, i) => `term${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`,
+    );
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const pick = () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)];
     const user = await signUp(test);
     const org = await orgOf(user);
     for (let d = 0; d < 40; d++) {
       const content = Array.from({ length: 30 + Math.floor(random() * 60) }, pick).join(' ');
-      await test.http().post('/v1/documents/').set(user.auth).send({ title: `Doc ${d} ${pick()}`, content }).expect(201);
+      await test
+        .http()
+        .post('/v1/documents/')
+        .set(user.auth)
+        .send({ title: `Doc ${d} ${pick()}`, content })
+        .expect(201);
     }
     const bm25 = test.app.get(Bm25Retriever);
     try {
@@ -162,7 +205,8 @@ describe('BM25 retrieval', () => {
       ['Light only', 'Light travels fast.'],
       ['Neither', 'Granite is hard.'],
     ];
-    for (const [title, content] of docs) await test.http().post('/v1/documents/').set(user.auth).send({ title, content }).expect(201);
+    for (const [title, content] of docs)
+      await test.http().post('/v1/documents/').set(user.auth).send({ title, content }).expect(201);
     const bm25 = test.app.get(Bm25Retriever);
     try {
       bm25.params = { ...DEFAULT_BM25_PARAMS, candidateCap: 1 };
@@ -178,9 +222,19 @@ describe('BM25 retrieval', () => {
   it('keeps the statistics exact under concurrent inserts and deletes', async () => {
     const user = await signUp(test);
     const org = await orgOf(user);
-    const texts = Array.from({ length: 24 }, (_, i) => `Shared words everywhere, plus unique${i} and common${i % 3} terms. Kelp grows.`);
+    const texts = Array.from(
+      { length: 24 },
+      (_, i) => `Shared words everywhere, plus unique${i} and common${i % 3} terms. Kelp grows.`,
+    );
     const created = await Promise.all(
-      texts.map((content, i) => test.http().post('/v1/documents/').set(user.auth).send({ title: `Doc ${i}`, content }).expect(201)),
+      texts.map((content, i) =>
+        test
+          .http()
+          .post('/v1/documents/')
+          .set(user.auth)
+          .send({ title: `Doc ${i}`, content })
+          .expect(201),
+      ),
     );
     let stats = await statsOf(test, org);
     expect(stats.stored).toEqual(stats.expected);
@@ -188,7 +242,9 @@ describe('BM25 retrieval', () => {
     expect(stats.corpus).toEqual(stats.expectedCorpus);
     expect(stats.corpus?.chunk_count).toBe(24);
 
-    await Promise.all(created.slice(0, 12).map((r) => test.http().delete(`/v1/documents/${r.body.id}/`).set(user.auth).expect(204)));
+    await Promise.all(
+      created.slice(0, 12).map((r) => test.http().delete(`/v1/documents/${r.body.id}/`).set(user.auth).expect(204)),
+    );
     stats = await statsOf(test, org);
     expect(stats.stored).toEqual(stats.expected);
     expect(stats.stored).toContainEqual({ term: 'share', df: 12 });
@@ -198,10 +254,22 @@ describe('BM25 retrieval', () => {
 
   it('forgets a deleted domain: documents, chunks and statistics', async () => {
     const admin = await signInAdmin(test);
-    const temp = (await test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Temp', slug: 'temp' }).expect(201)).body.id;
-    await test.http().post('/v1/domains/temp/documents/').set(admin.auth).send({ title: 'T', content: 'Temporary kangaroo text.' }).expect(201);
+    const temp = (
+      await test.http().post('/v1/domains/').set(admin.auth).send({ name: 'Temp', slug: 'temp' }).expect(201)
+    ).body.id;
+    await test
+      .http()
+      .post('/v1/domains/temp/documents/')
+      .set(admin.auth)
+      .send({ title: 'T', content: 'Temporary kangaroo text.' })
+      .expect(201);
     await test.http().delete('/v1/domains/temp/').set(admin.auth).expect(204);
-    for (const table of ['documents WHERE domain_id', 'document_chunks WHERE scope_id', 'term_stats WHERE scope_id', 'corpus_stats WHERE scope_id']) {
+    for (const table of [
+      'documents WHERE domain_id',
+      'document_chunks WHERE scope_id',
+      'term_stats WHERE scope_id',
+      'corpus_stats WHERE scope_id',
+    ]) {
       expect((await test.db.query(`SELECT count(*)::int AS n FROM ${table} = $1`, [temp])).rows[0].n).toBe(0);
     }
     await expect(retriever.search('kangaroo', { domainId: temp }, { limit: 5 })).resolves.toEqual([]);

@@ -40,25 +40,43 @@ describe('ADMIN_EMAIL naming an account that already exists', () => {
       expect((await test.http().get(ME).set(auth).expect(200)).body.is_admin).toBe(false);
       await test.http().post('/v1/regions/').set(auth).send(REGION()).expect(403);
       // ADMIN_PASSWORD was not set on the account.
-      expect((await test.http().post('/auth/jwt/create/').send({ email: victimEmail, password: adminPassword }).expect(401)).body).toEqual(BAD_CREDENTIALS);
+      expect(
+        (await test.http().post('/auth/jwt/create/').send({ email: victimEmail, password: adminPassword }).expect(401))
+          .body,
+      ).toEqual(BAD_CREDENTIALS);
       const { rows } = await test.db.query('SELECT is_admin FROM users WHERE email = $1', [victimEmail]);
       expect(rows).toEqual([{ is_admin: false }]);
-      const refusal = lines.map((line) => JSON.parse(line) as { level: string; message?: string }).find((entry) => entry.message?.includes('ADMIN_PROMOTE_EXISTING'));
+      const refusal = lines
+        .map((line) => JSON.parse(line) as { level: string; message?: string })
+        .find((entry) => entry.message?.includes('ADMIN_PROMOTE_EXISTING'));
       expect(refusal?.level).toBe('error');
-      expect(refusal?.message).toContain(`${victimEmail} already exists as an ordinary account and was not made an administrator`);
+      expect(refusal?.message).toContain(
+        `${victimEmail} already exists as an ordinary account and was not made an administrator`,
+      );
     } finally {
       await test.close();
     }
   });
 
   it('promotes it with ADMIN_PROMOTE_EXISTING=true and ends every session it had', async () => {
-    const test = await startTestApp({ ADMIN_EMAIL: victimEmail, ADMIN_PASSWORD: adminPassword, ADMIN_PROMOTE_EXISTING: 'true' }, database);
+    const test = await startTestApp(
+      { ADMIN_EMAIL: victimEmail, ADMIN_PASSWORD: adminPassword, ADMIN_PROMOTE_EXISTING: 'true' },
+      database,
+    );
     try {
       // The old refresh token and access token are dead: whoever held them gets nothing.
       expect((await refresh(test, squatter.refresh).expect(401)).body).toEqual(REFRESH_INVALID);
       expect((await test.http().get(ME).set(squatter.auth).expect(401)).body).toEqual(JWT_INVALID);
       // The operator's password is the account's now.
-      expect((await test.http().post('/auth/jwt/create/').send({ email: victimEmail, password: squatter.password }).expect(401)).body).toEqual(BAD_CREDENTIALS);
+      expect(
+        (
+          await test
+            .http()
+            .post('/auth/jwt/create/')
+            .send({ email: victimEmail, password: squatter.password })
+            .expect(401)
+        ).body,
+      ).toEqual(BAD_CREDENTIALS);
       const admin = await signIn(test, victimEmail, adminPassword);
       expect((await test.http().get(ME).set(admin.auth).expect(200)).body.is_admin).toBe(true);
       await test.http().post('/v1/regions/').set(admin.auth).send(REGION()).expect(201);
@@ -67,7 +85,7 @@ describe('ADMIN_EMAIL naming an account that already exists', () => {
     }
   });
 
-  it('ends the administrator\'s sessions when a boot sets a new ADMIN_PASSWORD, and keeps them when it is unchanged', async () => {
+  it("ends the administrator's sessions when a boot sets a new ADMIN_PASSWORD, and keeps them when it is unchanged", async () => {
     let session: SignedInUser;
     const same = await startTestApp({ ADMIN_EMAIL: victimEmail, ADMIN_PASSWORD: adminPassword }, database);
     try {
@@ -81,7 +99,10 @@ describe('ADMIN_EMAIL naming an account that already exists', () => {
     } finally {
       await again.close();
     }
-    const changed = await startTestApp({ ADMIN_EMAIL: victimEmail, ADMIN_PASSWORD: 'a rotated admin password' }, database);
+    const changed = await startTestApp(
+      { ADMIN_EMAIL: victimEmail, ADMIN_PASSWORD: 'a rotated admin password' },
+      database,
+    );
     try {
       expect((await refresh(changed, session.refresh).expect(401)).body).toEqual(REFRESH_INVALID);
       expect((await changed.http().get(ME).set(session.auth).expect(401)).body).toEqual(JWT_INVALID);
@@ -108,11 +129,17 @@ describe('refresh-token rotation (JWT_ROTATE_REFRESH_TOKENS=true)', () => {
     expect(next).toMatchObject({ token_type: 'refresh', user_id: decodeClaims(user.refresh).user_id });
     expect((next.exp as number) - (next.iat as number)).toBe(2_592_000);
     await test.http().get(ME).set('Authorization', `Bearer ${response.body.access}`).expect(200);
-    const { rows } = await test.db.query('SELECT jti, family_id, replaced_by, revoked_at FROM refresh_tokens WHERE family_id = $1 ORDER BY created_at', [
-      decodeClaims(user.refresh).jti,
-    ]);
+    const { rows } = await test.db.query(
+      'SELECT jti, family_id, replaced_by, revoked_at FROM refresh_tokens WHERE family_id = $1 ORDER BY created_at',
+      [decodeClaims(user.refresh).jti],
+    );
     expect(rows).toEqual([
-      { jti: decodeClaims(user.refresh).jti, family_id: decodeClaims(user.refresh).jti, replaced_by: next.jti, revoked_at: expect.any(Date) },
+      {
+        jti: decodeClaims(user.refresh).jti,
+        family_id: decodeClaims(user.refresh).jti,
+        replaced_by: next.jti,
+        revoked_at: expect.any(Date),
+      },
       { jti: next.jti, family_id: decodeClaims(user.refresh).jti, replaced_by: null, revoked_at: null },
     ]);
     // The successor rotates in turn.
@@ -129,7 +156,9 @@ describe('refresh-token rotation (JWT_ROTATE_REFRESH_TOKENS=true)', () => {
     // The thief replays the old token: 401, verbatim, and every token of that sign-in dies with it.
     expect((await refresh(test, stolen).expect(401)).body).toEqual(REFRESH_INVALID);
     expect((await refresh(test, descendant).expect(401)).body).toEqual(REFRESH_INVALID);
-    expect((await test.http().post('/auth/jwt/verify/').send({ token: descendant }).expect(401)).body).toEqual(REFRESH_INVALID);
+    expect((await test.http().post('/auth/jwt/verify/').send({ token: descendant }).expect(401)).body).toEqual(
+      REFRESH_INVALID,
+    );
     // Another sign-in of the same user is untouched.
     await refresh(test, otherDevice.refresh).expect(200);
   });
@@ -150,8 +179,17 @@ describe('refresh-token rotation (JWT_ROTATE_REFRESH_TOKENS=true)', () => {
     const user = await signUp(test);
     const rotated = await refresh(test, user.refresh).expect(200);
     expect(mismatches(document, ok, rotated.body)).toEqual([]);
-    for (const path of ['/auth/users/', '/auth/jwt/create/', '/auth/jwt/refresh/', '/auth/jwt/verify/', '/auth/jwt/logout/']) {
-      expect({ path, codes: Object.keys(operation(path).responses) }).toEqual({ path, codes: expect.arrayContaining(['429']) });
+    for (const path of [
+      '/auth/users/',
+      '/auth/jwt/create/',
+      '/auth/jwt/refresh/',
+      '/auth/jwt/verify/',
+      '/auth/jwt/logout/',
+    ]) {
+      expect({ path, codes: Object.keys(operation(path).responses) }).toEqual({
+        path,
+        codes: expect.arrayContaining(['429']),
+      });
     }
     const logoutBody = deref(document, operation('/auth/jwt/logout/').requestBody!.content['application/json'].schema!);
     expect(logoutBody.properties?.all).toMatchObject({ type: 'boolean' });
@@ -174,7 +212,8 @@ describe('without rotation (the default)', () => {
 
   it('keeps the published answer: only an access token, and the refresh token stays usable', async () => {
     const user = await signUp(test);
-    for (let i = 0; i < 3; i++) expect(Object.keys((await refresh(test, user.refresh).expect(200)).body)).toEqual(['access']);
+    for (let i = 0; i < 3; i++)
+      expect(Object.keys((await refresh(test, user.refresh).expect(200)).body)).toEqual(['access']);
   });
 
   describe('POST /auth/jwt/logout/ with "all": true', () => {
@@ -182,11 +221,20 @@ describe('without rotation (the default)', () => {
       const user = await signUp(test);
       const laptop = await signIn(test, user.email, user.password);
       const other = await signUp(test);
-      const response = await test.http().post('/auth/jwt/logout/').send({ refresh: user.refresh, all: true }).expect(204);
+      const response = await test
+        .http()
+        .post('/auth/jwt/logout/')
+        .send({ refresh: user.refresh, all: true })
+        .expect(204);
       expect(response.text).toBe('');
-      for (const token of [user.refresh, laptop.refresh]) expect((await refresh(test, token).expect(401)).body).toEqual(REFRESH_INVALID);
-      for (const session of [user, laptop]) expect((await test.http().get(ME).set(session.auth).expect(401)).body).toEqual(JWT_INVALID);
-      const { rows } = await test.db.query('SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id]);
+      for (const token of [user.refresh, laptop.refresh])
+        expect((await refresh(test, token).expect(401)).body).toEqual(REFRESH_INVALID);
+      for (const session of [user, laptop])
+        expect((await test.http().get(ME).set(session.auth).expect(401)).body).toEqual(JWT_INVALID);
+      const { rows } = await test.db.query(
+        'SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL',
+        [user.id],
+      );
       expect(rows[0].n).toBe(0);
       // A new sign-in works at once; another user is untouched.
       const again = await signIn(test, user.email, user.password);
@@ -206,7 +254,9 @@ describe('without rotation (the default)', () => {
 
     it('refuses an access token in place of the refresh token and signs nobody out', async () => {
       const user = await signUp(test);
-      expect((await test.http().post('/auth/jwt/logout/').send({ refresh: user.access, all: true }).expect(401)).body).toEqual(REFRESH_INVALID);
+      expect(
+        (await test.http().post('/auth/jwt/logout/').send({ refresh: user.access, all: true }).expect(401)).body,
+      ).toEqual(REFRESH_INVALID);
       await refresh(test, user.refresh).expect(200);
     });
   });
@@ -245,8 +295,17 @@ describe('without rotation (the default)', () => {
          SELECT id, $1, id, now() - interval '1 day' FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, 1500)) g`,
         [user.id],
       );
-      await test.http().post('/auth/jwt/logout/').send({ refresh: (await signIn(test, user.email, user.password)).refresh }).expect(204);
-      const count = async (where: string) => (await test.db.query(`SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND ${where}`, [user.id])).rows[0].n as number;
+      await test
+        .http()
+        .post('/auth/jwt/logout/')
+        .send({ refresh: (await signIn(test, user.email, user.password)).refresh })
+        .expect(204);
+      const count = async (where: string) =>
+        (
+          await test.db.query(`SELECT count(*)::int AS n FROM refresh_tokens WHERE user_id = $1 AND ${where}`, [
+            user.id,
+          ])
+        ).rows[0].n as number;
       expect(await count('expires_at < now()')).toBe(1500);
       const live = await count('expires_at > now()');
 

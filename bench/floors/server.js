@@ -14,7 +14,10 @@ if (kind === 'node') {
   const server = http.createServer((request, response) => {
     if (request.method === 'GET' && request.url === '/health/') {
       const payload = body();
-      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+      response.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(payload),
+      });
       response.end(payload);
     } else {
       response.writeHead(404).end();
@@ -27,10 +30,20 @@ if (kind === 'node') {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
   // Fastify serialises through the response schema (fast-json-stringify), its idiomatic fast path.
-  app.get('/health/', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' }, timestamp: { type: 'string' } } } } } }, async () => ({
-    status: 'ok',
-    timestamp: new Date().toISOString().replace(/Z$/, '+00:00'),
-  }));
+  app.get(
+    '/health/',
+    {
+      schema: {
+        response: {
+          200: { type: 'object', properties: { status: { type: 'string' }, timestamp: { type: 'string' } } },
+        },
+      },
+    },
+    async () => ({
+      status: 'ok',
+      timestamp: new Date().toISOString().replace(/Z$/, '+00:00'),
+    }),
+  );
   await app.listen({ port: Number(port), host: '127.0.0.1' });
   process.once('SIGTERM', () => app.close().then(() => process.exit(0)));
 } else {

@@ -12,7 +12,9 @@ import http from 'node:http';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 export function flood({ baseUrl, connections, durationSeconds, requests, timeoutMs = 60_000 }) {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { flood: { baseUrl, connections, durationSeconds, requests, timeoutMs } } });
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { flood: { baseUrl, connections, durationSeconds, requests, timeoutMs } },
+  });
   return new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -24,7 +26,8 @@ const DETAIL_BYTES = 2048;
 
 function send(agent, target, spec, timeoutMs) {
   return new Promise((resolve) => {
-    const body = spec.body === undefined ? undefined : typeof spec.body === 'string' ? Buffer.from(spec.body) : spec.body;
+    const body =
+      spec.body === undefined ? undefined : typeof spec.body === 'string' ? Buffer.from(spec.body) : spec.body;
     const request = http.request(
       {
         ...target,

@@ -15,6 +15,17 @@ export async function startFloor(kind, { readyTimeoutMs = 15_000 } = {}) {
     env: { PATH: process.env.PATH, NODE_ENV: 'production' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const controls = await waitUntilReady(child, { name: `floor ${kind}`, readyUrl: `${baseUrl}/health/`, readyTimeoutMs, pollMs: 50 });
-  return { kind, baseUrl, pid: child.pid, rssMb: controls.rssMb, stop: (timeoutMs = 5_000) => controls.stop(timeoutMs) };
+  const controls = await waitUntilReady(child, {
+    name: `floor ${kind}`,
+    readyUrl: `${baseUrl}/health/`,
+    readyTimeoutMs,
+    pollMs: 50,
+  });
+  return {
+    kind,
+    baseUrl,
+    pid: child.pid,
+    rssMb: controls.rssMb,
+    stop: (timeoutMs = 5_000) => controls.stop(timeoutMs),
+  };
 }

@@ -43,7 +43,7 @@ export function loadSciFactWords() {
   for (const doc of jsonLines('corpus.jsonl')) {
     for (const word of `${doc.title} ${doc.text}`.toLowerCase().match(/[a-z][a-z0-9]*(?:-[a-z0-9]+)*/g) ?? []) {
       let id = index.get(word);
-      if (id === undefined) index.set(word, (id = words.push(word) - 1)), counts.push(0);
+      if (id === undefined) (index.set(word, (id = words.push(word) - 1)), counts.push(0));
       counts[id]++;
       stream.push(id);
     }
@@ -102,7 +102,9 @@ export function growthCorpus({ queryCount, queryDocuments, seed = 20261123, word
       }
       paragraphs.push(paragraph.join(' '));
     }
-    const title = Array.from({ length: 3 + int(4) }, () => (random() < 0.5 ? topics[int(topics.length)] : vocabulary[stream[int(stream.length)]])).join(' ');
+    const title = Array.from({ length: 3 + int(4) }, () =>
+      random() < 0.5 ? topics[int(topics.length)] : vocabulary[stream[int(stream.length)]],
+    ).join(' ');
     for (const slot of wanted.get(number) ?? []) queries[slot] = queryOf(slot, topics, sentences);
     return { title, content: paragraphs.join('\n\n') };
   }
@@ -112,7 +114,13 @@ export function growthCorpus({ queryCount, queryDocuments, seed = 20261123, word
     if (kind === 'claim') return { kind, text: claims[pick(claims.length)] };
     if (kind === 'keywords') {
       const content = sentences.flat().filter((token) => !common.has(token));
-      return { kind, text: [topics[pick(topics.length)], ...Array.from({ length: 1 + pick(3) }, () => content[pick(content.length)])].join(' ') };
+      return {
+        kind,
+        text: [
+          topics[pick(topics.length)],
+          ...Array.from({ length: 1 + pick(3) }, () => content[pick(content.length)]),
+        ].join(' '),
+      };
     }
     const sentence = sentences[pick(sentences.length)];
     const size = Math.min(sentence.length, 4 + pick(6));

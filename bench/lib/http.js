@@ -17,7 +17,8 @@ export async function call(baseUrl, method, path, { body, headers = {} } = {}) {
 
 async function expectStatus(promise, status, what) {
   const response = await promise;
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
@@ -31,11 +32,19 @@ export async function signUp(baseUrl, email = `bench${++counter}-${Date.now()}@e
 }
 
 export async function signIn(baseUrl, email, password) {
-  const tokens = await expectStatus(call(baseUrl, 'POST', '/auth/jwt/create/', { body: { email, password } }), 200, 'sign-in');
+  const tokens = await expectStatus(
+    call(baseUrl, 'POST', '/auth/jwt/create/', { body: { email, password } }),
+    200,
+    'sign-in',
+  );
   return { ...tokens, auth: { Authorization: `Bearer ${tokens.access}` } };
 }
 
 /** Creates an API key for a signed-in user: the record including `key`. */
 export function createKey(baseUrl, user, name = 'bench key') {
-  return expectStatus(call(baseUrl, 'POST', '/v1/billings/api-keys/', { body: { name }, headers: user.auth }), 201, 'create key');
+  return expectStatus(
+    call(baseUrl, 'POST', '/v1/billings/api-keys/', { body: { name }, headers: user.auth }),
+    201,
+    'create key',
+  );
 }

@@ -5,7 +5,16 @@ import autocannon from 'autocannon';
  * One autocannon run. Returns the figures the sections report; `non2xx` and `errors` are counted so a
  * run that "succeeds" with 401s or 429s is visible.
  */
-export async function cannon({ url, connections = 50, duration = 10, headers = {}, method = 'GET', body, overallRate, title }) {
+export async function cannon({
+  url,
+  connections = 50,
+  duration = 10,
+  headers = {},
+  method = 'GET',
+  body,
+  overallRate,
+  title,
+}) {
   const result = await autocannon({
     url,
     connections,
@@ -105,7 +114,10 @@ export async function paced({ baseUrl, rate, durationSeconds, next, maxSockets =
           method: spec.method ?? 'GET',
           path: spec.path,
           agent,
-          headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}), ...spec.headers },
+          headers: {
+            ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+            ...spec.headers,
+          },
           timeout: 30_000,
         },
         (response) => {

@@ -4,7 +4,18 @@
  */
 import { setCredits } from './quota.js';
 
-const TOPICS = ['billing', 'rotation', 'ingestion', 'latency', 'quota', 'retention', 'backup', 'failover', 'tracing', 'alerting'];
+const TOPICS = [
+  'billing',
+  'rotation',
+  'ingestion',
+  'latency',
+  'quota',
+  'retention',
+  'backup',
+  'failover',
+  'tracing',
+  'alerting',
+];
 
 export function documentText(i) {
   const topic = TOPICS[i % TOPICS.length];
@@ -37,6 +48,7 @@ export async function prepareQueryCorpus(ctx, documents, keyName) {
   }
   const headers = { 'X-API-Key': key.key };
   const probe = await ctx.call(baseUrl, 'POST', '/v1/query/', { body: QUERY_BODY, headers });
-  if (probe.status !== 200 || probe.body.sources.length === 0) throw new Error(`probe query answered ${probe.status} with no sources`);
+  if (probe.status !== 200 || probe.body.sources.length === 0)
+    throw new Error(`probe query answered ${probe.status} with no sources`);
   return { user, key, headers, probe: probe.body };
 }

@@ -81,7 +81,10 @@ export async function createQueryFloor({ databaseUrl, poolSize, principal, quest
       latencyMs: summarize(latencies),
       // Time inside each kind of statement (connection held), per query: where the floor's time goes.
       perQuery: Object.fromEntries(
-        [...statements].map(([kind, { count, ms }]) => [kind, { statements: Math.round((count / completed) * 100) / 100, ms: Math.round((ms / completed) * 100) / 100 }]),
+        [...statements].map(([kind, { count, ms }]) => [
+          kind,
+          { statements: Math.round((count / completed) * 100) / 100, ms: Math.round((ms / completed) * 100) / 100 },
+        ]),
       ),
       concurrency,
       poolSize,

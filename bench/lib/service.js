@@ -39,7 +39,13 @@ export async function startService({ databaseUrl, env = {}, logFile, nodeArgs = 
     },
     stdio: ['ignore', output, output],
   });
-  const controls = await waitUntilReady(child, { name: 'service', readyUrl: `${baseUrl}/health/ready/`, readyTimeoutMs, pollMs: 100, hint: `; see ${logFile ?? 'its output'}` });
+  const controls = await waitUntilReady(child, {
+    name: 'service',
+    readyUrl: `${baseUrl}/health/ready/`,
+    readyTimeoutMs,
+    pollMs: 100,
+    hint: `; see ${logFile ?? 'its output'}`,
+  });
   return { baseUrl, pid: child.pid, child, ...controls, stop: (timeoutMs = 15_000) => controls.stop(timeoutMs) };
 }
 

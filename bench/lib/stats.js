@@ -4,7 +4,12 @@ export function spread(values, digits = 2) {
   const round = (value) => Math.round(value * 10 ** digits) / 10 ** digits;
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median: round(median), min: round(sorted[0]), max: round(sorted[sorted.length - 1]), values: values.map(round) };
+  return {
+    median: round(median),
+    min: round(sorted[0]),
+    max: round(sorted[sorted.length - 1]),
+    values: values.map(round),
+  };
 }
 
 /** `median (min–max)` for a table cell. */
@@ -15,7 +20,8 @@ export function showSpread({ median, min, max }, digits = 2) {
 /** How many times each figure is measured: BENCH_RUNS, default 3. */
 export function runCount() {
   const runs = Number(process.env.BENCH_RUNS ?? 3);
-  if (!Number.isInteger(runs) || runs < 1) throw new Error(`BENCH_RUNS must be a positive integer, not ${process.env.BENCH_RUNS}`);
+  if (!Number.isInteger(runs) || runs < 1)
+    throw new Error(`BENCH_RUNS must be a positive integer, not ${process.env.BENCH_RUNS}`);
   return runs;
 }
 
@@ -23,6 +29,7 @@ export function runCount() {
 export function benchSeconds(ctx, log) {
   const seconds = ctx.seconds('BENCH_SECONDS', 10);
   if (!(seconds > 0)) throw new Error(`BENCH_SECONDS must be positive, not ${process.env.BENCH_SECONDS}`);
-  if (seconds < 10) log(`BENCH_SECONDS=${seconds}: runs shorter than 10 s check that the code works; do not publish their figures`);
+  if (seconds < 10)
+    log(`BENCH_SECONDS=${seconds}: runs shorter than 10 s check that the code works; do not publish their figures`);
   return seconds;
 }

@@ -26,7 +26,8 @@ import { summarize } from '../lib/load.js';
 import { cpuSeconds, mainThreadSchedule } from '../lib/proc.js';
 import { manyPagesPdf, multipartFile, pdfBomb, tinyElementsHtml, unclosedTagsHtml } from '../lib/hostile-files.js';
 
-export const description = 'uploads of hostile files and a sign-in / forged-key flood while a victim queries: its /health/ p99, RSS, 5xx';
+export const description =
+  'uploads of hostile files and a sign-in / forged-key flood while a victim queries: its /health/ p99, RSS, 5xx';
 export const explicitOnly = true;
 
 const CONTAINER_LIMIT_MB = 512;
@@ -45,7 +46,11 @@ async function hostileUploads() {
     ['10 MB of unclosed <b>', 'deep.html', unclosedTagsHtml(3_300_000)],
     ['10 MB of tiny <i> siblings', 'flat.html', tinyElementsHtml(1_250_000)],
     ['PDF inflating to 300 MB', 'bomb.pdf', await pdfBomb(300 * 1024 * 1024)],
-    ['PDF of 20 MB of text operators', 'chatty.pdf', await pdfBomb(20 * 1024 * 1024, '(Boom boom) Tj T*\n', 'BT /F1 12 Tf 14 TL\n')],
+    [
+      'PDF of 20 MB of text operators',
+      'chatty.pdf',
+      await pdfBomb(20 * 1024 * 1024, '(Boom boom) Tj T*\n', 'BT /F1 12 Tf 14 TL\n'),
+    ],
     ['PDF of 100,000 pages', 'pages.pdf', manyPagesPdf(100_000)],
   ];
   return files.map(([label, name, content]) => ({ label, name, ...multipartFile(name, content) }));
@@ -59,10 +64,22 @@ async function floodRequests(victimEmail) {
     // Each address sends both kinds (i % 2) in turn: with i % 8, half the addresses would send only one.
     const address = { 'X-Forwarded-For': FLOODER_ADDRESSES[Math.floor(i / 2) % FLOODER_ADDRESSES.length] };
     if (i % 2 === 1) {
-      return { label: 'B forged svc_ key', method: 'POST', path: '/v1/query/', headers: { ...address, 'X-API-Key': generateApiKey().key, 'content-type': 'application/json' }, body: '{"query":"anything"}' };
+      return {
+        label: 'B forged svc_ key',
+        method: 'POST',
+        path: '/v1/query/',
+        headers: { ...address, 'X-API-Key': generateApiKey().key, 'content-type': 'application/json' },
+        body: '{"query":"anything"}',
+      };
     }
     const email = i % 4 === 0 ? victimEmail : `nobody${i}-${randomBytes(4).toString('hex')}@example.com`;
-    return { label: 'B sign-in, wrong password', method: 'POST', path: '/auth/jwt/create/', headers: { ...address, 'content-type': 'application/json' }, body: JSON.stringify({ email, password: `guess ${i}` }) };
+    return {
+      label: 'B sign-in, wrong password',
+      method: 'POST',
+      path: '/auth/jwt/create/',
+      headers: { ...address, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: `guess ${i}` }),
+    };
   });
 }
 
@@ -73,13 +90,18 @@ async function eventLoopMaxMs(ctx, baseUrl) {
   return match ? Math.round(Number(match[1]) * 1000) : null;
 }
 
-const statusText = (statuses) => Object.entries(statuses).map(([status, n]) => `${status}:${n}`).join(' ');
-const fiveXxOf = (statuses) => Object.entries(statuses).reduce((sum, [status, n]) => sum + (Number(status) >= 500 ? n : 0), 0);
+const statusText = (statuses) =>
+  Object.entries(statuses)
+    .map(([status, n]) => `${status}:${n}`)
+    .join(' ');
+const fiveXxOf = (statuses) =>
+  Object.entries(statuses).reduce((sum, [status, n]) => sum + (Number(status) >= 500 ? n : 0), 0);
 
 export async function run(ctx) {
   const seconds = ctx.seconds('ABUSE_SECONDS', 30);
   const attacks = (process.env.ABUSE_ATTACKS ?? 'uploads,flood').split(',');
-  if (seconds < 30) ctx.log(`ABUSE_SECONDS=${seconds}: shorter than 30 s checks that the code works; do not publish its figures`);
+  if (seconds < 30)
+    ctx.log(`ABUSE_SECONDS=${seconds}: shorter than 30 s checks that the code works; do not publish its figures`);
   const database = await ctx.createDatabase();
   const service = await ctx.startService({
     databaseUrl: database.url,
@@ -100,7 +122,10 @@ export async function run(ctx) {
 
   const victim = await ctx.signUp(baseUrl);
   const victimKey = (await ctx.createKey(victim, 'victim', baseUrl)).key;
-  const document = { title: 'Runbook', content: 'Restart the ingest worker when the queue backs up. Failover moves traffic to the replica.' };
+  const document = {
+    title: 'Runbook',
+    content: 'Restart the ingest worker when the queue backs up. Failover moves traffic to the replica.',
+  };
   const created = await ctx.call(baseUrl, 'POST', '/v1/documents/', { body: document, headers: victim.auth });
   if (created.status !== 201) throw new Error(`the victim's document answered ${created.status}`);
   const uploader = await ctx.signUp(baseUrl);
@@ -116,10 +141,15 @@ export async function run(ctx) {
   const floodList = await floodRequests(victim.email);
   // C's /health/ latencies by window: when in the run the victim suffered.
   const healthWindows = [];
-  const onHealth = ({ latency, elapsedMs }) => (healthWindows[Math.floor(elapsedMs / (WINDOW_SECONDS * 1000))] ??= []).push(latency);
+  const onHealth = ({ latency, elapsedMs }) =>
+    (healthWindows[Math.floor(elapsedMs / (WINDOW_SECONDS * 1000))] ??= []).push(latency);
 
   await eventLoopMaxMs(ctx, baseUrl);
-  const cpuAtStart = { process: cpuSeconds(service.pid), mainThread: mainThreadSchedule(service.pid), at: performance.now() };
+  const cpuAtStart = {
+    process: cpuSeconds(service.pid),
+    mainThread: mainThreadSchedule(service.pid),
+    at: performance.now(),
+  };
   const rssAtStart = service.familyRssMb();
   let peakRssMb = rssAtStart;
   let peakServiceMb = service.rssMb();
@@ -132,14 +162,35 @@ export async function run(ctx) {
   try {
     const victimHeaders = { 'X-Forwarded-For': VICTIM };
     results = await Promise.all([
-      attacks.includes('uploads') ? flood({ baseUrl, connections: UPLOADS_AT_ONCE, durationSeconds: seconds, requests: uploads, timeoutMs: 120_000 }) : {},
-      attacks.includes('flood') ? flood({ baseUrl, connections: FLOOD_CONNECTIONS, durationSeconds: seconds, requests: floodList }) : {},
-      ctx.paced({ baseUrl, rate: HEALTH_RATE, durationSeconds: seconds, next: () => ({ path: '/health/', headers: victimHeaders }), onResult: onHealth }),
+      attacks.includes('uploads')
+        ? flood({
+            baseUrl,
+            connections: UPLOADS_AT_ONCE,
+            durationSeconds: seconds,
+            requests: uploads,
+            timeoutMs: 120_000,
+          })
+        : {},
+      attacks.includes('flood')
+        ? flood({ baseUrl, connections: FLOOD_CONNECTIONS, durationSeconds: seconds, requests: floodList })
+        : {},
+      ctx.paced({
+        baseUrl,
+        rate: HEALTH_RATE,
+        durationSeconds: seconds,
+        next: () => ({ path: '/health/', headers: victimHeaders }),
+        onResult: onHealth,
+      }),
       ctx.paced({
         baseUrl,
         rate: QUERY_RATE,
         durationSeconds: seconds,
-        next: () => ({ method: 'POST', path: '/v1/query/', headers: { ...victimHeaders, 'X-API-Key': victimKey }, body: { query: 'How do I restart the ingest worker?' } }),
+        next: () => ({
+          method: 'POST',
+          path: '/v1/query/',
+          headers: { ...victimHeaders, 'X-API-Key': victimKey },
+          body: { query: 'How do I restart the ingest worker?' },
+        }),
       }),
     ]);
   } finally {
@@ -159,28 +210,70 @@ export async function run(ctx) {
   const alive = (await ctx.call(baseUrl, 'GET', '/health/ready/')).status;
 
   const attackers = { ...uploaded, ...flooded };
-  const fiveXx = fiveXxOf(health.statuses) + fiveXxOf(queries.statuses) + Object.values(attackers).reduce((sum, { statuses }) => sum + fiveXxOf(statuses), 0);
+  const fiveXx =
+    fiveXxOf(health.statuses) +
+    fiveXxOf(queries.statuses) +
+    Object.values(attackers).reduce((sum, { statuses }) => sum + fiveXxOf(statuses), 0);
   const queriesAll200 = queries.errors === 0 && Object.keys(queries.statuses).every((status) => status === '200');
   const healthMet = health.errors === 0 && health.latencyMs.p99 < HEALTH_P99_TARGET_MS;
   const rssMet = peakRssMb < CONTAINER_LIMIT_MB;
   const verdict = (met) => (met ? 'met' : 'MISSED');
 
   ctx.table(`abuse: the victim (C) under ${attacks.join(' + ')}, ${seconds} s`, [
-    { requests: `C GET /health/ (${HEALTH_RATE}/s)`, answers: statusText(health.statuses) + (health.errors ? ` errors:${health.errors}` : ''), 'p50 ms': health.latencyMs.p50, 'p99 ms': health.latencyMs.p99, 'max ms': health.latencyMs.max, target: `p99 < ${HEALTH_P99_TARGET_MS} ms`, verdict: verdict(healthMet) },
-    { requests: `C POST /v1/query/ key (${QUERY_RATE}/s)`, answers: statusText(queries.statuses) + (queries.errors ? ` errors:${queries.errors}` : ''), 'p50 ms': queries.latencyMs.p50, 'p99 ms': queries.latencyMs.p99, 'max ms': queries.latencyMs.max, target: 'all 200', verdict: verdict(queriesAll200) },
+    {
+      requests: `C GET /health/ (${HEALTH_RATE}/s)`,
+      answers: statusText(health.statuses) + (health.errors ? ` errors:${health.errors}` : ''),
+      'p50 ms': health.latencyMs.p50,
+      'p99 ms': health.latencyMs.p99,
+      'max ms': health.latencyMs.max,
+      target: `p99 < ${HEALTH_P99_TARGET_MS} ms`,
+      verdict: verdict(healthMet),
+    },
+    {
+      requests: `C POST /v1/query/ key (${QUERY_RATE}/s)`,
+      answers: statusText(queries.statuses) + (queries.errors ? ` errors:${queries.errors}` : ''),
+      'p50 ms': queries.latencyMs.p50,
+      'p99 ms': queries.latencyMs.p99,
+      'max ms': queries.latencyMs.max,
+      target: 'all 200',
+      verdict: verdict(queriesAll200),
+    },
   ]);
-  const windows = healthWindows.map((latencies, i) => ({ window: `${i * WINDOW_SECONDS}-${(i + 1) * WINDOW_SECONDS} s`, ...summarize(latencies ?? []) }));
+  const windows = healthWindows.map((latencies, i) => ({
+    window: `${i * WINDOW_SECONDS}-${(i + 1) * WINDOW_SECONDS} s`,
+    ...summarize(latencies ?? []),
+  }));
   ctx.table(`abuse: C's GET /health/ by ${WINDOW_SECONDS} s window (ms, by the instant each answer came)`, windows);
-  ctx.table(`abuse: the attackers (A: ${UPLOADS_AT_ONCE} uploads at once; B: ${FLOOD_CONNECTIONS} connections from ${FLOODER_ADDRESSES.length} addresses)`, Object.entries(attackers).map(([requests, { statuses, details }]) => ({
-    requests,
-    answers: statusText(statuses),
-    'first detail of each refusal': Object.entries(details).map(([status, detail]) => `${status}: ${String(detail).slice(0, 110)}`).join(' | '),
-  })));
+  ctx.table(
+    `abuse: the attackers (A: ${UPLOADS_AT_ONCE} uploads at once; B: ${FLOOD_CONNECTIONS} connections from ${FLOODER_ADDRESSES.length} addresses)`,
+    Object.entries(attackers).map(([requests, { statuses, details }]) => ({
+      requests,
+      answers: statusText(statuses),
+      'first detail of each refusal': Object.entries(details)
+        .map(([status, detail]) => `${status}: ${String(detail).slice(0, 110)}`)
+        .join(' | '),
+    })),
+  );
   ctx.table('abuse: memory and errors', [
-    { figure: 'peak RSS, service and extraction workers', value: `${peakRssMb} MB`, target: `< ${CONTAINER_LIMIT_MB} MiB`, verdict: verdict(rssMet) },
+    {
+      figure: 'peak RSS, service and extraction workers',
+      value: `${peakRssMb} MB`,
+      target: `< ${CONTAINER_LIMIT_MB} MiB`,
+      verdict: verdict(rssMet),
+    },
     { figure: 'peak RSS, service alone', value: `${peakServiceMb} MB`, target: '', verdict: '' },
-    { figure: 'service CPU: whole process', value: `${cpu.process} s in ${cpu.wallSeconds} s`, target: '', verdict: '' },
-    { figure: "service's main thread: ran / waited for a CPU", value: `${cpu.mainThreadRan} s / ${cpu.mainThreadWaitedForCpu} s`, target: '', verdict: '' },
+    {
+      figure: 'service CPU: whole process',
+      value: `${cpu.process} s in ${cpu.wallSeconds} s`,
+      target: '',
+      verdict: '',
+    },
+    {
+      figure: "service's main thread: ran / waited for a CPU",
+      value: `${cpu.mainThreadRan} s / ${cpu.mainThreadWaitedForCpu} s`,
+      target: '',
+      verdict: '',
+    },
     { figure: "longest stall of the service's event loop", value: `${loopMaxMs} ms`, target: '', verdict: '' },
     { figure: '5xx answers, all clients', value: fiveXx, target: '0', verdict: verdict(fiveXx === 0) },
     { figure: '/health/ready/ afterwards', value: alive, target: '200', verdict: verdict(alive === 200) },

@@ -16,7 +16,11 @@ export async function run(ctx) {
   const attacks = [
     ['<b> x 200,000 (.html, 600 KB)', 'deep.html', unclosedTagsHtml(200_000)],
     ['PDF inflating to 300 MB', 'bomb.pdf', await pdfBomb(300 * 1024 * 1024)],
-    ['PDF of 20 MB of text operators', 'chatty.pdf', await pdfBomb(20 * 1024 * 1024, '(Boom boom) Tj T*\n', 'BT /F1 12 Tf 14 TL\n')],
+    [
+      'PDF of 20 MB of text operators',
+      'chatty.pdf',
+      await pdfBomb(20 * 1024 * 1024, '(Boom boom) Tj T*\n', 'BT /F1 12 Tf 14 TL\n'),
+    ],
     ['"Ab. " x 2.6 M (.txt, 10 MB)', 'ab.txt', tenMegabytes],
     ['5 of those at once', 'ab.txt', tenMegabytes, 5],
   ];
@@ -33,7 +37,10 @@ export async function run(ctx) {
       while (running) {
         const started = performance.now();
         // A connection the stalled service dropped counts as a failed probe, after the time it took.
-        await fetch(`${baseUrl}/health/`).then((response) => response.arrayBuffer(), () => healthErrors++);
+        await fetch(`${baseUrl}/health/`).then(
+          (response) => response.arrayBuffer(),
+          () => healthErrors++,
+        );
         maxHealthMs = Math.max(maxHealthMs, performance.now() - started);
         peakRssMb = Math.max(peakRssMb, familyRssMb());
         peakServiceMb = Math.max(peakServiceMb, rssMb());
@@ -42,7 +49,13 @@ export async function run(ctx) {
     })();
     const started = performance.now();
     const responses = await Promise.all(
-      Array.from({ length: copies }, () => fetch(`${baseUrl}/v1/documents/`, { method: 'POST', headers: { ...user.auth, 'Content-Type': contentType }, body })),
+      Array.from({ length: copies }, () =>
+        fetch(`${baseUrl}/v1/documents/`, {
+          method: 'POST',
+          headers: { ...user.auth, 'Content-Type': contentType },
+          body,
+        }),
+      ),
     );
     const answers = await Promise.all(responses.map((response) => response.json().catch(() => ({}))));
     const seconds = (performance.now() - started) / 1000;

@@ -19,11 +19,32 @@ export async function run(ctx) {
   await ctx.cannon({ url: `${baseUrl}/v1/query/`, method: 'POST', body, headers, connections: 50, duration: 3 });
   ctx.log(`saturation: 50 connections, ${seconds} s each`);
   const health = await ctx.cannon({ url: `${baseUrl}/health/`, connections: 50, duration: seconds });
-  const query = await ctx.cannon({ url: `${baseUrl}/v1/query/`, method: 'POST', body, headers, connections: 50, duration: seconds });
+  const query = await ctx.cannon({
+    url: `${baseUrl}/v1/query/`,
+    method: 'POST',
+    body,
+    headers,
+    connections: 50,
+    duration: seconds,
+  });
   const ratio = Math.round((query.requestsPerSecond / health.requestsPerSecond) * 1000) / 1000;
   ctx.table(`query: saturation, 50 connections, ${seconds} s each, ${documents} private documents`, [
-    { route: 'GET /health/', 'req/s': health.requestsPerSecond, 'p50 ms': health.latencyMs.p50, 'p99 ms': health.latencyMs.p99, 'non-2xx+err': health.non2xx + health.errors, ratio: '1.000' },
-    { route: 'POST /v1/query/ (X-API-Key)', 'req/s': query.requestsPerSecond, 'p50 ms': query.latencyMs.p50, 'p99 ms': query.latencyMs.p99, 'non-2xx+err': query.non2xx + query.errors, ratio: ratio.toFixed(3) },
+    {
+      route: 'GET /health/',
+      'req/s': health.requestsPerSecond,
+      'p50 ms': health.latencyMs.p50,
+      'p99 ms': health.latencyMs.p99,
+      'non-2xx+err': health.non2xx + health.errors,
+      ratio: '1.000',
+    },
+    {
+      route: 'POST /v1/query/ (X-API-Key)',
+      'req/s': query.requestsPerSecond,
+      'p50 ms': query.latencyMs.p50,
+      'p99 ms': query.latencyMs.p99,
+      'non-2xx+err': query.non2xx + query.errors,
+      ratio: ratio.toFixed(3),
+    },
   ]);
   if (query.non2xx + query.errors > 0) throw new Error(`query run had failures: ${JSON.stringify(query.statusCodes)}`);
   return { seconds, documents, health, query, ratio };

@@ -16,9 +16,18 @@ export async function run(ctx) {
   });
   const tokens = await ctx.call(service.baseUrl, 'POST', '/auth/jwt/create/', { body: admin });
   if (tokens.status !== 200) throw new Error(`admin sign-in answered ${tokens.status}`);
-  const figures = await runSciFact({ baseUrl: service.baseUrl, adminAuth: { Authorization: `Bearer ${tokens.body.access}` }, log: ctx.log });
+  const figures = await runSciFact({
+    baseUrl: service.baseUrl,
+    adminAuth: { Authorization: `Bearer ${tokens.body.access}` },
+    log: ctx.log,
+  });
   ctx.table('scifact: BEIR SciFact, 809 training queries, through POST /v1/query/ (top_k 100)', [
-    { ranker: 'this service (BM25 in PostgreSQL, no model)', 'nDCG@10': figures.ndcgAt10.toFixed(4), 'recall@100': figures.recallAt100.toFixed(4), split: 'train (809)' },
+    {
+      ranker: 'this service (BM25 in PostgreSQL, no model)',
+      'nDCG@10': figures.ndcgAt10.toFixed(4),
+      'recall@100': figures.recallAt100.toFixed(4),
+      split: 'train (809)',
+    },
     { ranker: 'BM25, BEIR paper (published)', 'nDCG@10': '0.665', 'recall@100': '', split: 'test (300)' },
     { ranker: 'BM25, Anserini flat (published)', 'nDCG@10': '0.679', 'recall@100': '', split: 'test (300)' },
   ]);

@@ -5,12 +5,15 @@
  */
 import { growthSettings, run as runGrowth, tables } from '../search-growth.js';
 
-export const description = 'search p50/p95 at ~50k and ~1M chunks (BENCH_GROWTH_DOCS), p95 growth, index size on disk and in memory';
+export const description =
+  'search p50/p95 at ~50k and ~1M chunks (BENCH_GROWTH_DOCS), p95 growth, index size on disk and in memory';
 export const explicitOnly = true;
 
 export async function run(ctx) {
   const settings = growthSettings();
-  ctx.log(`sizes ${settings.sizes.join(', ')} documents, ${settings.queryCount} queries per size, load concurrency ${settings.loadConcurrency}`);
+  ctx.log(
+    `sizes ${settings.sizes.join(', ')} documents, ${settings.queryCount} queries per size, load concurrency ${settings.loadConcurrency}`,
+  );
   const figures = await runGrowth({ databaseUrl: (await ctx.createDatabase()).url, settings, log: ctx.log });
   tables(figures, ctx.table);
   return figures;

@@ -6,7 +6,12 @@ export const description = 'BM25 search p50/p95 over 10,000 generated documents 
 export async function run(ctx) {
   const figures = await runSearch({ databaseUrl: (await ctx.createDatabase()).url, log: ctx.log });
   ctx.table('search: the retriever alone, top 10, one query at a time (target p50 < 20 ms, p95 < 50 ms)', [
-    { queries: figures.latencyMs.count, 'p50 ms': figures.latencyMs.p50, 'p95 ms': figures.latencyMs.p95, 'p99 ms': figures.latencyMs.p99 },
+    {
+      queries: figures.latencyMs.count,
+      'p50 ms': figures.latencyMs.p50,
+      'p95 ms': figures.latencyMs.p95,
+      'p99 ms': figures.latencyMs.p99,
+    },
   ]);
   return figures;
 }

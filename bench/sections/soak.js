@@ -6,10 +6,27 @@
  * per SOAK_WINDOW_SECONDS (default 30) window: the first and last windows show drift or growth.
  * Runs a service of its own (generous credits) so other sections are not affected.
  */
-export const description = 'mixed traffic at a steady rate for SOAK_SECONDS (default 300): errors, p99 and RSS at start and end';
+export const description =
+  'mixed traffic at a steady rate for SOAK_SECONDS (default 300): errors, p99 and RSS at start and end';
 export const explicitOnly = true;
 
-const WORDS = ['queue', 'restart', 'ingest', 'worker', 'backs', 'latency', 'index', 'replica', 'failover', 'quota', 'token', 'billing', 'region', 'cache', 'shard'];
+const WORDS = [
+  'queue',
+  'restart',
+  'ingest',
+  'worker',
+  'backs',
+  'latency',
+  'index',
+  'replica',
+  'failover',
+  'quota',
+  'token',
+  'billing',
+  'region',
+  'cache',
+  'shard',
+];
 const phrase = (n) => Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(' ');
 
 // Out of every 100 requests.
@@ -30,7 +47,12 @@ export async function run(ctx) {
   const windowSeconds = ctx.seconds('SOAK_WINDOW_SECONDS', 30);
   const admin = { email: 'soak-admin@example.com', password: `soak-${Math.random().toString(36).slice(2)}-admin` };
   const service = await ctx.startService({
-    env: { DEFAULT_MONTHLY_CREDITS: '100000000', RATE_LIMIT_PER_MINUTE: '1200', ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password },
+    env: {
+      DEFAULT_MONTHLY_CREDITS: '100000000',
+      RATE_LIMIT_PER_MINUTE: '1200',
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+    },
   });
   const { baseUrl } = service;
 
@@ -53,10 +75,15 @@ export async function run(ctx) {
   poor.queryKey = (await ctx.createKey(poor, 'over quota', baseUrl)).key;
   const me = await ctx.call(baseUrl, 'GET', '/auth/users/me/', { headers: poor.auth });
   const adminTokens = await ctx.call(baseUrl, 'POST', '/auth/jwt/create/', { body: admin });
-  const capped = await ctx.call(baseUrl, 'PATCH', `/v1/billings/organizations/${me.body.organization_id}/subscription/`, {
-    headers: { Authorization: `Bearer ${adminTokens.body.access}` },
-    body: { monthly_credits: 10 },
-  });
+  const capped = await ctx.call(
+    baseUrl,
+    'PATCH',
+    `/v1/billings/organizations/${me.body.organization_id}/subscription/`,
+    {
+      headers: { Authorization: `Bearer ${adminTokens.body.access}` },
+      body: { monthly_credits: 10 },
+    },
+  );
   const quotaCapped = capped.status === 200;
 
   const schedule = MIX.flatMap(([op, weight]) => Array(weight).fill(op));
@@ -77,22 +104,56 @@ export async function run(ctx) {
     }
     switch (op) {
       case 'query':
-        return { op, method: 'POST', path: '/v1/query/', headers: { 'X-API-Key': user.queryKey }, body: { query: phrase(4) } };
+        return {
+          op,
+          method: 'POST',
+          path: '/v1/query/',
+          headers: { 'X-API-Key': user.queryKey },
+          body: { query: phrase(4) },
+        };
       case 'query over quota':
-        return { op, method: 'POST', path: '/v1/query/', headers: { 'X-API-Key': poor.queryKey }, body: { query: phrase(3) } };
+        return {
+          op,
+          method: 'POST',
+          path: '/v1/query/',
+          headers: { 'X-API-Key': poor.queryKey },
+          body: { query: phrase(3) },
+        };
       case 'me':
         return { op, method: 'GET', path: '/auth/users/me/', headers: { Authorization: `Bearer ${user.queryKey}` } };
       case 'list keys':
         return { op, method: 'GET', path: '/v1/billings/api-keys/', headers: user.auth };
       case 'create key':
-        return { op, user, method: 'POST', path: '/v1/billings/api-keys/', headers: user.auth, body: { name: `soak ${i}` }, captureBody: true };
+        return {
+          op,
+          user,
+          method: 'POST',
+          path: '/v1/billings/api-keys/',
+          headers: user.auth,
+          body: { name: `soak ${i}` },
+          captureBody: true,
+        };
       case 'rotate key':
-        return { op, user, method: 'POST', path: `/v1/billings/api-keys/${fresh.shift().id}/rotate/`, headers: user.auth, captureBody: true };
+        return {
+          op,
+          user,
+          method: 'POST',
+          path: `/v1/billings/api-keys/${fresh.shift().id}/rotate/`,
+          headers: user.auth,
+          captureBody: true,
+        };
       case 'revoke key':
         return { op, method: 'POST', path: `/v1/billings/api-keys/${rotated.shift().id}/revoke/`, headers: user.auth };
       case 'sign-in': {
         const who = pick(users);
-        return { op, user: who, method: 'POST', path: '/auth/jwt/create/', body: { email: who.email, password: who.password }, captureBody: true };
+        return {
+          op,
+          user: who,
+          method: 'POST',
+          path: '/auth/jwt/create/',
+          body: { email: who.email, password: who.password },
+          captureBody: true,
+        };
       }
       default:
         throw new Error(op);
@@ -118,9 +179,12 @@ export async function run(ctx) {
     if (spec.op === 'sign-in' && status === 200) spec.user.auth = { Authorization: `Bearer ${body.access}` };
   };
   const started = Date.now();
-  const sampler = setInterval(() => {
-    windowOf(Date.now() - started + 1).rssMb = service.rssMb();
-  }, windowSeconds * 1000 - 500);
+  const sampler = setInterval(
+    () => {
+      windowOf(Date.now() - started + 1).rssMb = service.rssMb();
+    },
+    windowSeconds * 1000 - 500,
+  );
   const rssAtStart = service.rssMb();
   ctx.log(`soak: ${rate} requests/s for ${seconds} s (RSS at start ${rssAtStart} MB)`);
   let result;
@@ -140,22 +204,44 @@ export async function run(ctx) {
       'p50 ms': summary.p50,
       'p99 ms': summary.p99,
       'RSS MB': window.rssMb ?? '',
-      statuses: Object.entries(window.statuses).map(([s, n]) => `${s}:${n}`).join(' '),
+      statuses: Object.entries(window.statuses)
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' '),
     };
   });
   ctx.table(`soak: ${rate} req/s for ${seconds} s, by ${windowSeconds} s window`, rows);
   const intended = new Set(['402', '429']);
-  const errors = Object.entries(result.statuses)
-    .filter(([status]) => !status.startsWith('2') && !intended.has(status))
-    .reduce((sum, [, n]) => sum + n, 0) + result.errors;
+  const errors =
+    Object.entries(result.statuses)
+      .filter(([status]) => !status.startsWith('2') && !intended.has(status))
+      .reduce((sum, [, n]) => sum + n, 0) + result.errors;
   const first = rows[0];
   const last = rows[rows.length - 1];
-  ctx.table('soak: by operation', Object.entries(byOp).map(([op, statuses]) => ({ op, statuses: Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ') })));
+  ctx.table(
+    'soak: by operation',
+    Object.entries(byOp).map(([op, statuses]) => ({
+      op,
+      statuses: Object.entries(statuses)
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' '),
+    })),
+  );
   ctx.log(
     `soak: ${result.latencyMs.count} requests, errors ${errors} (402/429 intended: ${(result.statuses['402'] ?? 0) + (result.statuses['429'] ?? 0)}); ` +
       `p99 first window ${first['p99 ms']} ms, last ${last['p99 ms']} ms; RSS ${rssAtStart} MB -> ${rssAtEnd} MB` +
       (quotaCapped ? '' : ` (capping the small organization's quota answered ${capped.status})`),
   );
   await service.stop();
-  return { seconds, rate, statuses: result.statuses, networkErrors: result.errors, errors, byOperation: byOp, windows: rows, rssMb: { start: rssAtStart, end: rssAtEnd }, overall: result.latencyMs, quotaCapped };
+  return {
+    seconds,
+    rate,
+    statuses: result.statuses,
+    networkErrors: result.errors,
+    errors,
+    byOperation: byOp,
+    windows: rows,
+    rssMb: { start: rssAtStart, end: rssAtEnd },
+    overall: result.latencyMs,
+    quotaCapped,
+  };
 }

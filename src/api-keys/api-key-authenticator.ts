@@ -49,9 +49,11 @@ export class ApiKeyAuthenticator {
     if (pending && pending.generation === this.cache.generation) return pending.result;
     const entry = { generation: this.cache.generation, result: this.load(hash) };
     this.inFlight.set(hash, entry);
-    void entry.result.finally(() => {
-      if (this.inFlight.get(hash) === entry) this.inFlight.delete(hash);
-    }).catch(() => undefined);
+    void entry.result
+      .finally(() => {
+        if (this.inFlight.get(hash) === entry) this.inFlight.delete(hash);
+      })
+      .catch(() => undefined);
     return entry.result;
   }
 

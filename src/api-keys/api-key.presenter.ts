@@ -17,7 +17,8 @@ export function presentApiKey(
 ): ApiKeyRecord {
   // This instance's unwritten use, unless the stored one (perhaps another instance's) is later.
   const stored = key.lastUsedAt;
-  const lastUsedAt = extras.lastUsedAt && (!stored || extras.lastUsedAt.getTime() > stored.getTime()) ? extras.lastUsedAt : stored;
+  const lastUsedAt =
+    extras.lastUsedAt && (!stored || extras.lastUsedAt.getTime() > stored.getTime()) ? extras.lastUsedAt : stored;
   return {
     id: key.id,
     name: key.name,

@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { CurrentPrincipal, JwtOnly } from '../common/auth.decorators.js';
 import type { Principal } from '../common/principal.js';
 import { BadRequestError, ValidationFailedError } from '../common/errors.js';
@@ -47,13 +55,19 @@ export class ApiKeysController {
   }
 
   @Patch(':keyId/update')
-  @ApiOperation({ summary: "Set or clear a key's expiry", description: '`expires_at` must be present: a future ISO 8601 time with a zone, or null for no expiry.' })
+  @ApiOperation({
+    summary: "Set or clear a key's expiry",
+    description: '`expires_at` must be present: a future ISO 8601 time with a zone, or null for no expiry.',
+  })
   @KEY_ID()
   @ApiOkResponse({ type: ApiKeyResponse, description: 'The updated record (no `key`).' })
   @ApiErrors({
     400: {
       description: '`expires_at` missing, malformed or not in the future; or the key is no longer active.',
-      bodies: { validation: ValidationFailedError.field('expires_at', 'Must be a time in the future.').body(), notActive: NOT_ACTIVE_BODY },
+      bodies: {
+        validation: ValidationFailedError.field('expires_at', 'Must be a time in the future.').body(),
+        notActive: NOT_ACTIVE_BODY,
+      },
     },
     ...NO_SUCH_KEY,
   })
@@ -70,14 +84,24 @@ export class ApiKeysController {
   @NoStore()
   @ApiOperation({
     summary: 'Rotate a key: a new key with the same name and expiry replaces it',
-    description: 'The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry).',
+    description:
+      'The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry).',
   })
   @KEY_ID()
-  @ApiCreatedResponse({ type: RotatedApiKeyResponse, description: 'The new key, with `key` (once) and `rotated_from`.' })
+  @ApiCreatedResponse({
+    type: RotatedApiKeyResponse,
+    description: 'The new key, with `key` (once) and `rotated_from`.',
+  })
   @ApiErrors({
     400: {
       description: 'The key is revoked, rotated or expired; or `grace_period_seconds` is out of range.',
-      bodies: { notActive: NOT_ACTIVE_BODY, validation: ValidationFailedError.field('grace_period_seconds', 'Ensure this value is less than or equal to 86400.').body() },
+      bodies: {
+        notActive: NOT_ACTIVE_BODY,
+        validation: ValidationFailedError.field(
+          'grace_period_seconds',
+          'Ensure this value is less than or equal to 86400.',
+        ).body(),
+      },
     },
     ...NO_SUCH_KEY,
   })
@@ -91,11 +115,17 @@ export class ApiKeysController {
 
   @Post(':keyId/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a key; the record stays, inactive', description: 'Rejected at once everywhere. Revoking a revoked key changes nothing.' })
+  @ApiOperation({
+    summary: 'Revoke a key; the record stays, inactive',
+    description: 'Rejected at once everywhere. Revoking a revoked key changes nothing.',
+  })
   @KEY_ID()
   @ApiOkResponse({ type: ApiKeyResponse, description: 'The record, with `is_active: false`.' })
   @ApiErrors(NO_SUCH_KEY)
-  revokeApiKey(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<ApiKeyRecord> {
+  revokeApiKey(
+    @CurrentPrincipal() caller: Principal,
+    @Param('keyId', UuidPathPipe) keyId: string,
+  ): Promise<ApiKeyRecord> {
     return this.apiKeys.revoke(caller.userId, keyId);
   }
 
@@ -105,7 +135,10 @@ export class ApiKeysController {
   @KEY_ID()
   @ApiNoContentResponse({ description: 'Revoked; the record stays in the list, inactive.' })
   @ApiErrors(NO_SUCH_KEY)
-  async deleteApiKey(@CurrentPrincipal() caller: Principal, @Param('keyId', UuidPathPipe) keyId: string): Promise<void> {
+  async deleteApiKey(
+    @CurrentPrincipal() caller: Principal,
+    @Param('keyId', UuidPathPipe) keyId: string,
+  ): Promise<void> {
     await this.apiKeys.revoke(caller.userId, keyId);
   }
 }

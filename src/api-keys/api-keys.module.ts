@@ -12,7 +12,14 @@ import { ApiKey } from './api-key.entity.js';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKey])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeysRepository, ApiKeyAuthenticator, VerifiedKeyCache, KeyChangeListener, LastUsedRecorder],
+  providers: [
+    ApiKeysService,
+    ApiKeysRepository,
+    ApiKeyAuthenticator,
+    VerifiedKeyCache,
+    KeyChangeListener,
+    LastUsedRecorder,
+  ],
   exports: [ApiKeyAuthenticator],
 })
 export class ApiKeysModule {}

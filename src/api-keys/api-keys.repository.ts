@@ -63,7 +63,9 @@ export class ApiKeysRepository {
 
   /** A rotated-away key loses its grace period too. Answers the revoked row. */
   async revoke(manager: EntityManager, keyId: string): Promise<ApiKey> {
-    await manager.query(`UPDATE api_keys SET is_active = false, revoked_at = now(), grace_until = NULL WHERE id = $1`, [keyId]);
+    await manager.query(`UPDATE api_keys SET is_active = false, revoked_at = now(), grace_until = NULL WHERE id = $1`, [
+      keyId,
+    ]);
     return manager.findOneByOrFail(ApiKey, { id: keyId });
   }
 

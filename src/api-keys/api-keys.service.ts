@@ -29,7 +29,10 @@ export class ApiKeysService {
   }
 
   async create(owner: Principal, name: string): Promise<ApiKeyRecord> {
-    const { key, record } = await this.insertKey(this.keys.manager, owner.userId, owner.organizationId, { name, expiresAt: null });
+    const { key, record } = await this.insertKey(this.keys.manager, owner.userId, owner.organizationId, {
+      name,
+      expiresAt: null,
+    });
     // Every instance forgets the hashes it knows to match nothing: this key could be one of them.
     this.cache.invalidateKey(record.id);
     await this.keys.announceChange(this.keys.manager, record.id);

@@ -41,7 +41,12 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.target.url, connectionTimeoutMillis: 3000, query_timeout: 3000, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.target.url,
+      connectionTimeoutMillis: 3000,
+      query_timeout: 3000,
+      keepAlive: true,
+    });
     client.on('notification', (message) => {
       if (message.channel === KEY_CHANGE_CHANNEL && message.payload) this.cache.invalidateKey(message.payload);
     });

@@ -44,7 +44,8 @@ export class CompositeAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const requirement =
-      this.reflector.getAllAndOverride<AuthRequirement>(AUTH_REQUIREMENT, [context.getHandler(), context.getClass()]) ?? {};
+      this.reflector.getAllAndOverride<AuthRequirement>(AUTH_REQUIREMENT, [context.getHandler(), context.getClass()]) ??
+      {};
     if (requirement.public) return true;
 
     const request = context.switchToHttp().getRequest<HttpRequest>();
@@ -56,16 +57,26 @@ export class CompositeAuthGuard implements CanActivate {
     // guessed tokens), except for a credential verified recently: clients that share the address
     // (one NAT) keep working. A valid credential never waits on the count.
     const address = clientAddress(request);
-    const known = credential.kind === 'api_key' ? this.apiKeyStrategy.isKnown(credential.value) : this.jwtStrategy.isKnown(credential.value);
+    const known =
+      credential.kind === 'api_key'
+        ? this.apiKeyStrategy.isKnown(credential.value)
+        : this.jwtStrategy.isKnown(credential.value);
     if (!known) this.addressLimits.checkFailures(address);
     let principal: Principal;
     try {
       principal =
         credential.kind === 'api_key'
-          ? await observeCredential('api_key', this.authenticate('api-key', context, () => new ApiKeyInvalidError()))
-          : await observeCredential('jwt', this.authenticate('jwt', context, () => new AccessTokenInvalidError()));
+          ? await observeCredential(
+              'api_key',
+              this.authenticate('api-key', context, () => new ApiKeyInvalidError()),
+            )
+          : await observeCredential(
+              'jwt',
+              this.authenticate('jwt', context, () => new AccessTokenInvalidError()),
+            );
     } catch (error) {
-      if (error instanceof ApiKeyInvalidError || error instanceof AccessTokenInvalidError) await this.addressLimits.recordFailure(address);
+      if (error instanceof ApiKeyInvalidError || error instanceof AccessTokenInvalidError)
+        await this.addressLimits.recordFailure(address);
       throw error;
     }
     request.user = principal;
@@ -73,7 +84,11 @@ export class CompositeAuthGuard implements CanActivate {
   }
 
   /** Runs one strategy; our typed errors pass through, any other failure becomes `failure()`. */
-  private authenticate(strategy: 'jwt' | 'api-key', context: ExecutionContext, failure: () => Error): Promise<Principal> {
+  private authenticate(
+    strategy: 'jwt' | 'api-key',
+    context: ExecutionContext,
+    failure: () => Error,
+  ): Promise<Principal> {
     const http = context.switchToHttp();
     return new Promise((resolve, reject) => {
       const done = (error: unknown, principal?: Principal | false) => {

@@ -6,14 +6,23 @@ import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { clientAddress } from '../rate-limit/client-address.js';
 import { LimitPerAddress } from '../rate-limit/limit-per-address.js';
-import { MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS, SignInThrottle } from '../rate-limit/sign-in-throttle.js';
+import {
+  MAX_FAILURES_PER_ADDRESS,
+  MAX_FAILURES_PER_EMAIL,
+  SIGN_IN_WINDOW_MS,
+  SignInThrottle,
+} from '../rate-limit/sign-in-throttle.js';
 import { CredentialsDto, LogoutDto, RefreshDto, VerifyDto } from './dto/auth.dto.js';
 import { AccessTokenResponse, TokenPairResponse } from './dto/auth.response.js';
 import { TokensService } from './tokens.service.js';
 import { UsersService } from './users.service.js';
 
-const TOKEN_INVALID = { description: 'The token is malformed, tampered, expired, revoked or of the wrong type.', examples: ['tokenInvalid'] } as const;
-const TOKEN_CALLS_THROTTLED = 'Too many refresh, verify and logout calls from this address (`TOKEN_LIMIT_PER_MINUTE`); `Retry-After` says when to try again.';
+const TOKEN_INVALID = {
+  description: 'The token is malformed, tampered, expired, revoked or of the wrong type.',
+  examples: ['tokenInvalid'],
+} as const;
+const TOKEN_CALLS_THROTTLED =
+  'Too many refresh, verify and logout calls from this address (`TOKEN_LIMIT_PER_MINUTE`); `Retry-After` says when to try again.';
 
 /** simplejwt's endpoints: create, refresh, verify, and logout (refresh-token revocation). */
 @ApiTags('auth')
@@ -38,8 +47,13 @@ export class JwtController {
       `After ${MAX_FAILURES_PER_EMAIL} failed attempts for one e-mail (or ${MAX_FAILURES_PER_ADDRESS} from one address) within ${SIGN_IN_WINDOW_MS / 60_000} minutes, until that window passes ` +
       '(each attempt is counted before the password is checked, so concurrent guesses cannot exceed it); also past `SIGNIN_LIMIT_PER_MINUTE` attempts from one address. `Retry-After` says when.',
   })
-  async createToken(@Body() body: CredentialsDto, @Req() request: HttpRequest): Promise<{ access: string; refresh: string }> {
-    const user = await this.throttle.attempt(body.email, clientAddress(request), () => this.users.authenticate(body.email, body.password));
+  async createToken(
+    @Body() body: CredentialsDto,
+    @Req() request: HttpRequest,
+  ): Promise<{ access: string; refresh: string }> {
+    const user = await this.throttle.attempt(body.email, clientAddress(request), () =>
+      this.users.authenticate(body.email, body.password),
+    );
     return this.tokens.issuePair(user.id);
   }
 
@@ -63,7 +77,10 @@ export class JwtController {
   @HttpCode(200)
   @LimitPerAddress('token')
   @ApiOperation({ summary: 'Check that a token (access or refresh) is valid' })
-  @ApiOkResponse({ description: 'Valid: an empty object.', schema: { type: 'object', properties: {}, additionalProperties: false, example: {} } })
+  @ApiOkResponse({
+    description: 'Valid: an empty object.',
+    schema: { type: 'object', properties: {}, additionalProperties: false, example: {} },
+  })
   @ApiErrors({ 401: TOKEN_INVALID, 429: TOKEN_CALLS_THROTTLED })
   async verifyToken(@Body() body: VerifyDto): Promise<Record<string, never>> {
     await this.tokens.verify(body.token);

@@ -117,13 +117,20 @@ export class TokensService {
       throw new TokenInvalidError();
     }
     const uuidLike = /^[0-9a-f-]{36}$/i;
-    if ((claims.token_type !== 'access' && claims.token_type !== 'refresh') || !uuidLike.test(String(claims.user_id)) || !uuidLike.test(String(claims.jti))) {
+    if (
+      (claims.token_type !== 'access' && claims.token_type !== 'refresh') ||
+      !uuidLike.test(String(claims.user_id)) ||
+      !uuidLike.test(String(claims.jti))
+    ) {
       throw new TokenInvalidError();
     }
     return claims as TokenClaims;
   }
 
   private sign(tokenType: TokenType, userId: string, jti: string, ttlSeconds: number): string {
-    return this.jwt.sign({ token_type: tokenType, user_id: userId, jti }, { expiresIn: ttlSeconds, algorithm: 'HS256' });
+    return this.jwt.sign(
+      { token_type: tokenType, user_id: userId, jti },
+      { expiresIn: ttlSeconds, algorithm: 'HS256' },
+    );
   }
 }

@@ -71,7 +71,9 @@ export class UsersRepository {
    * the caller waits for `afterCutOff(at)` before answering (see there).
    */
   async endAllSessions(manager: EntityManager, userId: string, at: Date): Promise<void> {
-    await manager.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [userId]);
+    await manager.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [
+      userId,
+    ]);
     // The service's clock, as for `iat`, not the database's: the two are compared.
     await manager.query(`UPDATE users SET tokens_valid_after = $2 WHERE id = $1`, [userId, at]);
   }

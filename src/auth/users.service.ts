@@ -30,7 +30,9 @@ export class UsersService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.ADMIN_EMAIL || !this.config.ADMIN_PASSWORD) return;
     try {
-      await this.ensureAdmin(this.config.ADMIN_EMAIL, this.config.ADMIN_PASSWORD, { promoteExisting: this.config.ADMIN_PROMOTE_EXISTING });
+      await this.ensureAdmin(this.config.ADMIN_EMAIL, this.config.ADMIN_PASSWORD, {
+        promoteExisting: this.config.ADMIN_PROMOTE_EXISTING,
+      });
     } catch (error) {
       if (!(error instanceof AdminPromotionRefusedError)) throw error;
       // Boot goes on (the service is usable without its administrator), loudly.
@@ -76,7 +78,11 @@ export class UsersService implements OnApplicationBootstrap {
    * first with that address would become an administrator, keeping their password and sessions.
    * Promotion and a password change end every session of the account.
    */
-  async ensureAdmin(email: string, password: string, options: { promoteExisting?: boolean } = {}): Promise<EnsuredAdmin> {
+  async ensureAdmin(
+    email: string,
+    password: string,
+    options: { promoteExisting?: boolean } = {},
+  ): Promise<EnsuredAdmin> {
     const normalized = email.toLowerCase();
     if (!(await this.users.existsByEmail(normalized))) {
       try {
@@ -93,7 +99,11 @@ export class UsersService implements OnApplicationBootstrap {
       const current = await this.users.lockWithPasswordHash(manager, normalized);
       if (!current.isAdmin && !options.promoteExisting) throw new AdminPromotionRefusedError(current.email);
       const samePassword = await this.passwords.verify(current.passwordHash, password);
-      const outcome: EnsuredAdmin['outcome'] = !current.isAdmin ? 'promoted' : samePassword ? 'unchanged' : 'password_changed';
+      const outcome: EnsuredAdmin['outcome'] = !current.isAdmin
+        ? 'promoted'
+        : samePassword
+          ? 'unchanged'
+          : 'password_changed';
       if (outcome === 'unchanged' && current.isActive) return { user: current, outcome };
       const passwordHash = samePassword ? current.passwordHash : await this.passwords.hash(password);
       await this.users.makeActiveAdmin(manager, current.id, passwordHash);
@@ -102,8 +112,10 @@ export class UsersService implements OnApplicationBootstrap {
     });
     this.accounts.forget(result.user.id);
     if (result.outcome !== 'unchanged') await afterCutOff(endedAt);
-    if (result.outcome === 'promoted') this.logger.warn(`promoted the existing account ${result.user.email} to administrator; its sessions were ended`);
-    if (result.outcome === 'password_changed') this.logger.log(`set a new password for administrator ${result.user.email}; its sessions were ended`);
+    if (result.outcome === 'promoted')
+      this.logger.warn(`promoted the existing account ${result.user.email} to administrator; its sessions were ended`);
+    if (result.outcome === 'password_changed')
+      this.logger.log(`set a new password for administrator ${result.user.email}; its sessions were ended`);
     return result;
   }
 }

@@ -8,7 +8,12 @@ import { UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { toIsoSeconds } from './billing-period.js';
-import { DailyUsageResponse, SubscriptionResponse, UsagePage, type UsageRecordResponse } from './dto/billing.response.js';
+import {
+  DailyUsageResponse,
+  SubscriptionResponse,
+  UsagePage,
+  type UsageRecordResponse,
+} from './dto/billing.response.js';
 import { SetMonthlyCreditsDto } from './dto/subscription.dto.js';
 import { type QuotaView, QuotaService } from './quota.service.js';
 import { UsageService } from './usage.service.js';
@@ -47,13 +52,16 @@ export class BillingController {
   @ApiOperation({ summary: 'What your organization spent: when, by which user or API key, on what; newest first' })
   @ApiPagination()
   @ApiOkResponse({ type: UsagePage })
-  async listUsage(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<UsageRecordResponse>> {
+  async listUsage(
+    @CurrentPrincipal() caller: Principal,
+    @Pagination() page: PageRequest & { url: URL },
+  ): Promise<Page<UsageRecordResponse>> {
     const { count, results } = await this.usage.list(caller.organizationId, page);
     return toPage(page, count, results);
   }
 
   @Get('usage/daily')
-  @ApiOperation({ summary: "Credits spent per UTC day of the current period (every day so far, zeros included)" })
+  @ApiOperation({ summary: 'Credits spent per UTC day of the current period (every day so far, zeros included)' })
   // One entry per day of the current calendar month so far.
   @ApiOkResponse({ schema: { type: 'array', maxItems: 31, items: { $ref: getSchemaPath(DailyUsageResponse) } } })
   @ApiExtraModels(DailyUsageResponse)
@@ -67,7 +75,10 @@ export class BillingController {
   @ApiUuidParam('organizationId', 'The organization.')
   @ApiOkResponse({ type: SubscriptionResponse, description: "The organization's subscription with its new quota." })
   @ApiErrors({ 404: 'No such organization.' })
-  async setMonthlyCredits(@Param('organizationId', UuidPathPipe) organizationId: string, @Body() body: SetMonthlyCreditsDto) {
+  async setMonthlyCredits(
+    @Param('organizationId', UuidPathPipe) organizationId: string,
+    @Body() body: SetMonthlyCreditsDto,
+  ) {
     return presentSubscription(await this.quota.setMonthlyCredits(organizationId, body.monthly_credits));
   }
 }

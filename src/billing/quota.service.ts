@@ -40,11 +40,14 @@ interface SpendRequest {
 
 @Injectable()
 export class QuotaService {
-  private readonly spends = new ScopeBatcher<SpendRequest, Reservation | null>((requests) => this.spendBatch(requests), {
-    maxItems: 500,
-    maxWeight: 500,
-    weight: () => 1,
-  });
+  private readonly spends = new ScopeBatcher<SpendRequest, Reservation | null>(
+    (requests) => this.spendBatch(requests),
+    {
+      maxItems: 500,
+      maxWeight: 500,
+      weight: () => 1,
+    },
+  );
 
   constructor(
     private readonly subscriptions: SubscriptionsRepository,
@@ -62,7 +65,12 @@ export class QuotaService {
    * query of an organization behind the disk). Over quota: a QuotaExhaustedError (402).
    */
   async spend(caller: Principal, operation: MeteredOperation, domain: string | null): Promise<Reservation> {
-    const reservation = await this.spends.submit(caller.organizationId, { eventId: randomUUID(), caller, operation, domain });
+    const reservation = await this.spends.submit(caller.organizationId, {
+      eventId: randomUUID(),
+      caller,
+      operation,
+      domain,
+    });
     if (reservation) return reservation;
     const quota = await this.view(caller.organizationId);
     throw new QuotaExhaustedError({

@@ -13,12 +13,21 @@ import { presentMessage, presentSession } from './chat.presenter.js';
 import { ChatService } from './chat.service.js';
 import { SESSION_MESSAGES_MAX } from './limits.js';
 import { CreateSessionDto, PostMessageDto, UpdateSessionDto } from './dto/chat.dto.js';
-import { ChatExchangeResponse, ChatMessagePage, ChatSessionDetailResponse, ChatSessionPage, ChatSessionResponse } from './dto/chat.response.js';
+import {
+  ChatExchangeResponse,
+  ChatMessagePage,
+  ChatSessionDetailResponse,
+  ChatSessionPage,
+  ChatSessionResponse,
+} from './dto/chat.response.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 
 const SESSION_ID = () => ApiUuidParam('sessionId', 'The id of one of your sessions.');
 const NO_SUCH_SESSION = "No such session, or another user's.";
-const DOMAIN_REFUSED = { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] } as const;
+const DOMAIN_REFUSED = {
+  description: "The domain is outside the organization's `allowed_domains`.",
+  examples: ['domainNotAllowed'],
+} as const;
 
 @ApiTags('chat')
 @Authenticated()
@@ -92,7 +101,10 @@ export class ChatController {
   @SESSION_ID()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async deleteChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string): Promise<void> {
+  async deleteChatSession(
+    @CurrentPrincipal() caller: Principal,
+    @Param('sessionId', UuidPathPipe) sessionId: string,
+  ): Promise<void> {
     await this.chat.remove(caller, sessionId);
   }
 

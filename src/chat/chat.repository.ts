@@ -27,7 +27,12 @@ export class ChatRepository {
 
   /** The user's sessions, most recently active first. */
   sessionPage(userId: string, page: PageRequest): Promise<[ChatSession[], number]> {
-    return this.sessions.findAndCount({ where: { userId }, order: { updatedAt: 'DESC' }, take: page.limit, skip: page.offset });
+    return this.sessions.findAndCount({
+      where: { userId },
+      order: { updatedAt: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
   }
 
   /** Null for a missing session or someone else's. */
@@ -67,8 +72,12 @@ export class ChatRepository {
     sources: SourceResponse[],
   ): Promise<{ user: ChatMessage; assistant: ChatMessage }> {
     return this.dataSource.transaction(async (manager) => {
-      const user = await manager.save(manager.create(ChatMessage, { sessionId, role: 'user', content: question, sources: [] }));
-      const assistant = await manager.save(manager.create(ChatMessage, { sessionId, role: 'assistant', content: answer, sources }));
+      const user = await manager.save(
+        manager.create(ChatMessage, { sessionId, role: 'user', content: question, sources: [] }),
+      );
+      const assistant = await manager.save(
+        manager.create(ChatMessage, { sessionId, role: 'assistant', content: answer, sources }),
+      );
       await manager.update(ChatSession, { id: sessionId }, { updatedAt: TOUCHED });
       return { user, assistant };
     });

@@ -78,7 +78,10 @@ export class ChatService {
     content: string,
   ): Promise<{ user: ChatMessage; assistant: ChatMessage; reservation: Reservation }> {
     const session = await this.get(caller, sessionId);
-    const history = (await this.recentMessages(session.id)).map((message) => ({ role: message.role, content: message.content }));
+    const history = (await this.recentMessages(session.id)).map((message) => ({
+      role: message.role,
+      content: message.content,
+    }));
     const prepared = await this.queries.prepare(caller, {
       text: content,
       domain: session.domain,

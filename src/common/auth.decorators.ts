@@ -15,18 +15,24 @@ export const AUTH_REQUIREMENT = 'auth:requirement';
 /** @nestjs/swagger keeps an operation's `ApiOperation` options under this key (read to add the note). */
 const API_OPERATION = 'swagger/apiOperation';
 
-const ADMIN_NOTE = "**Administrators only**: a platform administrator's JWT access token; anyone else, and any API key, gets 403.";
+const ADMIN_NOTE =
+  "**Administrators only**: a platform administrator's JWT access token; anyone else, and any API key, gets 403.";
 const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) gets 401.';
 
 /** A shared response of the document (`#/components/responses/<name>`, defined in src/openapi/). */
-const sharedResponse = (status: number, name: string) => ApiResponse({ status, $ref: `#/components/responses/${name}` } as Parameters<typeof ApiResponse>[0]);
+const sharedResponse = (status: number, name: string) =>
+  ApiResponse({ status, $ref: `#/components/responses/${name}` } as Parameters<typeof ApiResponse>[0]);
 
 /** Puts the credential note first in the operation's description. Write it above `@ApiOperation`. */
-const credentialNote = (note: string): MethodDecorator => (_target, _key, descriptor) => {
-  const operation = (Reflect.getMetadata(API_OPERATION, descriptor.value as object) ?? {}) as { description?: string };
-  const description = [note, operation.description].filter(Boolean).join('\n\n');
-  Reflect.defineMetadata(API_OPERATION, { ...operation, description }, descriptor.value as object);
-};
+const credentialNote =
+  (note: string): MethodDecorator =>
+  (_target, _key, descriptor) => {
+    const operation = (Reflect.getMetadata(API_OPERATION, descriptor.value as object) ?? {}) as {
+      description?: string;
+    };
+    const description = [note, operation.description].filter(Boolean).join('\n\n');
+    Reflect.defineMetadata(API_OPERATION, { ...operation, description }, descriptor.value as object);
+  };
 
 /**
  * What the document says about a route's credentials: the schemes it accepts and the 401/403/429 it can
@@ -54,7 +60,14 @@ function documentation(requirement: AuthRequirement): MethodDecorator[] {
  */
 export function Authenticated(requirement: AuthRequirement = {}) {
   return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
-    if (descriptor) return applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ...documentation(requirement))(target, key!, descriptor);
+    if (descriptor) {
+      applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ...documentation(requirement))(
+        target,
+        key,
+        descriptor,
+      );
+      return;
+    }
     const controller = target as abstract new (...args: never[]) => unknown;
     SetMetadata(AUTH_REQUIREMENT, requirement)(controller);
     // Class decorators run after the methods': a route's own requirement is already there to be kept.
@@ -77,5 +90,5 @@ export const AdminOnly = () => Authenticated({ adminOnly: true });
 
 /** The authenticated caller, as attached by the composite guard. */
 export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<HttpRequest>().user as Principal,
+  (_: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<HttpRequest>().user!,
 );

@@ -153,9 +153,7 @@ export function formatBytes(bytes: number): string {
 
 export class QuotaExhaustedError extends ApiError {
   readonly status = 402;
-  constructor(
-    private readonly quota: { creditsTotal: number; creditsUsed: number; resetsAt: string },
-  ) {
+  constructor(private readonly quota: { creditsTotal: number; creditsUsed: number; resetsAt: string }) {
     super('Credit quota exhausted. Upgrade your plan or wait for your quota to reset.');
     this.headers['X-Credits-Remaining'] = String(Math.max(0, quota.creditsTotal - quota.creditsUsed));
     this.headers['X-Credits-Reset'] = quota.resetsAt;

@@ -15,7 +15,7 @@ interface Pending<I, O> {
  * If a batch fails, its items are retried one by one, so each caller gets its own outcome.
  */
 export class ScopeBatcher<I, O> {
-  private readonly queues = new Map<string, Array<Pending<I, O>>>();
+  private readonly queues = new Map<string, Pending<I, O>[]>();
 
   constructor(
     private readonly write: (items: I[]) => Promise<O[]>,
@@ -43,13 +43,15 @@ export class ScopeBatcher<I, O> {
         batch.forEach((pending, i) => pending.resolve(results[i]));
       } catch (error) {
         if (batch.length === 1) batch[0].reject(error);
-        else for (const pending of batch) await this.write([pending.item]).then(([result]) => pending.resolve(result), pending.reject);
+        else
+          for (const pending of batch)
+            await this.write([pending.item]).then(([result]) => pending.resolve(result), pending.reject);
       }
     }
     this.queues.delete(scope);
   }
 
-  private take(queue: Array<Pending<I, O>>): Array<Pending<I, O>> {
+  private take(queue: Pending<I, O>[]): Pending<I, O>[] {
     let count = 1;
     let weight = this.limits.weight(queue[0].item);
     while (count < queue.length && count < this.limits.maxItems) {

@@ -25,7 +25,8 @@ export function preciseNow(): PreciseDate {
 }
 
 // PostgreSQL's text output of timestamptz, e.g. `2026-11-21 09:14:03.482913+00` or `...+05:30`.
-const PG_TIMESTAMPTZ = /^(\d{4,}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$/;
+const PG_TIMESTAMPTZ =
+  /^(\d{4,}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$/;
 
 export function parsePgTimestamptz(text: string): Date | string {
   const match = PG_TIMESTAMPTZ.exec(text);

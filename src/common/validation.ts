@@ -1,4 +1,10 @@
-import { Injectable, type ArgumentMetadata, type PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
+import {
+  Injectable,
+  type ArgumentMetadata,
+  type PipeTransform,
+  ValidationPipe,
+  type ValidationError,
+} from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { registerDecorator, type ValidationArguments } from 'class-validator';
@@ -86,8 +92,10 @@ export function StringField(rule: StringRule = {}) {
     if (unstorable) return unstorable;
     // The contract treats a blank required string as a missing one ("query: This field is required.").
     if (!rule.allowBlank && value.trim() === '') return rule.optional ? BLANK : REQUIRED;
-    if (rule.max !== undefined && value.length > rule.max) return `Ensure this field has no more than ${rule.max} characters.`;
-    if (rule.min !== undefined && value.length < rule.min) return `Ensure this field has at least ${rule.min} characters.`;
+    if (rule.max !== undefined && value.length > rule.max)
+      return `Ensure this field has no more than ${rule.max} characters.`;
+    if (rule.min !== undefined && value.length < rule.min)
+      return `Ensure this field has at least ${rule.min} characters.`;
     return null;
   };
   const schema: FieldSchema = {
@@ -104,31 +112,48 @@ export function StringField(rule: StringRule = {}) {
 
 /** An integer in a range; optional unless said otherwise. */
 export function IntegerField(rule: { min: number; max: number; optional?: boolean }) {
-  return fieldRule('integerField', (value) => {
-    if (value === undefined || value === null) return rule.optional === false ? REQUIRED : null;
-    if (typeof value !== 'number' || !Number.isInteger(value)) return 'A valid integer is required.';
-    if (value < rule.min) return `Ensure this value is greater than or equal to ${rule.min}.`;
-    if (value > rule.max) return `Ensure this value is less than or equal to ${rule.max}.`;
-    return null;
-  }, { ...integerSchema(rule.min, rule.max), required: rule.optional === false });
+  return fieldRule(
+    'integerField',
+    (value) => {
+      if (value === undefined || value === null) return rule.optional === false ? REQUIRED : null;
+      if (typeof value !== 'number' || !Number.isInteger(value)) return 'A valid integer is required.';
+      if (value < rule.min) return `Ensure this value is greater than or equal to ${rule.min}.`;
+      if (value > rule.max) return `Ensure this value is less than or equal to ${rule.max}.`;
+      return null;
+    },
+    { ...integerSchema(rule.min, rule.max), required: rule.optional === false },
+  );
 }
 
 export function BooleanField() {
-  return fieldRule('booleanField', (value) =>
-    value === undefined || value === null || typeof value === 'boolean' ? null : 'Must be a valid boolean.',
-  { type: 'boolean', required: false });
+  return fieldRule(
+    'booleanField',
+    (value) =>
+      value === undefined || value === null || typeof value === 'boolean' ? null : 'Must be a valid boolean.',
+    { type: 'boolean', required: false },
+  );
 }
 
 /** Present, and either null or an ISO 8601 timestamp with a zone that lies in the future. */
 export function FutureTimestampOrNull() {
-  return fieldRule('futureTimestampOrNull', (value) => {
-    if (value === undefined) return REQUIRED;
-    if (value === null) return null;
-    const date = typeof value === 'string' ? parseZonedTimestamp(value) : null;
-    if (!date) return 'Datetime has wrong format. Use ISO 8601 with a time zone, e.g. 2026-12-31T23:59:59Z.';
-    if (date.getTime() <= Date.now()) return 'Must be a time in the future.';
-    return null;
-  }, { type: 'string', format: 'date-time', nullable: true, required: true, description: 'ISO 8601 with a zone, in the future; null clears it' });
+  return fieldRule(
+    'futureTimestampOrNull',
+    (value) => {
+      if (value === undefined) return REQUIRED;
+      if (value === null) return null;
+      const date = typeof value === 'string' ? parseZonedTimestamp(value) : null;
+      if (!date) return 'Datetime has wrong format. Use ISO 8601 with a time zone, e.g. 2026-12-31T23:59:59Z.';
+      if (date.getTime() <= Date.now()) return 'Must be a time in the future.';
+      return null;
+    },
+    {
+      type: 'string',
+      format: 'date-time',
+      nullable: true,
+      required: true,
+      description: 'ISO 8601 with a zone, in the future; null clears it',
+    },
+  );
 }
 
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErrors {

@@ -1,5 +1,18 @@
 import { Transform, plainToInstance } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  Min,
+  MinLength,
+  ValidateBy,
+  validateSync,
+} from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) => {
@@ -29,9 +42,12 @@ const IsOriginList = () =>
   ValidateBy({
     name: 'isOriginList',
     validator: {
-      validate: (value: unknown) => Array.isArray(value) && value.every((origin) => typeof origin === 'string' && isExactOrigin(origin)),
+      validate: (value: unknown) =>
+        Array.isArray(value) && value.every((origin) => typeof origin === 'string' && isExactOrigin(origin)),
       defaultMessage: (args) => {
-        const bad = (Array.isArray(args?.value) ? args.value : [args?.value]).find((origin) => !isExactOrigin(String(origin)));
+        const bad = (Array.isArray(args?.value) ? args.value : [args?.value]).find(
+          (origin) => !isExactOrigin(String(origin)),
+        );
         return `must be a comma-separated list of exact origins such as https://app.example.com (no "*", path or trailing slash); "${String(bad)}" is not one`;
       },
     },
@@ -44,97 +60,152 @@ export class EnvSchema {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   /** Serve GET /metrics on this port only, not on PORT (unset: on PORT, as before). */
-  @Transform(toInt) @IsOptional() @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   METRICS_PORT?: number;
 
-  @Transform(blankToUndefined) @IsOptional()
-  @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true }, { message: 'must be a postgres:// URL' })
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsUrl(
+    { protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true },
+    { message: 'must be a postgres:// URL' },
+  )
   DATABASE_URL?: string;
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   DATA_DIR = './data';
 
   /** With NODE_ENV=production and no DATABASE_URL: run one instance on the embedded store anyway. */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   EMBEDDED_STORE_IN_PRODUCTION = false;
 
-  @Transform(blankToUndefined) @IsOptional() @IsString()
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsString()
   JWT_SECRET?: string;
 
   // Any positive lifetime: operators shorten them in staging and tests (configWarnings flags < 60 s).
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   JWT_ACCESS_TTL_SECONDS = 1800;
 
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   JWT_REFRESH_TTL_SECONDS = 2592000;
 
-  @Transform(blankToUndefined) @IsOptional() @IsEmail({}, { message: 'must be an e-mail address' })
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsEmail({}, { message: 'must be an e-mail address' })
   ADMIN_EMAIL?: string;
 
-  @Transform(blankToUndefined) @IsOptional() @IsString() @MinLength(8)
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(8)
   ADMIN_PASSWORD?: string;
 
   /** Whether ADMIN_EMAIL may promote an account that already exists as an ordinary one (ending its sessions). */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   ADMIN_PROMOTE_EXISTING = false;
 
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   ALLOW_SIGNUP = true;
 
-  @Transform(toInt) @IsInt() @Min(0)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
   DEFAULT_MONTHLY_CREDITS = 1000;
 
-  @Transform(toInt) @IsInt() @Min(0)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
   QUERY_CREDIT_COST = 1;
 
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_PER_MINUTE = 1200;
 
   /** Per client address, before authentication: sign-ups per hour (each costs an argon2 hash and rows). */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   SIGNUP_LIMIT_PER_HOUR = 30;
 
   /** Sign-in attempts per address per minute, right or wrong (failures have their own limits too). */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   SIGNIN_LIMIT_PER_MINUTE = 60;
 
   /** Refresh, verify and logout calls per address per minute. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   TOKEN_LIMIT_PER_MINUTE = 300;
 
   /** Invalid API keys and JWTs per address per minute; past it the address gets 429 until the minute ends. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   FAILED_AUTH_LIMIT_PER_MINUTE = 60;
 
   /** Password hashes (argon2id, 19 MiB each) computed at once; others wait their turn. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   PASSWORD_HASH_CONCURRENCY = 2;
 
   /** When true, POST /auth/jwt/refresh/ also returns a new refresh token and revokes the one sent. */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   JWT_ROTATE_REFRESH_TOKENS = false;
 
-  @Transform(blankToUndefined) @IsOptional()
-  @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true }, { message: 'must be a redis:// URL' })
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsUrl(
+    { protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true },
+    { message: 'must be a redis:// URL' },
+  )
   REDIS_URL?: string;
 
   /** Largest accepted request body. */
-  @Transform(toInt) @IsInt() @Min(1024)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
   MAX_BODY_BYTES = 1_048_576;
 
   /** Largest accepted document upload (multipart `file`). */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   MAX_UPLOAD_BYTES = 10_485_760;
 
   /**
    * Multipart document uploads one instance reads at once; more get a 503. Each may hold its file,
    * its text and its chunks in memory (tens of MB for a 10 MB file).
    */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   MAX_UPLOADS_IN_FLIGHT = 4;
 
   /**
@@ -142,58 +213,93 @@ export class EnvSchema {
    * limit within one long synchronous run (pdf.js), so a worker may reach about 2 × EXTRACTION_MEMORY_MB
    * + 100 MB before it is stopped; one worker keeps a 512 MiB pod safe.
    */
-  @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   EXTRACTION_WORKERS = 1;
 
   /** Wall-clock limit for reading one document; past it the file is refused (400). */
-  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   EXTRACTION_TIMEOUT_MS = 30_000;
 
   /** Heap limit of each extraction worker (MB); a file that needs more is refused (400). */
-  @Transform(toInt) @IsInt() @Min(32) @Max(4096)
+  @Transform(toInt)
+  @IsInt()
+  @Min(32)
+  @Max(4096)
   EXTRACTION_MEMORY_MB = 96;
 
   /** The built dashboard (`npm run build`); unset, `web/dist` in the checkout. Served at /app/. */
-  @Transform(blankToUndefined) @IsOptional() @IsString()
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsString()
   DASHBOARD_DIR?: string;
 
   /** How often buffered API-key `last_used_at` stamps are written (the contract allows up to 60 s of lag). */
-  @Transform(toInt) @IsInt() @Min(10) @Max(60_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
   LAST_USED_FLUSH_MS = 10_000;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   DATABASE_POOL_SIZE = 10;
 
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   MIGRATIONS_RUN = true;
 
   /** An OpenAI-compatible chat-completions endpoint; unset, answers are extractive (no model). */
-  @Transform(blankToUndefined) @IsOptional()
-  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'must be an http(s) URL' })
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsUrl(
+    { protocols: ['http', 'https'], require_tld: false, require_protocol: true },
+    { message: 'must be an http(s) URL' },
+  )
   LLM_BASE_URL?: string;
 
-  @Transform(blankToUndefined) @IsOptional() @IsString()
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @IsString()
   LLM_API_KEY?: string;
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   LLM_MODEL = 'gpt-4o-mini';
 
-  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   LLM_TIMEOUT_MS = 30_000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
   LOG_LEVEL = 'info';
 
   /** Prefix of every Redis key the service writes (several deployments can share one Redis). */
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   REDIS_KEY_PREFIX = 'kqs:';
 
   /** After SIGTERM, keep accepting requests this long (readiness already 503) so load balancers move away. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(120_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(120_000)
   SHUTDOWN_DELAY_MS = 0;
 
   /** Then at most this long for requests in flight to finish before their connections are cut. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   SHUTDOWN_GRACE_MS = 10_000;
 
   /** Browser origins allowed to call the API (CORS): a comma-separated list of exact origins; empty = none. */
@@ -212,7 +318,8 @@ export type AppConfig = Readonly<EnvSchema>;
 export function configWarnings(config: AppConfig): string[] {
   const warnings: string[] = [];
   for (const name of ['JWT_ACCESS_TTL_SECONDS', 'JWT_REFRESH_TTL_SECONDS'] as const) {
-    if (config[name] < 60) warnings.push(`${name}=${config[name]}: tokens expire in under a minute; fine for tests, not for users`);
+    if (config[name] < 60)
+      warnings.push(`${name}=${config[name]}: tokens expire in under a minute; fine for tests, not for users`);
   }
   return warnings;
 }
@@ -222,7 +329,9 @@ export class ConfigError extends Error {}
 /** Reads and validates the environment; throws a ConfigError naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const known = Object.keys(new EnvSchema());
-  const raw = Object.fromEntries(Object.entries(env).filter(([name]) => known.includes(name) || name === 'DATABASE_URL'));
+  const raw = Object.fromEntries(
+    Object.entries(env).filter(([name]) => known.includes(name) || name === 'DATABASE_URL'),
+  );
   const config = plainToInstance(EnvSchema, raw, { exposeDefaultValues: true });
   const problems = validateSync(config, { skipMissingProperties: false }).map(
     (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`,
@@ -234,7 +343,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // In production the embedded store is a trap: one private copy of the data per pod, gone with the pod.
   if (config.NODE_ENV === 'production' && !config.DATABASE_URL && !config.EMBEDDED_STORE_IN_PRODUCTION) {
     problems.push(
-      'DATABASE_URL: must be set when NODE_ENV=production (the embedded store is one process\'s own data on its own disk); ' +
+      "DATABASE_URL: must be set when NODE_ENV=production (the embedded store is one process's own data on its own disk); " +
         'set EMBEDDED_STORE_IN_PRODUCTION=true to run a single instance on it anyway',
     );
   }

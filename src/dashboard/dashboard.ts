@@ -35,13 +35,16 @@ const SECURITY_HEADERS = {
 export async function mountDashboard(app: INestApplication, directory = defaultDashboardDirectory()): Promise<void> {
   const root = resolve(directory);
   if (!existsSync(join(root, 'index.html'))) {
-    new Logger('Dashboard').warn(`${join(root, 'index.html')} is missing: run "npm run build" to serve the dashboard at ${DASHBOARD_PATH}/`);
+    new Logger('Dashboard').warn(
+      `${join(root, 'index.html')} is missing: run "npm run build" to serve the dashboard at ${DASHBOARD_PATH}/`,
+    );
   }
   const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const pathname = pathOf(request.url);
-    if (pathname === DASHBOARD_PATH) return reply.redirect(`${DASHBOARD_PATH}/${request.url.slice(pathname.length)}`, 301);
+    if (pathname === DASHBOARD_PATH)
+      return reply.redirect(`${DASHBOARD_PATH}/${request.url.slice(pathname.length)}`, 301);
     const inside = pathname.slice(DASHBOARD_PATH.length);
     // Vite puts a content hash in every name under assets/, so those never change.
     const asset = inside.startsWith('/assets/');
@@ -51,7 +54,11 @@ export async function mountDashboard(app: INestApplication, directory = defaultD
     if (sent.statusCode >= 400) throw new NotFoundError();
     return reply
       .code(sent.statusCode)
-      .headers({ ...sent.headers, ...SECURITY_HEADERS, 'Cache-Control': asset ? 'public, max-age=31536000, immutable' : 'no-cache' })
+      .headers({
+        ...sent.headers,
+        ...SECURITY_HEADERS,
+        'Cache-Control': asset ? 'public, max-age=31536000, immutable' : 'no-cache',
+      })
       .send(sent.stream);
   };
   instance.get(DASHBOARD_PATH, { config: NOT_AN_OPERATION }, page);

@@ -53,7 +53,9 @@ export class DatabaseModule implements OnApplicationShutdown {
           inject: [getDataSourceToken()],
           // Opened after the main one (which waited for the database); pg reconnects it after an outage.
           useFactory: async (main: DataSource) =>
-            target.embedded ? main : await new DataSource(readinessDataSourceOptions(target, READINESS_TIMEOUT_MS)).initialize(),
+            target.embedded
+              ? main
+              : await new DataSource(readinessDataSourceOptions(target, READINESS_TIMEOUT_MS)).initialize(),
         },
       ],
       exports: [DATABASE_TARGET, READINESS_CONNECTION],
@@ -61,6 +63,7 @@ export class DatabaseModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.readinessConnection !== this.main && this.readinessConnection.isInitialized) await this.readinessConnection.destroy();
+    if (this.readinessConnection !== this.main && this.readinessConnection.isInitialized)
+      await this.readinessConnection.destroy();
   }
 }

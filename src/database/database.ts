@@ -34,7 +34,10 @@ const EMBEDDED_ACQUIRE_TIMEOUT_MS = 30_000;
 /** The longest any one SQL statement may run. */
 export const STATEMENT_TIMEOUT_MS = 15_000;
 
-export function dataSourceOptions(config: AppConfig, target: Pick<DatabaseTarget, 'url' | 'embedded'>): DataSourceOptions {
+export function dataSourceOptions(
+  config: AppConfig,
+  target: Pick<DatabaseTarget, 'url' | 'embedded'>,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url: target.url,
@@ -63,7 +66,10 @@ export function dataSourceOptions(config: AppConfig, target: Pick<DatabaseTarget
  * embedded store: a second session's simple query between another's Bind and Execute would drop that
  * one's unnamed statement (see EMBEDDED_POOL_SIZE), so there readiness shares the one connection.
  */
-export function readinessDataSourceOptions(target: Pick<DatabaseTarget, 'url'>, pingTimeoutMs: number): DataSourceOptions {
+export function readinessDataSourceOptions(
+  target: Pick<DatabaseTarget, 'url'>,
+  pingTimeoutMs: number,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url: target.url,

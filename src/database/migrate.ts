@@ -17,7 +17,11 @@ async function main(): Promise<number> {
   try {
     await dataSource.initialize();
     const ran = await runMigrationsExclusively(dataSource, target);
-    console.log(ran.length === 0 ? 'No pending migrations.' : `Ran ${ran.length} migration(s): ${ran.map((m) => m.name).join(', ')}`);
+    console.log(
+      ran.length === 0
+        ? 'No pending migrations.'
+        : `Ran ${ran.length} migration(s): ${ran.map((m) => m.name).join(', ')}`,
+    );
     return 0;
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();

@@ -11,7 +11,10 @@ const MIGRATION_LOCK_KEY = 7_463_700_000_001;
  * one would apply twice). A session advisory lock on a dedicated connection serializes them; the
  * embedded store belongs to one process and needs none.
  */
-export async function runMigrationsExclusively(dataSource: DataSource, target: Pick<DatabaseTarget, 'url' | 'embedded'>): Promise<Migration[]> {
+export async function runMigrationsExclusively(
+  dataSource: DataSource,
+  target: Pick<DatabaseTarget, 'url' | 'embedded'>,
+): Promise<Migration[]> {
   const migrate = () => dataSource.runMigrations({ transaction: 'each' });
   if (target.embedded) return migrate();
   const lock = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 3000 });

@@ -78,7 +78,7 @@ function* hardSplit(text: string, options: ChunkingOptions): Generator<string> {
   const flush = function* () {
     const piece = window.join(' ');
     window = [];
-    for (let start = 0; start < piece.length; ) {
+    for (let start = 0; start < piece.length;) {
       let end = Math.min(start + options.maxChars, piece.length);
       // Never between the two halves of a surrogate pair (an emoji): PostgreSQL would store U+FFFD.
       if (end < piece.length && isHighSurrogate(piece.charCodeAt(end - 1)) && end - 1 > start) end--;
@@ -109,7 +109,9 @@ function* pieces(paragraph: string, options: ChunkingOptions): Generator<Piece> 
 }
 
 function render(parts: Piece[]): string {
-  return parts.map((part, i) => (i === 0 ? '' : part.paragraphStart || parts[i - 1].heading ? '\n\n' : ' ') + part.text).join('');
+  return parts
+    .map((part, i) => (i === 0 ? '' : part.paragraphStart || parts[i - 1].heading ? '\n\n' : ' ') + part.text)
+    .join('');
 }
 
 /** The pieces of the chunk being built, with running totals so that adding a piece costs O(1). */
@@ -149,12 +151,17 @@ export function chunkText(text: string, options: ChunkingOptions = DEFAULT_CHUNK
     current.reset(overlap && heading ? [heading, ...tail] : tail);
     carried = current.parts.length;
   };
-  const overflows = (piece: Piece) => current.words + piece.words > options.maxWords || current.chars + piece.text.length > options.maxChars;
+  const overflows = (piece: Piece) =>
+    current.words + piece.words > options.maxWords || current.chars + piece.text.length > options.maxChars;
   const add = (piece: Piece) => {
     const words = current.words;
     // Prefer to end a chunk between paragraphs: do so early when the next paragraph would not fit whole.
-    const paragraphBreak = piece.paragraphStart && words >= options.targetWords * 0.6 && words + (piece.paragraphWords ?? 0) > options.maxWords;
-    if (current.parts.length > carried && (words >= options.targetWords || overflows(piece) || paragraphBreak)) close(true);
+    const paragraphBreak =
+      piece.paragraphStart &&
+      words >= options.targetWords * 0.6 &&
+      words + (piece.paragraphWords ?? 0) > options.maxWords;
+    if (current.parts.length > carried && (words >= options.targetWords || overflows(piece) || paragraphBreak))
+      close(true);
     if (overflows(piece)) {
       // No room after the carried-over heading and overlap: drop them.
       current.reset([]);

@@ -33,7 +33,10 @@ export class DocumentInputReader {
   }
 
   private async fromJson(body: unknown): Promise<NewDocument> {
-    const dto = (await this.validation.transform(body, { type: 'body', metatype: CreateDocumentDto })) as CreateDocumentDto;
+    const dto = (await this.validation.transform(body, {
+      type: 'body',
+      metatype: CreateDocumentDto,
+    })) as CreateDocumentDto;
     return {
       title: dto.title,
       content: dto.content,
@@ -45,11 +48,20 @@ export class DocumentInputReader {
   }
 
   private async fromUpload(body: unknown, file: UploadedFile): Promise<NewDocument> {
-    const fields = (await this.validation.transform(body, { type: 'body', metatype: UploadFieldsDto })) as UploadFieldsDto;
+    const fields = (await this.validation.transform(body, {
+      type: 'body',
+      metatype: UploadFieldsDto,
+    })) as UploadFieldsDto;
     const metadata = this.parseMetadata(fields.metadata);
     const contentType = uploadContentType(file);
     const { text, chunks } = await this.extractor.extract(file.buffer, contentType);
-    const title = fields.title ?? (file.originalname.replace(/\u0000/g, '').trim().slice(0, TITLE_MAX) || 'Untitled');
+    const title =
+      fields.title ??
+      (file.originalname
+        .replace(/\u0000/g, '')
+        .trim()
+        .slice(0, TITLE_MAX) ||
+        'Untitled');
     return { title, content: text, metadata, contentType, sizeBytes: file.size, chunks };
   }
 
@@ -59,7 +71,10 @@ export class DocumentInputReader {
     try {
       value = JSON.parse(raw);
     } catch {
-      throw ValidationFailedError.field('metadata', 'Must be a JSON object (sent as a string field), e.g. {"source": "wiki"}.');
+      throw ValidationFailedError.field(
+        'metadata',
+        'Must be a JSON object (sent as a string field), e.g. {"source": "wiki"}.',
+      );
     }
     const problem = metadataProblem(value);
     if (problem) throw ValidationFailedError.field('metadata', problem);

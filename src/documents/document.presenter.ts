@@ -3,7 +3,10 @@ import type { Document } from './document.entity.js';
 import type { DocumentResponse, DocumentWithContentResponse } from './dto/document.response.js';
 
 /** The document's record; with its text only when asked (`GET` of one document). */
-export function presentDocument(document: Document, withContent = false): DocumentResponse | DocumentWithContentResponse {
+export function presentDocument(
+  document: Document,
+  withContent = false,
+): DocumentResponse | DocumentWithContentResponse {
   return {
     id: document.id,
     title: document.title,

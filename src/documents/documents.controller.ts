@@ -45,7 +45,10 @@ export class DocumentsController {
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
   ): Promise<DocumentResponse> {
-    const document = await this.documents.create({ organizationId: caller.organizationId }, await this.input.read(body, file));
+    const document = await this.documents.create(
+      { organizationId: caller.organizationId },
+      await this.input.read(body, file),
+    );
     return presentDocument(document);
   }
 
@@ -53,9 +56,16 @@ export class DocumentsController {
   @ApiOperation({ summary: "List your organization's documents, newest first" })
   @ApiPagination()
   @ApiOkResponse({ type: DocumentPage })
-  async listDocuments(@CurrentPrincipal() caller: Principal, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentResponse>> {
+  async listDocuments(
+    @CurrentPrincipal() caller: Principal,
+    @Pagination() page: PageRequest & { url: URL },
+  ): Promise<Page<DocumentResponse>> {
     const { count, documents } = await this.documents.list({ organizationId: caller.organizationId }, page);
-    return toPage(page, count, documents.map((document) => presentDocument(document)));
+    return toPage(
+      page,
+      count,
+      documents.map((document) => presentDocument(document)),
+    );
   }
 
   @Get(':id')
@@ -63,7 +73,10 @@ export class DocumentsController {
   @ApiUuidParam('id', 'The document id.')
   @ApiOkResponse({ type: DocumentWithContentResponse })
   @ApiErrors({ 404: "No such document, or another organization's." })
-  async getDocument(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<DocumentResponse> {
+  async getDocument(
+    @CurrentPrincipal() caller: Principal,
+    @Param('id', UuidPathPipe) id: string,
+  ): Promise<DocumentResponse> {
     return presentDocument(await this.documents.get({ organizationId: caller.organizationId }, id), true);
   }
 

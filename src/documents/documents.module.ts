@@ -13,7 +13,14 @@ import { Document } from './document.entity.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Document]), RetrievalModule],
   controllers: [DocumentsController],
-  providers: [DocumentsService, DocumentsRepository, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
+  providers: [
+    DocumentsService,
+    DocumentsRepository,
+    DocumentInputReader,
+    DocumentExtractor,
+    DocumentUploadInterceptor,
+    UploadGate,
+  ],
   exports: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor, UploadGate],
 })
 export class DocumentsModule {}

@@ -5,10 +5,15 @@ import type { PageRequest } from '../common/pagination.js';
 import type { SearchScope } from '../retrieval/retriever.js';
 import { Document } from './document.entity.js';
 
-export type NewDocumentRow = Pick<Document, 'title' | 'content' | 'metadata' | 'contentType' | 'sizeBytes' | 'chunkCount'>;
+export type NewDocumentRow = Pick<
+  Document,
+  'title' | 'content' | 'metadata' | 'contentType' | 'sizeBytes' | 'chunkCount'
+>;
 
 function ownerColumns(owner: SearchScope): { domainId: string | null; organizationId: string | null } {
-  return 'domainId' in owner ? { domainId: owner.domainId, organizationId: null } : { domainId: null, organizationId: owner.organizationId };
+  return 'domainId' in owner
+    ? { domainId: owner.domainId, organizationId: null }
+    : { domainId: null, organizationId: owner.organizationId };
 }
 
 /** The owner as a filter (the other column is null by the table's check constraint). */
@@ -49,7 +54,10 @@ export class DocumentsRepository {
 
   /** Locks the owner's document until the transaction ends; false for a missing document or another owner's. */
   async lockOwned(manager: EntityManager, owner: SearchScope, id: string): Promise<boolean> {
-    const document = await manager.findOne(Document, { where: { id, ...ownerFilter(owner) }, lock: { mode: 'pessimistic_write' } });
+    const document = await manager.findOne(Document, {
+      where: { id, ...ownerFilter(owner) },
+      lock: { mode: 'pessimistic_write' },
+    });
     return document !== null;
   }
 

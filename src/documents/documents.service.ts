@@ -21,7 +21,11 @@ export type DocumentOwner = SearchScope;
 @Injectable()
 export class DocumentsService {
   private readonly batcher = new ScopeBatcher<{ owner: DocumentOwner; input: NewDocument }, Document>(
-    (items) => this.createMany(items[0].owner, items.map((item) => item.input)),
+    (items) =>
+      this.createMany(
+        items[0].owner,
+        items.map((item) => item.input),
+      ),
     { maxItems: 64, maxWeight: 4_000_000, weight: (item) => item.input.content.length },
   );
 

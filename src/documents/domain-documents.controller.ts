@@ -62,10 +62,17 @@ export class DomainDocumentsController {
   @ApiPagination()
   @ApiOkResponse({ type: DocumentPage })
   @ApiErrors({ 404: NO_SUCH_DOMAIN })
-  async listDomainDocuments(@Param('slug') slug: string, @Pagination() page: PageRequest & { url: URL }): Promise<Page<DocumentResponse>> {
+  async listDomainDocuments(
+    @Param('slug') slug: string,
+    @Pagination() page: PageRequest & { url: URL },
+  ): Promise<Page<DocumentResponse>> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     const { count, documents } = await this.documents.list({ domainId: domain.id }, page);
-    return toPage(page, count, documents.map((document) => presentDocument(document)));
+    return toPage(
+      page,
+      count,
+      documents.map((document) => presentDocument(document)),
+    );
   }
 
   @Get(':id')
@@ -73,7 +80,10 @@ export class DomainDocumentsController {
   @DOCUMENT_ID()
   @ApiOkResponse({ type: DocumentWithContentResponse })
   @ApiErrors({ 404: NO_SUCH_DOCUMENT })
-  async getDomainDocument(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<DocumentResponse> {
+  async getDomainDocument(
+    @Param('slug') slug: string,
+    @Param('id', UuidPathPipe) id: string,
+  ): Promise<DocumentResponse> {
     const domain = await this.domains.getVisible(pathSlug(slug), true);
     return presentDocument(await this.documents.get({ domainId: domain.id }, id), true);
   }

@@ -16,7 +16,8 @@ export class UploadGate {
 
   /** Takes a place, or throws a 503 when none is free; call the returned function once done. */
   enter(): () => void {
-    if (this.inFlight >= this.config.MAX_UPLOADS_IN_FLIGHT) throw new UploadsBusyError(this.config.MAX_UPLOADS_IN_FLIGHT);
+    if (this.inFlight >= this.config.MAX_UPLOADS_IN_FLIGHT)
+      throw new UploadsBusyError(this.config.MAX_UPLOADS_IN_FLIGHT);
     this.inFlight++;
     let released = false;
     return () => {

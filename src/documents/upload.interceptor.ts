@@ -33,7 +33,8 @@ type UploadRequest = HttpRequest & { [UPLOAD]?: UploadedFile; body: unknown };
 
 /** The file of a multipart upload read by DocumentUploadInterceptor; undefined for a JSON body. */
 export const UploadedDocument = createParamDecorator(
-  (_: unknown, context: ExecutionContext): UploadedFile | undefined => context.switchToHttp().getRequest<UploadRequest>()[UPLOAD],
+  (_: unknown, context: ExecutionContext): UploadedFile | undefined =>
+    context.switchToHttp().getRequest<UploadRequest>()[UPLOAD],
 );
 
 /**
@@ -74,7 +75,10 @@ export class DocumentUploadInterceptor implements NestInterceptor {
         continue;
       }
       if (part.fieldname !== UPLOAD_FIELD) {
-        throw ValidationFailedError.field(UPLOAD_FIELD, `Send the document as one file in the "${UPLOAD_FIELD}" field.`);
+        throw ValidationFailedError.field(
+          UPLOAD_FIELD,
+          `Send the document as one file in the "${UPLOAD_FIELD}" field.`,
+        );
       }
       const buffer = await part.toBuffer();
       file = { originalname: part.filename, mimetype: part.mimetype, size: buffer.length, buffer };

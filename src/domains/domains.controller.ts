@@ -1,5 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { AdminOnly, Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
@@ -38,7 +47,10 @@ export class DomainsController {
   })
   @ApiExtraModels(DomainResponse)
   @ApiOkResponse({ schema: { type: 'array', maxItems: CATALOGUE_MAX, items: { $ref: getSchemaPath(DomainResponse) } } })
-  listDomains(@CurrentPrincipal() caller: Principal, @Query('include_inactive') includeInactive?: string): Promise<DomainResponse[]> {
+  listDomains(
+    @CurrentPrincipal() caller: Principal,
+    @Query('include_inactive') includeInactive?: string,
+  ): Promise<DomainResponse[]> {
     return this.domains.list({ includeInactive: caller.isAdmin && includeInactive === 'true' });
   }
 

@@ -21,7 +21,10 @@ export class DomainsRepository {
   }
 
   findBySlug(slug: string, options: { activeOnly: boolean }): Promise<Domain | null> {
-    return this.domains.findOne({ where: options.activeOnly ? { slug, isActive: true } : { slug }, relations: { region: true } });
+    return this.domains.findOne({
+      where: options.activeOnly ? { slug, isActive: true } : { slug },
+      relations: { region: true },
+    });
   }
 
   /** Of `slugs`, those that name a domain (active or not). */

@@ -93,7 +93,9 @@ export class DomainsService {
       domain.regionId = domain.region?.id ?? null;
     }
     const { name, description, isActive, regionId } = domain;
-    await this.saving(() => this.domains.update(domain.id, { name, slug: domain.slug, description, isActive, regionId }));
+    await this.saving(() =>
+      this.domains.update(domain.id, { name, slug: domain.slug, description, isActive, regionId }),
+    );
     return presentDomain(domain);
   }
 
@@ -118,7 +120,8 @@ export class DomainsService {
     try {
       return await save();
     } catch (error) {
-      if (isUniqueViolation(error)) throw ValidationFailedError.field('slug', 'A domain with this slug already exists.');
+      if (isUniqueViolation(error))
+        throw ValidationFailedError.field('slug', 'A domain with this slug already exists.');
       // The region was deleted meanwhile.
       if (isForeignKeyViolation(error)) throw ValidationFailedError.field('region', 'The region no longer exists.');
       throw error;

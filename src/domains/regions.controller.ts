@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { AdminOnly, Authenticated } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -42,7 +50,7 @@ export class RegionsController {
 
   @Patch(':slug')
   @AdminOnly()
-  @ApiOperation({ summary: "Rename a region or change its slug" })
+  @ApiOperation({ summary: 'Rename a region or change its slug' })
   @REGION_SLUG()
   @ApiOkResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN, 404: 'No region has this slug.' })

@@ -46,7 +46,8 @@ export class RegionsService {
     try {
       return await save();
     } catch (error) {
-      if (isUniqueViolation(error)) throw ValidationFailedError.field('slug', 'A region with this slug already exists.');
+      if (isUniqueViolation(error))
+        throw ValidationFailedError.field('slug', 'A region with this slug already exists.');
       throw error;
     }
   }

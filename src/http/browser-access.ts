@@ -44,6 +44,10 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
  */
 export async function allowBrowsers(app: INestApplication, config: AppConfig): Promise<void> {
   const fastify = app as NestFastifyApplication;
-  await fastify.register(helmet, { contentSecurityPolicy: false, strictTransportSecurity: false, referrerPolicy: { policy: 'no-referrer' } });
+  await fastify.register(helmet, {
+    contentSecurityPolicy: false,
+    strictTransportSecurity: false,
+    referrerPolicy: { policy: 'no-referrer' },
+  });
   if (config.CORS_ORIGINS.length > 0) fastify.enableCors(corsOptions(config.CORS_ORIGINS));
 }

@@ -21,7 +21,8 @@ export function readEveryBodyAsJson(instance: FastifyInstance): void {
     const encoding = request.headers['content-encoding']?.trim().toLowerCase();
     if (!encoding || encoding === 'identity' || request.isMultipart()) return payload;
     const decoder = DECODERS[encoding];
-    if (!decoder) throw new HttpStatusError(415, `Unsupported Content-Encoding "${encoding}": send gzip, deflate, br or none.`);
+    if (!decoder)
+      throw new HttpStatusError(415, `Unsupported Content-Encoding "${encoding}": send gzip, deflate, br or none.`);
     // Fastify compares Content-Length with what arrived: tell it the encoded bytes, not the decoded.
     // A corrupt stream fails in zlib with a 400 whose message the error filter never quotes.
     const decoded = Object.assign(payload.pipe(decoder()), { receivedEncodedLength: 0 });
@@ -30,7 +31,10 @@ export function readEveryBodyAsJson(instance: FastifyInstance): void {
   });
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
-    if (body.length === 0) return done(null, undefined);
+    if (body.length === 0) {
+      done(null, undefined);
+      return;
+    }
     try {
       done(null, JSON.parse(body.toString('utf8')));
     } catch {

@@ -3,7 +3,16 @@
  * `detail` (see the global exception filter), never a 500. They arrive raw from `pg`/`pg-pool` when a
  * connection cannot be made, or wrapped by TypeORM (`driverError`) when a query's connection dies.
  */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 // SQLSTATE class 08 (connection exception), 57P01-57P03 (admin/crash shutdown, cannot connect now),
 // 53300 (too many connections).
 const SQLSTATE = /^(08000|08001|08003|08004|08006|08007|57P01|57P02|57P03|53300)$/;
@@ -22,7 +31,13 @@ const ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError']);
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 3) return false;
-  const { code, message, driverError, cause, name } = error as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; name?: unknown };
+  const { code, message, driverError, cause, name } = error as {
+    code?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+    name?: unknown;
+  };
   if (typeof name === 'string' && ERROR_NAMES.has(name)) return true;
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SQLSTATE.test(code))) return true;
   if (typeof message === 'string' && MESSAGES.some((text) => message.includes(text))) return true;

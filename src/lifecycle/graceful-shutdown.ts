@@ -35,7 +35,8 @@ export function installGracefulShutdown(app: INestApplication, config: AppConfig
     server.close();
     server.closeIdleConnections();
     const finished = await inFlight.whenIdle(config.SHUTDOWN_GRACE_MS);
-    if (!finished) logger.warn(`grace period of ${config.SHUTDOWN_GRACE_MS} ms over; ${inFlight.size} request(s) cut off`);
+    if (!finished)
+      logger.warn(`grace period of ${config.SHUTDOWN_GRACE_MS} ms over; ${inFlight.size} request(s) cut off`);
     server.closeAllConnections();
 
     let code = 0;

@@ -34,7 +34,10 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: the database answers within two seconds and the instance is not shutting down' })
   @ApiOkResponse({ type: HealthResponse })
-  @ApiServiceUnavailableResponse({ type: NotReadyResponse, description: 'Not ready: take the instance out of rotation (it recovers by itself).' })
+  @ApiServiceUnavailableResponse({
+    type: NotReadyResponse,
+    description: 'Not ready: take the instance out of rotation (it recovers by itself).',
+  })
   async getReadiness(@Res({ passthrough: true }) response: HttpReply) {
     const timestamp = toIsoWithOffset(new Date());
     if (this.shutdown.draining) {
@@ -42,7 +45,10 @@ export class HealthController {
       return { status: 'error', detail: 'The service is shutting down.', timestamp };
     }
     try {
-      await this.health.check([() => this.database.pingCheck('database', { connection: this.readinessConnection }).withTimeout(PING_TIMEOUT_MS)]);
+      await this.health.check([
+        () =>
+          this.database.pingCheck('database', { connection: this.readinessConnection }).withTimeout(PING_TIMEOUT_MS),
+      ]);
       return { status: 'ok', timestamp };
     } catch {
       response.status(503);

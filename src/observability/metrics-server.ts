@@ -17,7 +17,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
       return;
     }
     registry.metrics().then(
-      (text) => response.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' }).end(text),
+      (text) =>
+        response.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' }).end(text),
       () => response.writeHead(500, { 'Content-Type': 'text/plain' }).end('The metrics could not be collected.\n'),
     );
   });

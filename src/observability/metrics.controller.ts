@@ -15,10 +15,19 @@ const METRICS_TEXT_MAX = 10_485_760;
 @Public()
 export class MetricsController {
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)', description: 'Request counts and latencies by route and status, key verifications, credits spent, database pool use.' })
+  @ApiOperation({
+    summary: 'Prometheus metrics (text exposition format)',
+    description:
+      'Request counts and latencies by route and status, key verifications, credits spent, database pool use.',
+  })
   @ApiOkResponse({
     description: 'The Prometheus text exposition.',
-    content: { [registry.contentType.split(';')[0]]: { schema: { type: 'string', maxLength: METRICS_TEXT_MAX }, example: '# HELP http_requests_total …\nhttp_requests_total{method="GET",route="/health",status="200"} 3\n' } },
+    content: {
+      [registry.contentType.split(';')[0]]: {
+        schema: { type: 'string', maxLength: METRICS_TEXT_MAX },
+        example: '# HELP http_requests_total …\nhttp_requests_total{method="GET",route="/health",status="200"} 3\n',
+      },
+    },
   })
   @Header('Content-Type', registry.contentType)
   @Header('Cache-Control', 'no-store')

@@ -14,7 +14,10 @@ export class ObservabilityModule implements OnModuleInit, OnApplicationShutdown 
   static forRoot(config: AppConfig): DynamicModule {
     if (config.METRICS_PORT === undefined) return { module: ObservabilityModule, controllers: [MetricsController] };
     const port = config.METRICS_PORT;
-    return { module: ObservabilityModule, providers: [{ provide: MetricsServer, useFactory: () => new MetricsServer(port) }] };
+    return {
+      module: ObservabilityModule,
+      providers: [{ provide: MetricsServer, useFactory: () => new MetricsServer(port) }],
+    };
   }
 
   constructor(private readonly dataSource: DataSource) {}

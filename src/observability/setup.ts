@@ -30,5 +30,9 @@ export function createLogging(config: AppConfig, options: LoggingOptions): Loggi
 export function observeHttp(app: INestApplication, logging: Logging): void {
   const shutdown = app.get(ShutdownState);
   const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
-  observeRequests(instance, { logger: logging.root, inFlight: app.get(InFlightRequests), draining: () => shutdown.draining });
+  observeRequests(instance, {
+    logger: logging.root,
+    inFlight: app.get(InFlightRequests),
+    draining: () => shutdown.draining,
+  });
 }

@@ -14,7 +14,14 @@ export function ApiJsonOrMultipartBody(json: Type<unknown>, multipart: Type<unkn
   return applyDecorators(
     ApiExtraModels(json, multipart),
     ApiConsumes('multipart/form-data', 'application/json'),
-    ApiBody({ required: true, description, schema: { oneOf: [{ $ref: getSchemaPath(json) }, { $ref: getSchemaPath(multipart) }] } }),
-    ApiExtension(BODY_BY_MEDIA_TYPE, { 'application/json': getSchemaPath(json), 'multipart/form-data': getSchemaPath(multipart) } satisfies BodyByMediaType),
+    ApiBody({
+      required: true,
+      description,
+      schema: { oneOf: [{ $ref: getSchemaPath(json) }, { $ref: getSchemaPath(multipart) }] },
+    }),
+    ApiExtension(BODY_BY_MEDIA_TYPE, {
+      'application/json': getSchemaPath(json),
+      'multipart/form-data': getSchemaPath(multipart),
+    } satisfies BodyByMediaType),
   );
 }

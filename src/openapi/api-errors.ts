@@ -8,7 +8,8 @@ type ExampleName = keyof typeof ERROR_EXAMPLES;
  * When this route gives the status, and the service's real bodies that illustrate it: shared ones by
  * name, or bodies of this route's own (`new SomeError().body()`).
  */
-export type ErrorCase = string | { description: string; examples?: readonly ExampleName[]; bodies?: Record<string, Record<string, unknown>> };
+export type ErrorCase =
+  string | { description: string; examples?: readonly ExampleName[]; bodies?: Record<string, Record<string, unknown>> };
 
 /**
  * The error answers particular to one route (or, on a class, to every route of a controller), with

@@ -25,7 +25,11 @@ import { DETAIL_MAX } from '../common/errors.js';
 import { CREDITS } from './limits.js';
 import { CORS_HEADERS, headerRef, RATE_LIMIT_HEADERS } from './response-headers.js';
 
-const detail = { type: 'string', maxLength: DETAIL_MAX, description: 'Human-readable message; present in every error.' };
+const detail = {
+  type: 'string',
+  maxLength: DETAIL_MAX,
+  description: 'Human-readable message; present in every error.',
+};
 const schema = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
@@ -80,7 +84,11 @@ const HEADERS_OF: Partial<Record<ErrorStatus, HeadersObject>> = {
 };
 
 /** An error response object: the status's shared body schema, its headers, and named examples. */
-export function errorResponse(status: ErrorStatus, description: string, examples: Record<string, Example> = {}): ResponseObject {
+export function errorResponse(
+  status: ErrorStatus,
+  description: string,
+  examples: Record<string, Example> = {},
+): ResponseObject {
   const named = Object.entries(examples);
   return {
     description,
@@ -147,7 +155,14 @@ export const ERROR_COMPONENTS = {
     ServerError: {
       type: 'object',
       required: ['detail', 'request_id'],
-      properties: { detail, request_id: { type: 'string', maxLength: REQUEST_ID_MAX, description: 'Also in the X-Request-Id header and the log.' } },
+      properties: {
+        detail,
+        request_id: {
+          type: 'string',
+          maxLength: REQUEST_ID_MAX,
+          description: 'Also in the X-Request-Id header and the log.',
+        },
+      },
     },
   },
   responses: withSharedHeaders({
@@ -155,28 +170,54 @@ export const ERROR_COMPONENTS = {
       validation: ERROR_EXAMPLES.validation,
       malformedJson: ERROR_EXAMPLES.malformedJson,
     }),
-    Unauthorized: errorResponse(401, 'Credentials missing, invalid or expired (the JWT form carries `code` and `messages`).', {
-      notProvided: ERROR_EXAMPLES.notAuthenticated,
-      invalidJwt: ERROR_EXAMPLES.accessTokenInvalid,
-      invalidApiKey: ERROR_EXAMPLES.apiKeyInvalid,
-    }),
-    UnauthorizedJwtOnly: errorResponse(401, 'Credentials missing, invalid or expired, or an API key: key management accepts only a JWT access token.', {
-      notProvided: ERROR_EXAMPLES.notAuthenticated,
-      invalidJwt: ERROR_EXAMPLES.accessTokenInvalid,
-      apiKeyNotAccepted: ERROR_EXAMPLES.apiKeyNotAccepted,
-    }),
+    Unauthorized: errorResponse(
+      401,
+      'Credentials missing, invalid or expired (the JWT form carries `code` and `messages`).',
+      {
+        notProvided: ERROR_EXAMPLES.notAuthenticated,
+        invalidJwt: ERROR_EXAMPLES.accessTokenInvalid,
+        invalidApiKey: ERROR_EXAMPLES.apiKeyInvalid,
+      },
+    ),
+    UnauthorizedJwtOnly: errorResponse(
+      401,
+      'Credentials missing, invalid or expired, or an API key: key management accepts only a JWT access token.',
+      {
+        notProvided: ERROR_EXAMPLES.notAuthenticated,
+        invalidJwt: ERROR_EXAMPLES.accessTokenInvalid,
+        apiKeyNotAccepted: ERROR_EXAMPLES.apiKeyNotAccepted,
+      },
+    ),
     PaymentRequired: errorResponse(402, 'The monthly credit quota is exhausted.', { quota: ERROR_EXAMPLES.quota }),
-    Forbidden: errorResponse(403, 'Administrators only: another user, or any API key, is refused.', { permission: ERROR_EXAMPLES.permissionDenied }),
-    NotFound: errorResponse(404, 'No such resource, or it belongs to someone else.', { notFound: ERROR_EXAMPLES.notFound }),
-    MethodNotAllowed: errorResponse(405, 'The path exists but not with this method (any path, any method not documented for it).', {
-      methodNotAllowed: ERROR_EXAMPLES.methodNotAllowed,
+    Forbidden: errorResponse(403, 'Administrators only: another user, or any API key, is refused.', {
+      permission: ERROR_EXAMPLES.permissionDenied,
     }),
-    PayloadTooLarge: errorResponse(413, 'Body over the size limit.', { payloadTooLarge: ERROR_EXAMPLES.payloadTooLarge }),
-    TooManyRequests: errorResponse(429, 'Rate limited (per key or user per minute).', { throttled: ERROR_EXAMPLES.throttled }),
-    InternalError: errorResponse(500, 'Unexpected, transient failure: retry with exponential back-off.', { internal: ERROR_EXAMPLES.internal }),
-    ServiceUnavailable: errorResponse(503, 'The database is unreachable or the instance is shutting down: retry with back-off.', {
-      unavailable: ERROR_EXAMPLES.unavailable,
+    NotFound: errorResponse(404, 'No such resource, or it belongs to someone else.', {
+      notFound: ERROR_EXAMPLES.notFound,
     }),
+    MethodNotAllowed: errorResponse(
+      405,
+      'The path exists but not with this method (any path, any method not documented for it).',
+      {
+        methodNotAllowed: ERROR_EXAMPLES.methodNotAllowed,
+      },
+    ),
+    PayloadTooLarge: errorResponse(413, 'Body over the size limit.', {
+      payloadTooLarge: ERROR_EXAMPLES.payloadTooLarge,
+    }),
+    TooManyRequests: errorResponse(429, 'Rate limited (per key or user per minute).', {
+      throttled: ERROR_EXAMPLES.throttled,
+    }),
+    InternalError: errorResponse(500, 'Unexpected, transient failure: retry with exponential back-off.', {
+      internal: ERROR_EXAMPLES.internal,
+    }),
+    ServiceUnavailable: errorResponse(
+      503,
+      'The database is unreachable or the instance is shutting down: retry with back-off.',
+      {
+        unavailable: ERROR_EXAMPLES.unavailable,
+      },
+    ),
   }),
 };
 
@@ -187,8 +228,12 @@ export const ERROR_COMPONENTS = {
 function withSharedHeaders(responses: Record<string, ResponseObject>): Record<string, ResponseObject> {
   return Object.fromEntries(
     Object.entries(responses).map(([name, response]) => {
-      const limited = /^(BadRequest|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(name);
-      return [name, { ...response, headers: { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS } }];
+      const limited =
+        /^(BadRequest|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(name);
+      return [
+        name,
+        { ...response, headers: { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS } },
+      ];
     }),
   );
 }

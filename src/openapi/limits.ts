@@ -23,7 +23,6 @@ export const STREAM_MAX = 16_777_216;
 /** The longest text a document holds: a text upload of MAX_UPLOAD_BYTES' default (a PDF's text stops at 5,000,000). */
 export const DOCUMENT_TEXT_MAX = 10_485_760;
 
-
 /** Longest string of a `format`, so a formatted string needs no limit of its own. */
 export const FORMAT_MAX_LENGTH: Record<string, number> = {
   uuid: 36,

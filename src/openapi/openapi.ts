@@ -73,19 +73,35 @@ export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): 
         bearerFormat: 'JWT',
         // RFC 8725's advice kept: one algorithm (HS256) pinned, so `alg: none` and others are refused;
         // `token_type` keeps refresh tokens out of the access slot; `exp` always checked.
-        description: 'JWT access token (30 minutes), following RFC8725: HS256 only (`alg: none` refused), typed (`token_type`), always expiring.',
+        description:
+          'JWT access token (30 minutes), following RFC8725: HS256 only (`alg: none` refused), typed (`token_type`), always expiring.',
       },
       'jwt',
     )
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_ API key', description: 'API key as a bearer token: `svc_…`' }, 'apiKeyBearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in its own header' }, 'apiKeyHeader');
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'svc_ API key',
+        description: 'API key as a bearer token: `svc_…`',
+      },
+      'apiKeyBearer',
+    )
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in its own header' },
+      'apiKeyHeader',
+    );
   for (const [name, description] of TAGS) config.addTag(name, description);
   const document = SwaggerModule.createDocument(app, config.build(), { operationIdFactory: operationIdOf });
   complete(document);
   return document;
 }
 
-type Schema = { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] };
+interface Schema {
+  type?: string;
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+}
 
 /**
  * What decorators alone do not give: the generic error responses, the shared response headers and
@@ -105,7 +121,8 @@ function complete(document: OpenAPIObject): void {
       const operation = item[method];
       if (!operation) continue;
       const operationId = operation.operationId ?? '';
-      if (operationIds.has(operationId)) throw new Error(`Two handlers share the operation id ${operationId}: rename one`);
+      if (operationIds.has(operationId))
+        throw new Error(`Two handlers share the operation id ${operationId}: rename one`);
       operationIds.add(operationId);
       // A public route declares no security; @nestjs/swagger leaves out an empty list, so it is written here.
       operation.security ??= [];
@@ -115,9 +132,14 @@ function complete(document: OpenAPIObject): void {
       const bodyByMediaType = extensions[BODY_BY_MEDIA_TYPE] as BodyByMediaType | undefined;
       delete extensions[BODY_BY_MEDIA_TYPE];
       if (bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, bodyByMediaType);
-      const responses = { ...errorResponsesFor({ path, hasBody: Boolean(operation.requestBody) }), ...operation.responses };
+      const responses = {
+        ...errorResponsesFor({ path, hasBody: Boolean(operation.requestBody) }),
+        ...operation.responses,
+      };
       addResponseHeaders(responses as Parameters<typeof addResponseHeaders>[0], authenticated);
-      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) as typeof operation.responses;
+      operation.responses = Object.fromEntries(
+        Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
+      ) as typeof operation.responses;
     }
   }
   document.components.headers = { ...HEADER_COMPONENTS };
@@ -137,7 +159,11 @@ function complete(document: OpenAPIObject): void {
   document.paths = Object.fromEntries(Object.entries(document.paths).map(([path, item]) => [asSpecPath(path), item]));
   // Relative: the host that serves this document (each deployment serves its own).
   // `x-internal: false`: a public API (OWASP API9, inventory).
-  const server = { url: '/', description: 'This deployment (production, staging or local): the host serving this document.', 'x-internal': false };
+  const server = {
+    url: '/',
+    description: 'This deployment (production, staging or local): the host serving this document.',
+    'x-internal': false,
+  };
   document.servers = [server];
   document.info.license = { name: 'Proprietary' };
 }
@@ -151,7 +177,12 @@ function asSpecPath(path: string): string {
 function limitFormattedStrings(node: unknown): void {
   if (node === null || typeof node !== 'object') return;
   const schema = node as Record<string, unknown>;
-  if (schema.type === 'string' && typeof schema.format === 'string' && schema.maxLength === undefined && Object.hasOwn(FORMAT_MAX_LENGTH, schema.format)) {
+  if (
+    schema.type === 'string' &&
+    typeof schema.format === 'string' &&
+    schema.maxLength === undefined &&
+    Object.hasOwn(FORMAT_MAX_LENGTH, schema.format)
+  ) {
     schema.maxLength = FORMAT_MAX_LENGTH[schema.format];
   }
   for (const value of Object.values(schema)) limitFormattedStrings(value);
@@ -161,13 +192,20 @@ function limitFormattedStrings(node: unknown): void {
 function pruneUnusedComponents(document: OpenAPIObject): void {
   const components = document.components ?? {};
   for (const kind of ['responses', 'headers'] as const) {
-    const used = new Set(JSON.stringify([document.paths, components.responses]).match(new RegExp(`#/components/${kind}/[\\w-]+`, 'g')) ?? []);
+    const used = new Set(
+      JSON.stringify([document.paths, components.responses]).match(new RegExp(`#/components/${kind}/[\\w-]+`, 'g')) ??
+        [],
+    );
     const defined = components[kind] ?? {};
     for (const name of Object.keys(defined)) if (!used.has(`#/components/${kind}/${name}`)) delete defined[name];
   }
 }
 
-type RequestBody = { required?: boolean; description?: string; content?: Record<string, { schema?: { $ref?: string }; encoding?: unknown }> };
+interface RequestBody {
+  required?: boolean;
+  description?: string;
+  content?: Record<string, { schema?: { $ref?: string }; encoding?: unknown }>;
+}
 
 /** Each media type of the body gets its own class's schema (a file upload's `file` is binary). */
 function narrowBody(body: RequestBody | undefined, byMediaType: BodyByMediaType): void {

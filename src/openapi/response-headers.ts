@@ -3,19 +3,35 @@ import { integerSchema } from '../common/validation.js';
 import { SIGN_IN_WINDOW_MS } from '../rate-limit/sign-in-throttle.js';
 
 const WINDOW_SECONDS = 60;
-const ACCEPTED = 'Sent on every response to a request whose credentials were accepted; not on public operations, nor on answers given before authentication (401, malformed JSON, a body over the size limit).';
+const ACCEPTED =
+  'Sent on every response to a request whose credentials were accepted; not on public operations, nor on answers given before authentication (401, malformed JSON, a body over the size limit).';
 
 /** The response headers of the contract, as reusable components (`#/components/headers/<name>`). */
 export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
-  'RateLimit-Limit': { description: `Requests the caller (user or API key) may make per ${WINDOW_SECONDS}-second window. ${ACCEPTED}`, schema: integerSchema(1, Number.MAX_SAFE_INTEGER) },
-  'RateLimit-Remaining': { description: `Requests left in the current window. ${ACCEPTED}`, schema: integerSchema(0, Number.MAX_SAFE_INTEGER) },
-  'RateLimit-Reset': { description: `Whole seconds until the window frees capacity. ${ACCEPTED}`, schema: integerSchema(0, WINDOW_SECONDS) },
+  'RateLimit-Limit': {
+    description: `Requests the caller (user or API key) may make per ${WINDOW_SECONDS}-second window. ${ACCEPTED}`,
+    schema: integerSchema(1, Number.MAX_SAFE_INTEGER),
+  },
+  'RateLimit-Remaining': {
+    description: `Requests left in the current window. ${ACCEPTED}`,
+    schema: integerSchema(0, Number.MAX_SAFE_INTEGER),
+  },
+  'RateLimit-Reset': {
+    description: `Whole seconds until the window frees capacity. ${ACCEPTED}`,
+    schema: integerSchema(0, WINDOW_SECONDS),
+  },
   'RateLimit-Policy': {
     description: `The caller's limit and window, \`<limit>;w=${WINDOW_SECONDS}\` (IETF httpapi rate-limit headers draft). ${ACCEPTED}`,
-    schema: { type: 'string', maxLength: 32, pattern: `^[0-9]+;w=${WINDOW_SECONDS}$`, example: `1200;w=${WINDOW_SECONDS}` },
+    schema: {
+      type: 'string',
+      maxLength: 32,
+      pattern: `^[0-9]+;w=${WINDOW_SECONDS}$`,
+      example: `1200;w=${WINDOW_SECONDS}`,
+    },
   },
   'Access-Control-Allow-Origin': {
-    description: "The request's `Origin`, echoed (with `Vary: Origin`) when it is one of CORS_ORIGINS; absent otherwise. Never `*`.",
+    description:
+      "The request's `Origin`, echoed (with `Vary: Origin`) when it is one of CORS_ORIGINS; absent otherwise. Never `*`.",
     schema: { type: 'string', format: 'uri', maxLength: 2048, example: 'https://app.example.com' },
   },
   'Retry-After': {
@@ -23,19 +39,36 @@ export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
     schema: integerSchema(1, SIGN_IN_WINDOW_MS / 1000),
   },
   'X-Credits-Remaining': { description: 'Credits left in the current period.', schema: integerSchema(0, 2 ** 31 - 1) },
-  'X-Credits-Reset': { description: 'When the quota resets (the start of the next calendar month, UTC).', schema: { type: 'string', format: 'date-time', maxLength: 32 } },
-  'WWW-Authenticate': { description: 'The scheme to authenticate with.', schema: { type: 'string', enum: ['Bearer realm="api"'] } },
-  Allow: { description: 'The methods the path accepts.', schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$', example: 'GET, PATCH' } },
+  'X-Credits-Reset': {
+    description: 'When the quota resets (the start of the next calendar month, UTC).',
+    schema: { type: 'string', format: 'date-time', maxLength: 32 },
+  },
+  'WWW-Authenticate': {
+    description: 'The scheme to authenticate with.',
+    schema: { type: 'string', enum: ['Bearer realm="api"'] },
+  },
+  Allow: {
+    description: 'The methods the path accepts.',
+    schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$', example: 'GET, PATCH' },
+  },
 };
 
-export const headerRef = (name: keyof typeof HEADER_COMPONENTS): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+export const headerRef = (name: keyof typeof HEADER_COMPONENTS): ReferenceObject => ({
+  $ref: `#/components/headers/${name}`,
+});
 
 export const RATE_LIMIT_HEADERS = Object.fromEntries(
-  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'].map((name) => [name, headerRef(name)]),
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'].map((name) => [
+    name,
+    headerRef(name),
+  ]),
 );
 export const CORS_HEADERS = { 'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin') };
 /** On every metered answer (queries, chat messages). */
-export const CREDIT_HEADERS = { 'X-Credits-Remaining': headerRef('X-Credits-Remaining'), 'X-Credits-Reset': headerRef('X-Credits-Reset') };
+export const CREDIT_HEADERS = {
+  'X-Credits-Remaining': headerRef('X-Credits-Remaining'),
+  'X-Credits-Reset': headerRef('X-Credits-Reset'),
+};
 
 type Responses = Record<string, { $ref?: string; description?: string; headers?: Record<string, unknown> }>;
 

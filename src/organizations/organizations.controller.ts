@@ -34,7 +34,7 @@ export class OrganizationsController {
   }
 
   @Patch('current')
-  @ApiOperation({ summary: "Rename the organization or restrict the domains it may query (owner only)" })
+  @ApiOperation({ summary: 'Rename the organization or restrict the domains it may query (owner only)' })
   @ApiOkResponse({ type: OrganizationResponse, description: 'The updated organization.' })
   @ApiErrors({
     400: {

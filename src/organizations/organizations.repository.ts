@@ -9,7 +9,10 @@ export class OrganizationsRepository {
   constructor(@InjectRepository(Organization) private readonly organizations: Repository<Organization>) {}
 
   /** Inside the registration transaction. */
-  insert(manager: EntityManager, organization: Pick<Organization, 'name' | 'ownerId' | 'allowedDomains'>): Promise<Organization> {
+  insert(
+    manager: EntityManager,
+    organization: Pick<Organization, 'name' | 'ownerId' | 'allowedDomains'>,
+  ): Promise<Organization> {
     return manager.save(manager.create(Organization, organization));
   }
 

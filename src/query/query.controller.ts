@@ -21,12 +21,28 @@ const STREAM_DESCRIPTION = `With \`"stream": true\`: Server-Sent Events. \`sourc
 (\`{text}\`, pieces of the answer in order), then \`done\` (the JSON response's body). If the answer fails midway, an
 \`error\` event (\`{detail}\`) ends the stream instead of \`done\`, and the credits are given back.`;
 
-const EXAMPLE_SOURCE = { document_id: '0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f', chunk_id: '5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e', title: 'Rotating API keys', snippet: 'Rotate a key with **POST** …/rotate/ …', score: 7.1234, metadata: {} };
+const EXAMPLE_SOURCE = {
+  document_id: '0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f',
+  chunk_id: '5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
+  title: 'Rotating API keys',
+  snippet: 'Rotate a key with **POST** …/rotate/ …',
+  score: 7.1234,
+  metadata: {},
+};
 const STREAM_EXAMPLE = [
   ['sources', { sources: [EXAMPLE_SOURCE] }],
   ['delta', { text: 'Rotate the key with ' }],
   ['delta', { text: 'POST /v1/billings/api-keys/{key_id}/rotate/.' }],
-  ['done', { answer: 'Rotate the key with POST /v1/billings/api-keys/{key_id}/rotate/.', sources: [EXAMPLE_SOURCE], domain: 'handbook', credits_used: 1, credits_remaining: 999 }],
+  [
+    'done',
+    {
+      answer: 'Rotate the key with POST /v1/billings/api-keys/{key_id}/rotate/.',
+      sources: [EXAMPLE_SOURCE],
+      domain: 'handbook',
+      credits_used: 1,
+      credits_remaining: 999,
+    },
+  ],
 ]
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
@@ -54,7 +70,10 @@ export class QueryController {
     headers: CREDIT_HEADERS,
     content: {
       'application/json': { schema: { $ref: getSchemaPath(QueryResponse) } },
-      'text/event-stream': { schema: { type: 'string', maxLength: STREAM_MAX, description: STREAM_DESCRIPTION }, example: STREAM_EXAMPLE },
+      'text/event-stream': {
+        schema: { type: 'string', maxLength: STREAM_MAX, description: STREAM_DESCRIPTION },
+        example: STREAM_EXAMPLE,
+      },
     },
   })
   @ApiErrors({

@@ -15,14 +15,23 @@ import { QueryService } from './query.service.js';
 /** With LLM_BASE_URL a model writes the answer; without, the extractive answerer does (no model). */
 function chooseAnswerer(config: AppConfig) {
   return config.LLM_BASE_URL
-    ? new LlmAnswerer({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL, timeoutMs: config.LLM_TIMEOUT_MS })
+    ? new LlmAnswerer({
+        baseUrl: config.LLM_BASE_URL,
+        apiKey: config.LLM_API_KEY,
+        model: config.LLM_MODEL,
+        timeoutMs: config.LLM_TIMEOUT_MS,
+      })
     : new ExtractiveAnswerer();
 }
 
 @Module({
   imports: [BillingModule, DomainsModule, OrganizationsModule, RetrievalModule],
   controllers: [QueryController],
-  providers: [QueryService, KnowledgeScopeService, { provide: ANSWERER, inject: [APP_CONFIG], useFactory: chooseAnswerer }],
+  providers: [
+    QueryService,
+    KnowledgeScopeService,
+    { provide: ANSWERER, inject: [APP_CONFIG], useFactory: chooseAnswerer },
+  ],
   exports: [QueryService, KnowledgeScopeService],
 })
 export class QueryModule {}

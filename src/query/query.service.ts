@@ -46,7 +46,10 @@ export class QueryService {
         .filter((turn) => turn.role === 'user')
         .slice(-CONTEXT_TURNS)
         .map((turn) => turn.content);
-      const sources = await this.retriever.search(question.text, scope.search, { limit: question.topK, contextQueries });
+      const sources = await this.retriever.search(question.text, scope.search, {
+        limit: question.topK,
+        contextQueries,
+      });
       const deltas = this.answerer.answer({ question: question.text, passages: sources, history: question.history });
       return { domain: scope.domain, sources, reservation, deltas };
     } catch (error) {

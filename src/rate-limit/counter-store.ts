@@ -65,7 +65,9 @@ export class CounterStore {
     if (this.redis) {
       try {
         const args = counters.flatMap(({ limit, windowMs }) => [limit, windowMs]);
-        const reply = Number(await this.redis.eval(RESERVE, counters.length, ...counters.map(({ key }) => key), ...args));
+        const reply = Number(
+          await this.redis.eval(RESERVE, counters.length, ...counters.map(({ key }) => key), ...args),
+        );
         return reply > 0 ? { granted: true } : { granted: false, retryAfterMs: -reply };
       } catch (error) {
         this.warn(error);
@@ -109,7 +111,10 @@ export class CounterStore {
   private reserveInMemory(counters: Counter[]): Reservation {
     const now = Date.now();
     const entries = counters.map((counter) => ({ counter, entry: this.current(counter.key, counter.windowMs, now) }));
-    const wait = Math.max(0, ...entries.map(({ counter, entry }) => (entry.count >= counter.limit ? entry.resetAt - now : 0)));
+    const wait = Math.max(
+      0,
+      ...entries.map(({ counter, entry }) => (entry.count >= counter.limit ? entry.resetAt - now : 0)),
+    );
     if (wait > 0) return { granted: false, retryAfterMs: wait };
     for (const { entry } of entries) entry.count++;
     return { granted: true };

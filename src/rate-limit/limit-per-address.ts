@@ -1,4 +1,11 @@
-import { applyDecorators, type CanActivate, type ExecutionContext, Injectable, SetMetadata, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { HttpRequest } from '../common/http.js';
 import { type AddressRule, AddressLimits } from './address-limits.js';
@@ -21,4 +28,5 @@ export class AddressLimitGuard implements CanActivate {
 }
 
 /** Counts each request of the route against the client address's budget for `rule` (429 past it). */
-export const LimitPerAddress = (rule: AddressRule) => applyDecorators(SetMetadata(ADDRESS_RULE, rule), UseGuards(AddressLimitGuard));
+export const LimitPerAddress = (rule: AddressRule) =>
+  applyDecorators(SetMetadata(ADDRESS_RULE, rule), UseGuards(AddressLimitGuard));

@@ -13,7 +13,11 @@ import { SignInThrottle } from './sign-in-throttle.js';
 @Global()
 @Module({
   providers: [
-    { provide: REDIS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX) },
+    {
+      provide: REDIS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX),
+    },
     CounterStore,
     PrincipalRateLimiter,
     SignInThrottle,

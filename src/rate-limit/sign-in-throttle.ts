@@ -44,7 +44,8 @@ export class SignInThrottle {
     // Hashed: no e-mail addresses in Redis keys.
     const emailHash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
     const counters = [{ key: `signin:email:${emailHash}`, limit: MAX_FAILURES_PER_EMAIL, windowMs: SIGN_IN_WINDOW_MS }];
-    if (address) counters.push({ key: `signin:addr:${address}`, limit: MAX_FAILURES_PER_ADDRESS, windowMs: SIGN_IN_WINDOW_MS });
+    if (address)
+      counters.push({ key: `signin:addr:${address}`, limit: MAX_FAILURES_PER_ADDRESS, windowMs: SIGN_IN_WINDOW_MS });
     return counters;
   }
 }

@@ -69,7 +69,11 @@ export class Bm25Retriever implements Retriever {
 
   constructor(private readonly index: SearchIndexRepository) {}
 
-  async search(query: string, scope: SearchScope, options: { limit: number; contextQueries?: string[] }): Promise<RetrievedSource[]> {
+  async search(
+    query: string,
+    scope: SearchScope,
+    options: { limit: number; contextQueries?: string[] },
+  ): Promise<RetrievedSource[]> {
     const limit = Math.max(1, Math.floor(options.limit));
     const scopeId = scopeIdOf(scope);
     const plan = await this.plan(scopeId, query, options.contextQueries ?? []);
@@ -136,14 +140,30 @@ export class Bm25Retriever implements Retriever {
         const common = terms.slice(next, next + MAX_COMMON_TERMS);
         if (common.length >= 2) {
           const k = this.severalOf(common, plan.chunks, budget);
-          merge(await this.scoreRound(scopeId, plan, except(atLeast(k, common.map((t) => t.term)), exclude), limit));
+          merge(
+            await this.scoreRound(
+              scopeId,
+              plan,
+              except(
+                atLeast(
+                  k,
+                  common.map((t) => t.term),
+                ),
+                exclude,
+              ),
+              limit,
+            ),
+          );
         }
         break;
       }
       let end = next + 1;
       let estimate = terms[next].df;
-      while (end < terms.length && estimate + terms[end].df <= Math.min(roundBudget, budget)) estimate += terms[end++].df;
-      merge(await this.scoreRound(scopeId, plan, except(anyOf(terms.slice(next, end).map((t) => t.term)), exclude), limit));
+      while (end < terms.length && estimate + terms[end].df <= Math.min(roundBudget, budget))
+        estimate += terms[end++].df;
+      merge(
+        await this.scoreRound(scopeId, plan, except(anyOf(terms.slice(next, end).map((t) => t.term)), exclude), limit),
+      );
       next = end;
       scored += estimate;
       if (kthScore() >= upperBound(next)) break;

@@ -15,7 +15,11 @@ export interface RetrievedSource {
 /** The seam between the API and the ranking method: BM25 today, a vector or hybrid retriever later. */
 export interface Retriever {
   /** Best chunk per document, the top `limit` distinct documents, best first. `contextQueries` (earlier user turns of a chat) widen the search with a lower weight. */
-  search(query: string, scope: SearchScope, options: { limit: number; contextQueries?: string[] }): Promise<RetrievedSource[]>;
+  search(
+    query: string,
+    scope: SearchScope,
+    options: { limit: number; contextQueries?: string[] },
+  ): Promise<RetrievedSource[]>;
 }
 
 export const RETRIEVER = Symbol('RETRIEVER');

@@ -74,7 +74,13 @@ export class SearchIndexRepository {
         CROSS JOIN LATERAL (SELECT setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', x.title), 'B') AS vec) tv
         CROSS JOIN LATERAL (SELECT coalesce(max(p), 0) AS title_end FROM unnest(tv.vec) e, unnest(e.positions) p) t
         CROSS JOIN LATERAL (SELECT tv.vec || to_tsvector('${TEXT_SEARCH_CONFIG}', x.content) AS vec) v`,
-      [scopeId, rows.map((r) => r.doc.documentId), rows.map((r) => r.ordinal), rows.map((r) => r.content), rows.map((r) => r.doc.title)],
+      [
+        scopeId,
+        rows.map((r) => r.doc.documentId),
+        rows.map((r) => r.ordinal),
+        rows.map((r) => r.content),
+        rows.map((r) => r.doc.title),
+      ],
     );
     await manager.query(
       `INSERT INTO corpus_stats (scope_id, chunk_count, total_tokens)
@@ -171,7 +177,17 @@ export class SearchIndexRepository {
        ) best
        ORDER BY score DESC, chunk_id
        LIMIT $9::int`,
-      [scopeId, tsquery, weights.terms, weights.weightedIdfs, weights.k1, weights.b, weights.avgLength, weights.titleWeight, limit],
+      [
+        scopeId,
+        tsquery,
+        weights.terms,
+        weights.weightedIdfs,
+        weights.k1,
+        weights.b,
+        weights.avgLength,
+        weights.titleWeight,
+        limit,
+      ],
     );
   }
 

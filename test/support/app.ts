@@ -75,7 +75,10 @@ export interface SignedInUser {
 let userCounter = 0;
 
 /** Registers a new user and signs them in. */
-export async function signUp(test: TestApp, email = `user${++userCounter}-${Date.now()}@example.com`): Promise<SignedInUser> {
+export async function signUp(
+  test: TestApp,
+  email = `user${++userCounter}-${Date.now()}@example.com`,
+): Promise<SignedInUser> {
   const password = 'correct horse battery';
   const registered = await test.http().post('/auth/users/').send({ email, password }).expect(201);
   return { ...(await signIn(test, email, password)), id: registered.body.id, email };

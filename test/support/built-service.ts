@@ -16,9 +16,13 @@ export function buildService(): Promise<string> {
   built ??= (async () => {
     mkdirSync(OUT, { recursive: true });
     // tsc emits even when someone's work in progress has type errors; only a missing main.js fails.
-    await run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT, '--tsBuildInfoFile', join(OUT, '.tsbuildinfo')], {
-      cwd: ROOT,
-    }).catch((error) => {
+    await run(
+      join(ROOT, 'node_modules', '.bin', 'tsc'),
+      ['-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT, '--tsBuildInfoFile', join(OUT, '.tsbuildinfo')],
+      {
+        cwd: ROOT,
+      },
+    ).catch((error) => {
       if (!existsSync(join(OUT, 'main.js'))) throw error;
     });
     return join(OUT, 'main.js');
@@ -43,8 +47,8 @@ export async function startBuiltService(env: Record<string, string>): Promise<Ru
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -52,7 +56,10 @@ export async function startBuiltService(env: Record<string, string>): Promise<Ru
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited during boot:\n${output}`);
-    const status = await fetch(`${url}/health/ready/`).then((response) => response.status, () => 0);
+    const status = await fetch(`${url}/health/ready/`).then(
+      (response) => response.status,
+      () => 0,
+    );
     if (status === 200) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -48,7 +48,11 @@ export function madeUpKey(seed = 'x'): string {
 }
 
 /** Signs a token with the tests' secret; `claims` override the defaults of a valid access token. */
-export function signToken(claims: Record<string, unknown>, secret = TEST_JWT_SECRET, algorithm: jwt.Algorithm = 'HS256'): string {
+export function signToken(
+  claims: Record<string, unknown>,
+  secret = TEST_JWT_SECRET,
+  algorithm: jwt.Algorithm = 'HS256',
+): string {
   const now = Math.floor(Date.now() / 1000);
   return jwt.sign(
     { token_type: 'access', jti: '0b4c7c36-5a5e-4b53-9f3b-2f1f8c1d1e01', iat: now, exp: now + 600, ...claims },
@@ -115,9 +119,15 @@ export async function keyRow(db: pg.Client, id: string) {
 }
 
 /** Whether `key` authenticates a request (the caller's own profile is a route any credential may use). */
-export async function keyWorks(test: TestApp, key: string, header: 'bearer' | 'x-api-key' = 'bearer'): Promise<boolean> {
+export async function keyWorks(
+  test: TestApp,
+  key: string,
+  header: 'bearer' | 'x-api-key' = 'bearer',
+): Promise<boolean> {
   const request = test.http().get('/auth/users/me/');
-  const response = await (header === 'bearer' ? request.set('Authorization', `Bearer ${key}`) : request.set('X-API-Key', key));
+  const response = await (header === 'bearer'
+    ? request.set('Authorization', `Bearer ${key}`)
+    : request.set('X-API-Key', key));
   if (response.status === 200) return true;
   expect(response.status).toBe(401);
   expect(response.body).toEqual({ detail: API_KEY_MESSAGE });

@@ -7,7 +7,10 @@ import { ADMIN, signIn } from './app.js';
  */
 export function makePdf(lines: string[]): Buffer {
   const escape = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
-  const stream = lines.length > 0 ? `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((line) => `(${escape(line)}) Tj T*`).join(' ')} ET` : '';
+  const stream =
+    lines.length > 0
+      ? `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((line) => `(${escape(line)}) Tj T*`).join(' ')} ET`
+      : '';
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -33,8 +36,8 @@ export async function signInAdmin(test: TestApp) {
 }
 
 export interface StatsCheck {
-  stored: Array<{ term: string; df: number }>;
-  expected: Array<{ term: string; df: number }>;
+  stored: { term: string; df: number }[];
+  expected: { term: string; df: number }[];
   corpus: { chunk_count: number; total_tokens: number } | null;
   expectedCorpus: { chunk_count: number; total_tokens: number };
 }
@@ -47,12 +50,20 @@ export async function statsOf(test: TestApp, scopeId: string): Promise<StatsChec
       WHERE c.scope_id = $1 GROUP BY e.lexeme ORDER BY e.lexeme`,
     [scopeId],
   );
-  const corpus = await test.db.query('SELECT chunk_count::int, total_tokens::int FROM corpus_stats WHERE scope_id = $1', [scopeId]);
+  const corpus = await test.db.query(
+    'SELECT chunk_count::int, total_tokens::int FROM corpus_stats WHERE scope_id = $1',
+    [scopeId],
+  );
   const expectedCorpus = await test.db.query(
     'SELECT count(*)::int AS chunk_count, coalesce(sum(token_count), 0)::int AS total_tokens FROM document_chunks WHERE scope_id = $1',
     [scopeId],
   );
-  return { stored: stored.rows, expected: expected.rows, corpus: corpus.rows[0] ?? null, expectedCorpus: expectedCorpus.rows[0] };
+  return {
+    stored: stored.rows,
+    expected: expected.rows,
+    corpus: corpus.rows[0] ?? null,
+    expectedCorpus: expectedCorpus.rows[0],
+  };
 }
 
 export interface SeedDocument {
@@ -64,7 +75,12 @@ export interface SeedDocument {
 /** An active public domain with documents, created through the admin API. Returns the documents' ids. */
 export async function createDomain(test: TestApp, slug: string, documents: SeedDocument[]): Promise<string[]> {
   const admin = await signInAdmin(test);
-  await test.http().post('/v1/domains/').set(admin.auth).send({ name: `Domain ${slug}`, slug }).expect(201);
+  await test
+    .http()
+    .post('/v1/domains/')
+    .set(admin.auth)
+    .send({ name: `Domain ${slug}`, slug })
+    .expect(201);
   const ids: string[] = [];
   for (const document of documents) {
     const created = await test.http().post(`/v1/domains/${slug}/documents/`).set(admin.auth).send(document).expect(201);

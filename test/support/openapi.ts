@@ -4,7 +4,7 @@
  * `properties`/`required`, `additionalProperties`, `items`, the limits (`maxLength`, `maxItems`...), and the formats the service uses.
  */
 
-export type Schema = {
+export interface Schema {
   $ref?: string;
   type?: string;
   format?: string;
@@ -25,12 +25,26 @@ export type Schema = {
   pattern?: string;
   example?: unknown;
   description?: string;
-};
+}
 
-export type MediaType = { schema?: Schema; example?: unknown; examples?: Record<string, { value?: unknown; $ref?: string }> };
-export type Response = { $ref?: string; description?: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
-export type Parameter = { name: string; in: string; required?: boolean; schema?: Schema };
-export type Operation = {
+export interface MediaType {
+  schema?: Schema;
+  example?: unknown;
+  examples?: Record<string, { value?: unknown; $ref?: string }>;
+}
+export interface Response {
+  $ref?: string;
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, MediaType>;
+}
+export interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Schema;
+}
+export interface Operation {
   operationId?: string;
   summary?: string;
   description?: string;
@@ -39,8 +53,8 @@ export type Operation = {
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Record<string, MediaType> };
   responses: Record<string, Response>;
-};
-export type OpenApiDocument = {
+}
+export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string };
   tags?: { name: string }[];
@@ -50,7 +64,7 @@ export type OpenApiDocument = {
     responses: Record<string, Response>;
     securitySchemes: Record<string, Record<string, string>>;
   };
-};
+}
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
 
@@ -92,7 +106,9 @@ export function deref<T extends { $ref?: string }>(document: OpenApiDocument, no
 }
 
 const FORMATS: Record<string, (value: string) => boolean> = {
-  'date-time': (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value)),
+  'date-time': (value) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value)),
   date: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value),
   uuid: (value) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value),
   email: (value) => /^[^@\s]+@[^@\s]+$/.test(value),
@@ -111,7 +127,13 @@ function typeOf(value: unknown): string {
  * its properties and says nothing of others allows no others: the document must name every field
  * the service returns.
  */
-export function mismatches(document: OpenApiDocument, schema: Schema | undefined, value: unknown, at = '$', strict = true): string[] {
+export function mismatches(
+  document: OpenApiDocument,
+  schema: Schema | undefined,
+  value: unknown,
+  at = '$',
+  strict = true,
+): string[] {
   if (!schema) return [`${at}: no schema`];
   if (schema.$ref) {
     const target = resolvePointer(document, schema.$ref) as Schema | undefined;
@@ -121,39 +143,58 @@ export function mismatches(document: OpenApiDocument, schema: Schema | undefined
   const problems: string[] = [];
   if (schema.allOf) for (const part of schema.allOf) problems.push(...mismatches(document, part, value, at, false));
   if (schema.anyOf && !schema.anyOf.some((part) => mismatches(document, part, value, at, strict).length === 0)) {
-    problems.push(`${at}: matches none of anyOf (${schema.anyOf.map((part) => mismatches(document, part, value, at, strict).join('; ')).join(' | ')})`);
+    problems.push(
+      `${at}: matches none of anyOf (${schema.anyOf.map((part) => mismatches(document, part, value, at, strict).join('; ')).join(' | ')})`,
+    );
   }
   if (schema.oneOf) {
     const matching = schema.oneOf.filter((part) => mismatches(document, part, value, at, strict).length === 0).length;
     if (matching !== 1) problems.push(`${at}: matches ${matching} of oneOf`);
   }
-  if (schema.enum && !schema.enum.some((option) => option === value)) problems.push(`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(schema.enum)}`);
+  if (schema.enum && !schema.enum.some((option) => option === value))
+    problems.push(`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(schema.enum)}`);
   if (!schema.type) return problems;
   const actual = typeOf(value);
   const typeMatches = actual === schema.type || (schema.type === 'number' && actual === 'integer');
-  if (!typeMatches) return [...problems, `${at}: expected ${schema.type}${schema.nullable ? ' or null' : ''}, got ${actual}`];
+  if (!typeMatches)
+    return [...problems, `${at}: expected ${schema.type}${schema.nullable ? ' or null' : ''}, got ${actual}`];
   if (typeof value === 'string') {
-    if (schema.format && FORMATS[schema.format] && !FORMATS[schema.format](value)) problems.push(`${at}: ${JSON.stringify(value)} is not ${schema.format}`);
-    if (schema.pattern && !new RegExp(schema.pattern).test(value)) problems.push(`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) problems.push(`${at}: longer than ${schema.maxLength}`);
+    if (schema.format && FORMATS[schema.format] && !FORMATS[schema.format](value))
+      problems.push(`${at}: ${JSON.stringify(value)} is not ${schema.format}`);
+    if (schema.pattern && !new RegExp(schema.pattern).test(value))
+      problems.push(`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`);
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      problems.push(`${at}: longer than ${schema.maxLength}`);
   }
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) problems.push(`${at}: below ${schema.minimum}`);
     if (schema.maximum !== undefined && value > schema.maximum) problems.push(`${at}: above ${schema.maximum}`);
   }
-  if (Array.isArray(value) && schema.maxItems !== undefined && value.length > schema.maxItems) problems.push(`${at}: more than ${schema.maxItems} items`);
-  if (actual === 'object' && schema.maxProperties !== undefined && Object.keys(value as object).length > schema.maxProperties) {
+  if (Array.isArray(value) && schema.maxItems !== undefined && value.length > schema.maxItems)
+    problems.push(`${at}: more than ${schema.maxItems} items`);
+  if (
+    actual === 'object' &&
+    schema.maxProperties !== undefined &&
+    Object.keys(value as object).length > schema.maxProperties
+  ) {
     problems.push(`${at}: more than ${schema.maxProperties} properties`);
   }
-  if (Array.isArray(value) && schema.items) value.forEach((item, index) => problems.push(...mismatches(document, schema.items, item, `${at}[${index}]`, strict)));
+  if (Array.isArray(value) && schema.items)
+    value.forEach((item, index) =>
+      problems.push(...mismatches(document, schema.items, item, `${at}[${index}]`, strict)),
+    );
   if (actual === 'object') {
     const object = value as Record<string, unknown>;
     for (const name of schema.required ?? []) if (!(name in object)) problems.push(`${at}: missing ${name}`);
     for (const [name, item] of Object.entries(object)) {
       const declared = schema.properties?.[name];
       if (declared) problems.push(...mismatches(document, declared, item, `${at}.${name}`, strict));
-      else if (typeof schema.additionalProperties === 'object') problems.push(...mismatches(document, schema.additionalProperties, item, `${at}.${name}`, strict));
-      else if (schema.additionalProperties === false || (strict && schema.properties && schema.additionalProperties === undefined)) {
+      else if (typeof schema.additionalProperties === 'object')
+        problems.push(...mismatches(document, schema.additionalProperties, item, `${at}.${name}`, strict));
+      else if (
+        schema.additionalProperties === false ||
+        (strict && schema.properties && schema.additionalProperties === undefined)
+      ) {
         problems.push(`${at}: undocumented property ${name}`);
       }
     }

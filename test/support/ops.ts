@@ -26,7 +26,7 @@ export function metricValue(exposition: string, name: string, labels: Record<str
   let total: number | null = null;
   for (const line of exposition.split('\n')) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const labelText = line.slice(name.length).match(/^\{(.*)\}/)?.[1] ?? '';
+    const labelText = /^\{(.*)\}/.exec(line.slice(name.length))?.[1] ?? '';
     const present = Object.fromEntries([...labelText.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
     if (Object.entries(labels).every(([key, value]) => present[key] === value)) {
       total = (total ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
@@ -59,9 +59,14 @@ export async function databaseFingerprint(
   );
   const tables = rows.map((row) => String(row.table_name)).filter((name) => name !== 'migrations');
   const parts = tables.map((name) => {
-    const dropped = ignore.filter((column) => column.startsWith(`${name}.`)).map((column) => ` - '${column.slice(name.length + 1)}'`).join('');
+    const dropped = ignore
+      .filter((column) => column.startsWith(`${name}.`))
+      .map((column) => ` - '${column.slice(name.length + 1)}'`)
+      .join('');
     return `SELECT '${name}' AS t, md5(coalesce(string_agg((to_jsonb(x)${dropped})::text, '|' ORDER BY (to_jsonb(x)${dropped})::text), '')) AS h FROM "${name}" x`;
   });
-  const result = await db.query(`SELECT string_agg(t || ':' || h, ',' ORDER BY t) AS fingerprint FROM (${parts.join(' UNION ALL ')}) s`);
+  const result = await db.query(
+    `SELECT string_agg(t || ':' || h, ',' ORDER BY t) AS fingerprint FROM (${parts.join(' UNION ALL ')}) s`,
+  );
   return String(result.rows[0].fingerprint);
 }

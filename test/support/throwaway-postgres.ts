@@ -10,7 +10,11 @@ const run = promisify(execFile);
 /** The newest PostgreSQL server binaries on this machine (Debian keeps them out of PATH). */
 function binDirectory(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const version of versions) {
     const bin = join(root, version, 'bin');
     if (existsSync(join(bin, 'initdb'))) return bin;
@@ -54,7 +58,12 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     if (asRoot) return run('runuser', ['-u', 'postgres', '--', file, ...args], { cwd: directory });
     return run(file, args, { cwd: directory });
   };
-  if (asRoot) chownSync(directory, Number((await run('id', ['-u', 'postgres'])).stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
+  if (asRoot)
+    chownSync(
+      directory,
+      Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+      Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    );
 
   await command('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await sparePort();
@@ -64,7 +73,18 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     port,
     directory,
     async start() {
-      await command('pg_ctl', ['-D', data, '-o', options, '-l', join(directory, 'server.log'), '-w', '-t', '30', 'start']);
+      await command('pg_ctl', [
+        '-D',
+        data,
+        '-o',
+        options,
+        '-l',
+        join(directory, 'server.log'),
+        '-w',
+        '-t',
+        '30',
+        'start',
+      ]);
     },
     async stop(mode = 'fast') {
       await command('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);

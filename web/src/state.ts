@@ -4,7 +4,10 @@ import type { Subscription, User } from './api/types';
 import { createStore } from './lib/store';
 
 /** The current quota, shown in the header on every page and refreshed after anything that spends. */
-export const quota = createStore<{ subscription: Subscription | null; error: ApiError | null }>({ subscription: null, error: null });
+export const quota = createStore<{ subscription: Subscription | null; error: ApiError | null }>({
+  subscription: null,
+  error: null,
+});
 
 export async function reloadQuota(): Promise<void> {
   try {

@@ -11,7 +11,8 @@ export class UpdateApiKeyDto {
     type: 'string',
     format: 'date-time',
     nullable: true,
-    description: 'Required, may be null. A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it.',
+    description:
+      'Required, may be null. A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it.',
     example: '2026-12-31T23:59:59Z',
   })
   @FutureTimestampOrNull()
@@ -24,7 +25,7 @@ export class RotateApiKeyDto {
     minimum: 0,
     maximum: 86_400,
     default: 0,
-    description: "Seconds the old key keeps working (never past its own expires_at). 0: it stops at once.",
+    description: 'Seconds the old key keeps working (never past its own expires_at). 0: it stops at once.',
   })
   @IntegerField({ min: 0, max: 86_400 })
   grace_period_seconds?: number;

@@ -14,16 +14,31 @@ export class ApiKeyResponse {
   @ApiProperty({ type: 'string', maxLength: 100, description: 'Label given at creation.', example: 'CI pipeline' })
   name: string;
 
-  @ApiProperty({ type: 'string', maxLength: KEY_PREFIX_LENGTH, description: '`svc_` and the first 8 random characters: identifies the key.', example: keyPrefixOf(EXAMPLE_KEY) })
+  @ApiProperty({
+    type: 'string',
+    maxLength: KEY_PREFIX_LENGTH,
+    description: '`svc_` and the first 8 random characters: identifies the key.',
+    example: keyPrefixOf(EXAMPLE_KEY),
+  })
   key_prefix: string;
 
   @ApiProperty({ type: 'boolean', description: 'False once revoked, rotated away or expired.' })
   is_active: boolean;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null while never used; may lag up to 60 seconds.' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'Null while never used; may lag up to 60 seconds.',
+  })
   last_used_at: string | null;
 
-  @ApiProperty({ type: 'string', format: 'date-time', description: 'UTC with six fractional digits (real microseconds).', example: '2026-11-21T09:14:03.482913Z' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    description: 'UTC with six fractional digits (real microseconds).',
+    example: '2026-11-21T09:14:03.482913Z',
+  })
   created_at: string;
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null: the key does not expire.' })
@@ -36,7 +51,8 @@ export class CreatedApiKeyResponse extends ApiKeyResponse {
     type: 'string',
     maxLength: EXAMPLE_KEY.length,
     pattern: '^svc_[0-9A-Za-z]{38}$',
-    description: 'The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.',
+    description:
+      'The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.',
     example: EXAMPLE_KEY,
   })
   key: string;

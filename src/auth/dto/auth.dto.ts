@@ -10,7 +10,10 @@ function extraRule(name: string, schema: FieldSchema, message: (value: string) =
 function EmailField() {
   return (target: object, propertyName: string) => {
     StringField({ max: 254 })(target, propertyName);
-    extraRule('emailAddress', { format: 'email' }, (value) => (isEmail(value) ? null : 'Enter a valid email address.'))(target, propertyName);
+    extraRule('emailAddress', { format: 'email' }, (value) => (isEmail(value) ? null : 'Enter a valid email address.'))(
+      target,
+      propertyName,
+    );
   };
 }
 

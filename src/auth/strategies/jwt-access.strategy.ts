@@ -30,7 +30,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     const key = createSecretKey(Buffer.from(secret)) as unknown as Buffer;
     super({
       jwtFromRequest: bearerToken,
-      secretOrKeyProvider: (_request: unknown, _token: unknown, done: (error: null, key: Buffer) => void) => done(null, key),
+      secretOrKeyProvider: (_request: unknown, _token: unknown, done: (error: null, key: Buffer) => void) =>
+        done(null, key),
       algorithms: ['HS256'],
       passReqToCallback: true,
     });
@@ -45,7 +46,10 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
   override authenticate(request: PassportRequest, options?: object): void {
     const token = bearerToken(request);
     const known = token ? this.verified.get(token) : undefined;
-    if (!known) return super.authenticate(request, options);
+    if (!known) {
+      super.authenticate(request, options);
+      return;
+    }
     this.principalFor(known.userId, known.issuedAt).then(
       (principal) => this.success(principal),
       (error: unknown) => this.error(error as Error),
@@ -59,8 +63,12 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
       throw new AccessTokenInvalidError();
     }
     const principal = await this.principalFor(claims.user_id!, claims.iat);
-    const token = bearerToken(request as unknown as PassportRequest)!;
-    this.verified.remember(token, { userId: claims.user_id!, issuedAt: Number(claims.iat), expiresAtMs: claims.exp * 1000 });
+    const token = bearerToken(request)!;
+    this.verified.remember(token, {
+      userId: claims.user_id!,
+      issuedAt: Number(claims.iat),
+      expiresAtMs: claims.exp * 1000,
+    });
     return principal;
   }
 
@@ -68,6 +76,13 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     const account = await this.accounts.get(userId);
     // Signed out everywhere (or promoted, or a new password) since this token was issued.
     if (!account || issuedBeforeCutOff(issuedAt, account.tokensValidAfter)) throw new AccessTokenInvalidError();
-    return { kind: 'jwt', userId: account.id, organizationId: account.organizationId, isAdmin: account.isAdmin, apiKeyId: null, keyPrefix: null };
+    return {
+      kind: 'jwt',
+      userId: account.id,
+      organizationId: account.organizationId,
+      isAdmin: account.isAdmin,
+      apiKeyId: null,
+      keyPrefix: null,
+    };
   }
 }

@@ -5,19 +5,37 @@ import { CREDITS } from '../../openapi/limits.js';
 
 /** The current period's quota (calendar months in UTC). */
 export class QuotaResponse {
-  @ApiProperty({ ...CREDITS, description: "The period's credits (DEFAULT_MONTHLY_CREDITS for a new organization).", example: 1000 })
+  @ApiProperty({
+    ...CREDITS,
+    description: "The period's credits (DEFAULT_MONTHLY_CREDITS for a new organization).",
+    example: 1000,
+  })
   credits_total: number;
 
   @ApiProperty({ ...CREDITS, example: 1 })
   credits_used: number;
 
-  @ApiProperty({ ...CREDITS, description: 'At most `credits_total`, never below 0. At 0, metered requests get 402.', example: 999 })
+  @ApiProperty({
+    ...CREDITS,
+    description: 'At most `credits_total`, never below 0. At 0, metered requests get 402.',
+    example: 999,
+  })
   credits_remaining: number;
 
-  @ApiProperty({ type: 'string', format: 'date-time', description: 'Start of the current month (UTC).', example: '2026-11-01T00:00:00Z' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    description: 'Start of the current month (UTC).',
+    example: '2026-11-01T00:00:00Z',
+  })
   period_start: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', description: 'Start of the next month (UTC): when the quota resets.', example: '2026-12-01T00:00:00Z' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    description: 'Start of the next month (UTC): when the quota resets.',
+    example: '2026-12-01T00:00:00Z',
+  })
   period_end: string;
 }
 
@@ -41,13 +59,28 @@ export class UsageRecordResponse {
   @ApiProperty({ ...CREDITS, example: 1 })
   credits: number;
 
-  @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The public domain asked, or null for the organization's private documents." })
+  @ApiProperty({
+    ...SLUG_SCHEMA,
+    nullable: true,
+    description: "The public domain asked, or null for the organization's private documents.",
+  })
   domain: string | null;
 
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The user who spent (directly or through one of their keys).' })
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The user who spent (directly or through one of their keys).',
+  })
   user_id: string | null;
 
-  @ApiProperty({ type: 'string', maxLength: 12, nullable: true, description: 'The API key that spent, or null when a signed-in user (JWT) did.', example: 'svc_7GkQ2mZp' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: 12,
+    nullable: true,
+    description: 'The API key that spent, or null when a signed-in user (JWT) did.',
+    example: 'svc_7GkQ2mZp',
+  })
   key_prefix: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time' })

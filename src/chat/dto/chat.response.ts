@@ -11,16 +11,29 @@ export class ChatSessionResponse {
   @ApiProperty({ type: 'string', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ type: 'string', maxLength: 200, description: '"New chat" unless a title was given.', example: 'Key rotation questions' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: 200,
+    description: '"New chat" unless a title was given.',
+    example: 'Key rotation questions',
+  })
   title: string;
 
-  @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The public domain the session asks, or null for the organization's private documents." })
+  @ApiProperty({
+    ...SLUG_SCHEMA,
+    nullable: true,
+    description: "The public domain the session asks, or null for the organization's private documents.",
+  })
   domain: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })
   created_at: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', description: 'Changes with every message and rename; lists are ordered by it, newest first.' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    description: 'Changes with every message and rename; lists are ordered by it, newest first.',
+  })
   updated_at: string;
 }
 
@@ -32,10 +45,19 @@ export class ChatMessageResponse {
   @ApiProperty({ type: 'string', enum: ['user', 'assistant'] })
   role: 'user' | 'assistant';
 
-  @ApiProperty({ type: 'string', maxLength: ANSWER_MAX, description: 'The question (at most 4,000 characters) or the answer.' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: ANSWER_MAX,
+    description: 'The question (at most 4,000 characters) or the answer.',
+  })
   content: string;
 
-  @ApiProperty({ type: SourceResponse, isArray: true, maxItems: MAX_TOP_K, description: "The assistant's sources; empty for the user's messages." })
+  @ApiProperty({
+    type: SourceResponse,
+    isArray: true,
+    maxItems: MAX_TOP_K,
+    description: "The assistant's sources; empty for the user's messages.",
+  })
   sources: SourceResponse[];
 
   @ApiProperty({ type: 'string', format: 'date-time' })

@@ -24,7 +24,10 @@ export class WorkerTimeoutError extends Error {}
 
 /** A task whose worker died under it: over its heap limit (`outOfMemory`) or otherwise. */
 export class WorkerCrashedError extends Error {
-  constructor(readonly outOfMemory: boolean, how: string) {
+  constructor(
+    readonly outOfMemory: boolean,
+    how: string,
+  ) {
     super(`worker process died (${how})`);
   }
 }
@@ -74,7 +77,7 @@ export class WorkerPool {
   run<T>(message: unknown): Promise<T> {
     if (this.closed) return Promise.reject(new WorkerPoolClosedError());
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ message, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ message, resolve: resolve, reject });
       this.dispatch();
     });
   }
@@ -138,7 +141,10 @@ export class WorkerPool {
     const onMessage = (value: unknown) => settle({ value }, residentMb(worker.pid) <= this.options.recycleAboveMb);
     // 'close' rather than 'exit': it comes after stderr is drained, so V8's last words have been seen.
     const onClose = (code: number | null, signal: string | null) => {
-      if (this.closed) return settle({ error: new WorkerPoolClosedError() }, false);
+      if (this.closed) {
+        settle({ error: new WorkerPoolClosedError() }, false);
+        return;
+      }
       settle({ error: new WorkerCrashedError(this.outOfMemory.has(worker), signal ?? `exit code ${code}`) }, false);
     };
     const timer = setTimeout(() => settle({ error: new WorkerTimeoutError() }, false), this.options.timeoutMs);

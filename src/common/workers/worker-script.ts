@@ -8,5 +8,8 @@ export function workerScript(base: string, name: string): { url: URL; execArgv?:
   if (!base.endsWith('.ts')) return { url: compiled };
   const hooks = new URL('../../../scripts/ts-hooks.mjs', import.meta.url);
   const register = `import { register } from 'node:module'; register(${JSON.stringify(hooks.href)});`;
-  return { url: new URL(`./${name}.ts`, base), execArgv: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] };
+  return {
+    url: new URL(`./${name}.ts`, base),
+    execArgv: ['--import', `data:text/javascript,${encodeURIComponent(register)}`],
+  };
 }

@@ -44,7 +44,9 @@ export class Knowledge1763700100000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         CONSTRAINT documents_one_owner CHECK ((domain_id IS NULL) <> (organization_id IS NULL))
       )`);
-    await queryRunner.query(`CREATE INDEX documents_domain_created_idx ON documents (domain_id, created_at DESC) WHERE domain_id IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX documents_domain_created_idx ON documents (domain_id, created_at DESC) WHERE domain_id IS NOT NULL`,
+    );
     await queryRunner.query(
       `CREATE INDEX documents_organization_created_idx ON documents (organization_id, created_at DESC) WHERE organization_id IS NOT NULL`,
     );
@@ -64,7 +66,9 @@ export class Knowledge1763700100000 implements MigrationInterface {
     // The index is on the stored column the search query reads, not on an expression.
     await queryRunner.query(`CREATE INDEX document_chunks_search_idx ON document_chunks USING gin (search_vector)`);
     await queryRunner.query(`CREATE INDEX document_chunks_scope_idx ON document_chunks (scope_id)`);
-    await queryRunner.query(`CREATE UNIQUE INDEX document_chunks_document_ordinal_key ON document_chunks (document_id, ordinal)`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX document_chunks_document_ordinal_key ON document_chunks (document_id, ordinal)`,
+    );
     await queryRunner.query(`
       CREATE TABLE corpus_stats (
         scope_id uuid PRIMARY KEY,

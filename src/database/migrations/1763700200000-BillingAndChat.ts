@@ -29,7 +29,9 @@ export class BillingAndChat1763700200000 implements MigrationInterface {
         credits integer NOT NULL,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp()
       )`);
-    await queryRunner.query(`CREATE INDEX usage_events_org_created_idx ON usage_events (organization_id, created_at DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX usage_events_org_created_idx ON usage_events (organization_id, created_at DESC)`,
+    );
     await queryRunner.query(`
       CREATE TABLE chat_sessions (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -11,14 +11,18 @@ export class CreateDocumentDto {
   @StringField({ max: TITLE_MAX })
   title: string;
 
-  @ApiProperty({ type: 'string', description: 'The text, within the JSON body size limit (MAX_BODY_BYTES, 1 MB by default).' })
+  @ApiProperty({
+    type: 'string',
+    description: 'The text, within the JSON body size limit (MAX_BODY_BYTES, 1 MB by default).',
+  })
   @StringField()
   content: string;
 
   @ApiPropertyOptional({
     ...METADATA_OBJECT,
     nullable: true,
-    description: 'A flat JSON object of strings and numbers, returned with the document and with every source drawn from it.',
+    description:
+      'A flat JSON object of strings and numbers, returned with the document and with every source drawn from it.',
     example: { source: 'handbook', year: 2026 },
   })
   @MetadataField()

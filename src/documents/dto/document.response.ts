@@ -24,13 +24,23 @@ export class DocumentResponse {
   @ApiProperty(metadataProperty('A flat object of strings and numbers; `{}` when none was given.'))
   metadata: Record<string, string | number>;
 
-  @ApiProperty({ type: 'string', enum: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'], description: 'What the text was extracted from (JSON bodies: text/plain).' })
+  @ApiProperty({
+    type: 'string',
+    enum: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
+    description: 'What the text was extracted from (JSON bodies: text/plain).',
+  })
   content_type: string;
 
-  @ApiProperty({ ...integerSchema(0, DOCUMENT_TEXT_MAX), description: 'Size of the upload, or of the JSON `content` in UTF-8.' })
+  @ApiProperty({
+    ...integerSchema(0, DOCUMENT_TEXT_MAX),
+    description: 'Size of the upload, or of the JSON `content` in UTF-8.',
+  })
   size_bytes: number;
 
-  @ApiProperty({ ...integerSchema(0, DOCUMENT_TEXT_MAX), description: 'Passages the text was split into for retrieval.' })
+  @ApiProperty({
+    ...integerSchema(0, DOCUMENT_TEXT_MAX),
+    description: 'Passages the text was split into for retrieval.',
+  })
   chunk_count: number;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })
@@ -39,7 +49,11 @@ export class DocumentResponse {
 
 /** One document by id: with its (extracted) text. */
 export class DocumentWithContentResponse extends DocumentResponse {
-  @ApiProperty({ type: 'string', maxLength: DOCUMENT_TEXT_MAX, description: 'The stored text (for uploads, the text extracted from the file).' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: DOCUMENT_TEXT_MAX,
+    description: 'The stored text (for uploads, the text extracted from the file).',
+  })
   content: string;
 }
 
@@ -52,14 +66,20 @@ export class DocumentUploadForm {
     format: 'binary',
     // Bytes: MAX_UPLOAD_BYTES' default.
     maxLength: DOCUMENT_TEXT_MAX,
-    description: 'The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).',
+    description:
+      'The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).',
   })
   file: unknown;
 
   @ApiPropertyOptional({ type: 'string', maxLength: TITLE_MAX, description: "Defaults to the file's name." })
   title?: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: BODY_TEXT_MAX, description: 'A flat JSON object of strings and numbers, sent as a string field.', example: '{"source": "wiki"}' })
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: BODY_TEXT_MAX,
+    description: 'A flat JSON object of strings and numbers, sent as a string field.',
+    example: '{"source": "wiki"}',
+  })
   metadata?: string;
 }
 
@@ -72,9 +92,13 @@ export const UPLOAD_ERRORS = {
     examples: ['validation'],
     bodies: { emptyFile: ValidationFailedError.field('file', 'The submitted file is empty.').body() },
   },
-  413: { description: 'The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES.', examples: ['payloadTooLarge', 'fileTooLarge'] },
+  413: {
+    description: 'The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES.',
+    examples: ['payloadTooLarge', 'fileTooLarge'],
+  },
   503: {
-    description: 'MAX_UPLOADS_IN_FLIGHT uploads are already being read (retry after `Retry-After`), or the database is unreachable.',
+    description:
+      'MAX_UPLOADS_IN_FLIGHT uploads are already being read (retry after `Retry-After`), or the database is unreachable.',
     examples: ['unavailable'],
     bodies: { uploadsBusy: new UploadsBusyError(4).body() },
   },

@@ -16,7 +16,8 @@ export function metadataProblem(value: unknown): string | null {
     const unstorable = unstorableText(key) ?? (typeof item === 'string' ? unstorableText(item) : null);
     if (unstorable) return unstorable;
     if (typeof item === 'number' ? !Number.isFinite(item) : typeof item !== 'string') return METADATA_MESSAGE;
-    if (typeof item === 'string' && item.length > MAX_VALUE_LENGTH) return `Ensure each value has no more than ${MAX_VALUE_LENGTH} characters.`;
+    if (typeof item === 'string' && item.length > MAX_VALUE_LENGTH)
+      return `Ensure each value has no more than ${MAX_VALUE_LENGTH} characters.`;
   }
   return null;
 }
@@ -24,7 +25,11 @@ export function metadataProblem(value: unknown): string | null {
 /** Optional `metadata`: a flat object of strings and finite numbers, small enough to return with every source. */
 export function MetadataField() {
   // An object schema's own `required` is a list of keys; the property's is the flag.
-  return fieldRule('metadataField', metadataProblem, { ...METADATA_OBJECT, nullable: true, required: false } as FieldSchema);
+  return fieldRule('metadataField', metadataProblem, {
+    ...METADATA_OBJECT,
+    nullable: true,
+    required: false,
+  } as FieldSchema);
 }
 
 /** What `metadataProblem` accepts, as the OpenAPI document states it. */

@@ -22,6 +22,7 @@ function strictDecode(encoding: 'utf-8' | 'utf-16le' | 'utf-16be', bytes: Buffer
     const what = encoding === 'utf-8' ? 'UTF-8' : 'UTF-16';
     throw ValidationFailedError.field('file', `The file is not valid ${what} text.`);
   }
-  if (text.includes('\u0000')) throw ValidationFailedError.field('file', 'The file is binary, not text (it contains NUL characters).');
+  if (text.includes('\u0000'))
+    throw ValidationFailedError.field('file', 'The file is binary, not text (it contains NUL characters).');
   return text;
 }

@@ -1,6 +1,11 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ServiceUnavailableError, ValidationFailedError } from '../../common/errors.js';
-import { WorkerCrashedError, WorkerPool, WorkerPoolClosedError, WorkerTimeoutError } from '../../common/workers/worker-pool.js';
+import {
+  WorkerCrashedError,
+  WorkerPool,
+  WorkerPoolClosedError,
+  WorkerTimeoutError,
+} from '../../common/workers/worker-pool.js';
 import { workerScript } from '../../common/workers/worker-script.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/env.schema.js';
@@ -69,17 +74,26 @@ export class DocumentExtractor implements OnModuleDestroy {
   private refusalFor(error: unknown, field: string): Error {
     const seconds = Math.round(this.config.EXTRACTION_TIMEOUT_MS / 1000);
     if (error instanceof WorkerTimeoutError) {
-      return ValidationFailedError.field(field, `Reading the document took over ${seconds} s; it is refused. Split it into smaller files.`);
+      return ValidationFailedError.field(
+        field,
+        `Reading the document took over ${seconds} s; it is refused. Split it into smaller files.`,
+      );
     }
     if (error instanceof WorkerCrashedError && error.outOfMemory) {
-      this.logger.warn(`extraction refused: the worker reached its heap limit (EXTRACTION_MEMORY_MB=${this.config.EXTRACTION_MEMORY_MB})`);
-      return ValidationFailedError.field(field, 'Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.');
+      this.logger.warn(
+        `extraction refused: the worker reached its heap limit (EXTRACTION_MEMORY_MB=${this.config.EXTRACTION_MEMORY_MB})`,
+      );
+      return ValidationFailedError.field(
+        field,
+        'Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.',
+      );
     }
     if (error instanceof WorkerCrashedError) {
       this.logger.warn(`extraction ${error.message}`);
       return ValidationFailedError.field(field, 'The document could not be read.');
     }
-    if (error instanceof WorkerPoolClosedError) return new ServiceUnavailableError('The service is shutting down; retry the upload.');
+    if (error instanceof WorkerPoolClosedError)
+      return new ServiceUnavailableError('The service is shutting down; retry the upload.');
     return error as Error;
   }
 }

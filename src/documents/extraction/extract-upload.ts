@@ -50,7 +50,8 @@ export function uploadContentType(file: UploadedFile): DocumentContentType {
       `Unsupported file type "${file.originalname || file.mimetype}". Upload plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
     );
   }
-  if (file.size === 0 || file.buffer.length === 0) throw ValidationFailedError.field('file', 'The submitted file is empty.');
+  if (file.size === 0 || file.buffer.length === 0)
+    throw ValidationFailedError.field('file', 'The submitted file is empty.');
   return contentType;
 }
 
@@ -63,7 +64,10 @@ export async function extractText(bytes: Buffer, contentType: DocumentContentTyp
   if (contentType === 'application/pdf') {
     text = await pdfToText(bytes);
     if (text.trim() === '') {
-      throw ValidationFailedError.field('file', 'The PDF contains no extractable text (it may be a scanned image); upload a PDF with a text layer.');
+      throw ValidationFailedError.field(
+        'file',
+        'The PDF contains no extractable text (it may be a scanned image); upload a PDF with a text layer.',
+      );
     }
   } else {
     const decoded = decodeText(bytes);

@@ -3,7 +3,8 @@ import { chunkText } from '../chunker.js';
 import { type DocumentContentType, extractText } from './extract-upload.js';
 
 /** What the extraction workers do: a file's text and chunks, or the chunks of a text. */
-export type ExtractionRequest = { kind: 'extract'; bytes: Uint8Array; contentType: DocumentContentType } | { kind: 'chunk'; text: string };
+export type ExtractionRequest =
+  { kind: 'extract'; bytes: Uint8Array; contentType: DocumentContentType } | { kind: 'chunk'; text: string };
 
 /** `refusal`: why the file is refused, for the client (a 400 naming `file`). */
 export type ExtractionReply = { text: string; chunks: string[] } | { refusal: string } | { failure: string };
@@ -11,7 +12,10 @@ export type ExtractionReply = { text: string; chunks: string[] } | { refusal: st
 async function handle(request: ExtractionRequest): Promise<ExtractionReply> {
   try {
     if (request.kind === 'chunk') return { text: request.text, chunks: chunkText(request.text) };
-    const text = await extractText(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength), request.contentType);
+    const text = await extractText(
+      Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength),
+      request.contentType,
+    );
     return { text, chunks: chunkText(text) };
   } catch (error) {
     if (error instanceof ValidationFailedError) return { refusal: Object.values(error.fields)[0][0] };

@@ -11,9 +11,40 @@ export const MAX_HTML_DEPTH = 512;
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'iframe', 'object', 'canvas']);
 const BLOCKS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
-  'footer', 'form', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot',
-  'th', 'thead', 'tr', 'ul', 'caption',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+  'caption',
 ]);
 const HEADINGS: Record<string, string> = { h1: '#', h2: '##', h3: '###', h4: '####', h5: '#####', h6: '######' };
 
@@ -33,7 +64,10 @@ export function htmlToText(html: string): { text: string; title: string | null }
     {
       onopentag(name) {
         if (++depth > MAX_HTML_DEPTH) {
-          throw ValidationFailedError.field('file', `The HTML nests elements more than ${MAX_HTML_DEPTH} deep (unclosed tags?); it is refused.`);
+          throw ValidationFailedError.field(
+            'file',
+            `The HTML nests elements more than ${MAX_HTML_DEPTH} deep (unclosed tags?); it is refused.`,
+          );
         }
         if (name === 'title') inTitle = true;
         if (SKIPPED.has(name)) skipDepth++;
@@ -68,13 +102,15 @@ export function htmlToText(html: string): { text: string; title: string | null }
   parser.end();
   // Per line: runs of blanks as one space, no white space at either end (whole-text regexes rather
   // than an array of lines, which for a 10 MB page took more than a worker's heap).
-  const text = storableText(out
-    .join('')
-    .replace(/[ \t\u00a0]+/g, ' ')
-    .replace(/(^|\n)[^\S\n]+/g, '$1')
-    .replace(/[^\S\n]+(?=\n|$)/g, '')
-    .replace(/^(#{1,6}) *\n+/gm, '') // headings left empty
-    .replace(/\n{3,}/g, '\n\n')
-    .trim());
+  const text = storableText(
+    out
+      .join('')
+      .replace(/[ \t\u00a0]+/g, ' ')
+      .replace(/(^|\n)[^\S\n]+/g, '$1')
+      .replace(/[^\S\n]+(?=\n|$)/g, '')
+      .replace(/^(#{1,6}) *\n+/gm, '') // headings left empty
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+  );
   return { text, title: title.replace(/\s+/g, ' ').trim() || null };
 }

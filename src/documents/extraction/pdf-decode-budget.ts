@@ -22,9 +22,15 @@ export class DecodeBudget {
   }
 }
 
-const CHARGES: Array<[anchor: string, charge: string]> = [
-  ['ensureBuffer(requested) {\n    const buffer = this.buffer;\n', 'if (requested > buffer.byteLength) globalThis.__pdfDecodeBudget?.charge(requested - buffer.byteLength);'],
-  ['        chunks.push(chunk);\n        totalLength += chunk.byteLength;\n', 'globalThis.__pdfDecodeBudget?.charge(chunk.byteLength);'],
+const CHARGES: [anchor: string, charge: string][] = [
+  [
+    'ensureBuffer(requested) {\n    const buffer = this.buffer;\n',
+    'if (requested > buffer.byteLength) globalThis.__pdfDecodeBudget?.charge(requested - buffer.byteLength);',
+  ],
+  [
+    '        chunks.push(chunk);\n        totalLength += chunk.byteLength;\n',
+    'globalThis.__pdfDecodeBudget?.charge(chunk.byteLength);',
+  ],
 ];
 
 let installed: Promise<void> | null = null;
@@ -36,7 +42,8 @@ export function installDecodeBudget(): Promise<void> {
     let patched = await readFile(path, 'utf8');
     for (const [anchor, charge] of CHARGES) {
       // Fail closed: a pdf.js update that moves this code must not silently drop the limit.
-      if (patched.split(anchor).length !== 2) throw new Error(`pdf.js changed: cannot install the decode budget in ${path}`);
+      if (patched.split(anchor).length !== 2)
+        throw new Error(`pdf.js changed: cannot install the decode budget in ${path}`);
       patched = patched.replace(anchor, `${anchor}${charge}\n`);
     }
     const worker = await import(`data:text/javascript;base64,${Buffer.from(patched).toString('base64')}`);

@@ -13,8 +13,12 @@ let pdfjs: Promise<PdfJs> | null = null;
 
 const tooMuchText = () => ValidationFailedError.field('file', 'The PDF holds more text than a document may have.');
 const tooMuchData = () =>
-  ValidationFailedError.field('file', `The PDF decompresses to more than ${formatBytes(MAX_DECODED_BYTES)}; it is refused as a possible decompression bomb.`);
-const unreadable = () => ValidationFailedError.field('file', 'The file is not a readable PDF (it is damaged or not a PDF).');
+  ValidationFailedError.field(
+    'file',
+    `The PDF decompresses to more than ${formatBytes(MAX_DECODED_BYTES)}; it is refused as a possible decompression bomb.`,
+  );
+const unreadable = () =>
+  ValidationFailedError.field('file', 'The file is not a readable PDF (it is damaged or not a PDF).');
 
 /**
  * The text of a PDF, page by page, through Mozilla's pdf.js (the legacy build, which runs on Node 20;
@@ -46,12 +50,16 @@ async function readPages(bytes: Buffer, budget: DecodeBudget): Promise<string> {
   try {
     document = await task.promise;
   } catch (error) {
-    if ((error as Error)?.name === 'PasswordException') throw ValidationFailedError.field('file', 'The PDF is password-protected.');
+    if ((error as Error)?.name === 'PasswordException')
+      throw ValidationFailedError.field('file', 'The PDF is password-protected.');
     throw unreadable();
   }
   try {
     if (document.numPages > MAX_PAGES) {
-      throw ValidationFailedError.field('file', `The PDF has ${document.numPages} pages; at most ${MAX_PAGES} are accepted.`);
+      throw ValidationFailedError.field(
+        'file',
+        `The PDF has ${document.numPages} pages; at most ${MAX_PAGES} are accepted.`,
+      );
     }
     const pages: string[] = [];
     let chars = 0;
@@ -59,7 +67,9 @@ async function readPages(bytes: Buffer, budget: DecodeBudget): Promise<string> {
       const page = await document.getPage(number);
       let text = '';
       // Streamed, so that the text limit applies within a page, not after it.
-      for await (const { items } of page.streamTextContent() as unknown as AsyncIterable<{ items: Array<{ str?: string; hasEOL?: boolean }> }>) {
+      for await (const { items } of page.streamTextContent() as unknown as AsyncIterable<{
+        items: { str?: string; hasEOL?: boolean }[];
+      }>) {
         for (const item of items) if (item.str !== undefined) text += item.str + (item.hasEOL ? '\n' : '');
         if (chars + text.length > MAX_CHARS) throw tooMuchText();
         if (budget.exceeded) throw tooMuchData();
@@ -70,7 +80,12 @@ async function readPages(bytes: Buffer, budget: DecodeBudget): Promise<string> {
       pages.push(text.trim());
     }
     // Rejoin words hyphenated across a line break.
-    return storableText(pages.filter(Boolean).join('\n\n').replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2'));
+    return storableText(
+      pages
+        .filter(Boolean)
+        .join('\n\n')
+        .replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2'),
+    );
   } catch (error) {
     if (error instanceof ValidationFailedError) throw error;
     throw unreadable();

@@ -28,7 +28,12 @@ export class CreateDomainDto {
   @StringField({ max: 2000, optional: true, allowBlank: true })
   description?: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, description: "A region's slug, or null for none.", example: 'europe' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description: "A region's slug, or null for none.",
+    example: 'europe',
+  })
   @SlugField({ optional: true, nullable: true })
   region?: string | null;
 }
@@ -43,7 +48,12 @@ export class UpdateDomainDto {
   @StringField({ max: 2000, optional: true, allowBlank: true })
   description?: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, description: "A region's slug, or null for none.", example: 'europe' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description: "A region's slug, or null for none.",
+    example: 'europe',
+  })
   @SlugField({ optional: true, nullable: true })
   region?: string | null;
 

@@ -33,7 +33,10 @@ export class DomainResponse {
   @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The region's slug, or null.", example: 'europe' })
   region: string | null;
 
-  @ApiProperty({ type: 'boolean', description: 'False hides the domain: querying it is a 404 (administrators still see it).' })
+  @ApiProperty({
+    type: 'boolean',
+    description: 'False hides the domain: querying it is a 404 (administrators still see it).',
+  })
   is_active: boolean;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })

@@ -11,13 +11,17 @@ const INVALID = 'Enter a valid "slug" consisting of lowercase letters, numbers o
 export function SlugField(rule: { optional?: boolean; nullable?: boolean } = {}) {
   return (target: object, propertyName: string) => {
     Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))(target, propertyName);
-    fieldRule('slugField', (value) => {
-      if (value === undefined) return rule.optional ? null : REQUIRED;
-      if (value === null) return rule.nullable ? null : 'This field may not be null.';
-      if (typeof value !== 'string') return 'Not a valid string.';
-      if (value === '') return rule.optional ? BLANK : REQUIRED;
-      return SLUG_PATTERN.test(value) ? null : INVALID;
-    }, { ...SLUG_SCHEMA, required: !rule.optional })(target, propertyName);
+    fieldRule(
+      'slugField',
+      (value) => {
+        if (value === undefined) return rule.optional ? null : REQUIRED;
+        if (value === null) return rule.nullable ? null : 'This field may not be null.';
+        if (typeof value !== 'string') return 'Not a valid string.';
+        if (value === '') return rule.optional ? BLANK : REQUIRED;
+        return SLUG_PATTERN.test(value) ? null : INVALID;
+      },
+      { ...SLUG_SCHEMA, required: !rule.optional },
+    )(target, propertyName);
   };
 }
 

@@ -6,7 +6,12 @@ export class HealthResponse {
   @ApiProperty({ type: 'string', enum: ['ok'] })
   status: 'ok';
 
-  @ApiProperty({ type: 'string', format: 'date-time', description: 'The current time, with its UTC offset.', example: '2026-11-21T09:14:03.482+00:00' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    description: 'The current time, with its UTC offset.',
+    example: '2026-11-21T09:14:03.482+00:00',
+  })
   timestamp: string;
 }
 

@@ -5,7 +5,9 @@ const MAX_SENTENCES = 3;
 const MAX_PER_PASSAGE = 2;
 const PASSAGES_CONSIDERED = 3;
 const STOP_WORDS = new Set(
-  'a an and are as at be by can do does for from has have how i in is it its of on or that the this to was what when where which who why will with you your'.split(' '),
+  'a an and are as at be by can do does for from has have how i in is it its of on or that the this to was what when where which who why will with you your'.split(
+    ' ',
+  ),
 );
 
 /** Crude stems: lower-cased words of 3+ letters cut to 6 characters, enough to match "rotate"/"rotation". */
@@ -15,7 +17,9 @@ function stems(text: string): Set<string> {
 }
 
 function sentencesOf(text: string): string[] {
-  return (text.replace(/\s+/g, ' ').match(/[^.!?]+(?:[.!?]+|$)/g) ?? []).map((s) => s.trim()).filter((s) => s.length > 20);
+  return (text.replace(/\s+/g, ' ').match(/[^.!?]+(?:[.!?]+|$)/g) ?? [])
+    .map((s) => s.trim())
+    .filter((s) => s.length > 20);
 }
 
 /**

@@ -28,7 +28,9 @@ export class LlmAnswerer implements Answerer {
       yield NOTHING_FOUND;
       return;
     }
-    const context = passages.map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.content}`).join('\n\n');
+    const context = passages
+      .map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.content}`)
+      .join('\n\n');
     const messages = [
       { role: 'system', content: SYSTEM_PROMPT },
       ...history.slice(-6),
@@ -66,7 +68,8 @@ export class LlmAnswerer implements Answerer {
       throw new UpstreamFailureError('model answered with a body that is not JSON');
     }
     const content = body.choices?.[0]?.message?.content;
-    if (typeof content !== 'string' || content.trim() === '') throw new UpstreamFailureError('model answered without content');
+    if (typeof content !== 'string' || content.trim() === '')
+      throw new UpstreamFailureError('model answered without content');
     return content.trim();
   }
 }

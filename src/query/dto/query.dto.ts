@@ -19,18 +19,33 @@ export function DomainSlugField() {
 }
 
 export class QueryDto {
-  @ApiProperty({ type: 'string', maxLength: MAX_QUERY_CHARACTERS, description: 'The question; not blank.', example: 'How do I rotate an API key?' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: MAX_QUERY_CHARACTERS,
+    description: 'The question; not blank.',
+    example: 'How do I rotate an API key?',
+  })
   @StringField({ max: MAX_QUERY_CHARACTERS })
   query: string;
 
   @DomainSlugField()
   domain?: string | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_TOP_K, default: 5, description: 'How many sources come back, best first.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_TOP_K,
+    default: 5,
+    description: 'How many sources come back, best first.',
+  })
   @IntegerField({ min: 1, max: MAX_TOP_K })
   top_k?: number;
 
-  @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Answer as Server-Sent Events (`text/event-stream`) instead of one JSON body.' })
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description: 'Answer as Server-Sent Events (`text/event-stream`) instead of one JSON body.',
+  })
   @BooleanField()
   stream?: boolean;
 }

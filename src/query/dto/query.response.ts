@@ -35,10 +35,20 @@ export class QueryResponse {
   @ApiProperty({ type: 'string', maxLength: ANSWER_MAX, description: 'The answer, drawn from the sources.' })
   answer: string;
 
-  @ApiProperty({ type: SourceResponse, isArray: true, maxItems: MAX_TOP_K, description: 'Up to `top_k`, best first, from distinct documents.' })
+  @ApiProperty({
+    type: SourceResponse,
+    isArray: true,
+    maxItems: MAX_TOP_K,
+    description: 'Up to `top_k`, best first, from distinct documents.',
+  })
   sources: SourceResponse[];
 
-  @ApiProperty({ ...SLUG_SCHEMA, nullable: true, description: "The public domain searched, or null for the organization's private documents.", example: 'medicine' })
+  @ApiProperty({
+    ...SLUG_SCHEMA,
+    nullable: true,
+    description: "The public domain searched, or null for the organization's private documents.",
+    example: 'medicine',
+  })
   domain: string | null;
 
   @ApiProperty({ ...CREDITS, description: 'Credits this query cost.', example: 1 })

@@ -6,7 +6,8 @@ import type { OrganizationChange } from './types';
 const page = (limit: number, offset: number) => ({ query: { limit, offset } });
 
 export const accounts = {
-  register: (email: string, password: string) => unwrap(publicClient.POST('/auth/users/', { body: { email, password } })),
+  register: (email: string, password: string) =>
+    unwrap(publicClient.POST('/auth/users/', { body: { email, password } })),
   me: () => api((client) => client.GET('/auth/users/me/')),
 };
 
@@ -14,9 +15,16 @@ export const keys = {
   list: () => api((client) => client.GET('/v1/billings/api-keys/')),
   create: (name: string) => api((client) => client.POST('/v1/billings/api-keys/', { body: { name } })),
   setExpiry: (keyId: string, expiresAt: string | null) =>
-    api((client) => client.PATCH('/v1/billings/api-keys/{keyId}/update/', { params: { path: { keyId } }, body: { expires_at: expiresAt } })),
-  rotate: (keyId: string) => api((client) => client.POST('/v1/billings/api-keys/{keyId}/rotate/', { params: { path: { keyId } } })),
-  revoke: (keyId: string) => api((client) => client.POST('/v1/billings/api-keys/{keyId}/revoke/', { params: { path: { keyId } } })),
+    api((client) =>
+      client.PATCH('/v1/billings/api-keys/{keyId}/update/', {
+        params: { path: { keyId } },
+        body: { expires_at: expiresAt },
+      }),
+    ),
+  rotate: (keyId: string) =>
+    api((client) => client.POST('/v1/billings/api-keys/{keyId}/rotate/', { params: { path: { keyId } } })),
+  revoke: (keyId: string) =>
+    api((client) => client.POST('/v1/billings/api-keys/{keyId}/revoke/', { params: { path: { keyId } } })),
 };
 
 export const billing = {
@@ -34,7 +42,8 @@ export const domains = {
 };
 
 export const documents = {
-  list: (limit: number, offset: number) => api((client) => client.GET('/v1/documents/', { params: page(limit, offset) })),
+  list: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/documents/', { params: page(limit, offset) })),
   upload: (file: File, title: string) => {
     const form = new FormData();
     form.append('file', file);
@@ -43,14 +52,19 @@ export const documents = {
     const body = form as unknown as components['schemas']['DocumentUploadForm'];
     return api((client) => client.POST('/v1/documents/', { body }));
   },
-  remove: (documentId: string) => api((client) => client.DELETE('/v1/documents/{id}/', { params: { path: { id: documentId } } })),
+  remove: (documentId: string) =>
+    api((client) => client.DELETE('/v1/documents/{id}/', { params: { path: { id: documentId } } })),
 };
 
 export const chat = {
-  list: (limit: number, offset: number) => api((client) => client.GET('/v1/chat/sessions/', { params: page(limit, offset) })),
+  list: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/chat/sessions/', { params: page(limit, offset) })),
   create: (title: string, domain: string | null) =>
     api((client) => client.POST('/v1/chat/sessions/', { body: domain ? { title, domain } : { title } })),
-  get: (sessionId: string) => api((client) => client.GET('/v1/chat/sessions/{sessionId}/', { params: { path: { sessionId } } })),
+  get: (sessionId: string) =>
+    api((client) => client.GET('/v1/chat/sessions/{sessionId}/', { params: { path: { sessionId } } })),
   send: (sessionId: string, content: string) =>
-    api((client) => client.POST('/v1/chat/sessions/{sessionId}/messages/', { params: { path: { sessionId } }, body: { content } })),
+    api((client) =>
+      client.POST('/v1/chat/sessions/{sessionId}/messages/', { params: { path: { sessionId } }, body: { content } }),
+    ),
 };

@@ -11,12 +11,21 @@ export type ApiClient = ReturnType<typeof createClient<paths, JsonMedia>>;
 /** The dashboard reads JSON (a query's event stream is not for it). */
 export type JsonMedia = `${string}/json`;
 
-export const CLIENT_OPTIONS = { baseUrl: '', credentials: 'omit', cache: 'no-store', headers: { Accept: 'application/json' } } as const;
+export const CLIENT_OPTIONS = {
+  baseUrl: '',
+  credentials: 'omit',
+  cache: 'no-store',
+  headers: { Accept: 'application/json' },
+} as const;
 
 /** For the calls that need no credentials: sign-up, sign-in, refresh, sign-out. */
 export const publicClient: ApiClient = createClient<paths, JsonMedia>(CLIENT_OPTIONS);
 
-export type Result<T> = { data?: T; error?: unknown; response: Response };
+export interface Result<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
 
 /** The answer's data, or its error body as an ApiError (a network failure as one with status 0). */
 export async function unwrap<T>(call: Promise<Result<T>>): Promise<T> {

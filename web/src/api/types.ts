@@ -8,7 +8,8 @@ type Schemas = components['schemas'];
 
 export type User = Schemas['CurrentUserResponse'];
 /** A key as listed; the create and rotate answers add the full `key` (and `rotated_from`) once. */
-export type ApiKey = Schemas['ApiKeyResponse'] & Partial<Pick<Schemas['RotatedApiKeyResponse'], 'key' | 'rotated_from'>>;
+export type ApiKey = Schemas['ApiKeyResponse'] &
+  Partial<Pick<Schemas['RotatedApiKeyResponse'], 'key' | 'rotated_from'>>;
 export type Subscription = Schemas['SubscriptionResponse'];
 export type DailyUsage = Schemas['DailyUsageResponse'];
 export type Organization = Schemas['OrganizationResponse'];

@@ -13,7 +13,14 @@ interface ConfirmDialogProps {
 }
 
 /** "Are you sure?" with the action's error shown inside it. Focus starts on Cancel, the safe choice. */
-export function ConfirmDialog({ title, children, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  danger = false,
+  onConfirm,
+  onCancel,
+}: ConfirmDialogProps) {
   const { busy, error, run } = useAction();
   const confirm = () => run(onConfirm, { leaving: true });
 

@@ -5,8 +5,12 @@ import { formatDateTime, formatNumber } from '../lib/format';
 /** Credits used out of the period's total, as an ARIA meter with the numbers also in text. */
 export function QuotaMeter({ subscription, compact = false }: { subscription: Subscription; compact?: boolean }) {
   const labelId = useId();
-  const { credits_total: total, credits_used: used, credits_remaining: remaining, period_end: periodEnd } =
-    subscription.current_quota;
+  const {
+    credits_total: total,
+    credits_used: used,
+    credits_remaining: remaining,
+    period_end: periodEnd,
+  } = subscription.current_quota;
   const percent = total > 0 ? Math.min(100, (used / total) * 100) : 100;
   const level = remaining <= 0 ? 'empty' : percent >= 80 ? 'low' : 'ok';
   const text = `${formatNumber(used)} of ${formatNumber(total)} credits used, ${formatNumber(remaining)} left`;
@@ -34,8 +38,9 @@ export function QuotaMeter({ subscription, compact = false }: { subscription: Su
         </div>
       ) : (
         <p class="quota-numbers">
-          <strong>{formatNumber(used)}</strong> of {formatNumber(total)} credits used · <strong>{formatNumber(remaining)}</strong>{' '}
-          left · resets <time dateTime={periodEnd}>{formatDateTime(periodEnd)}</time>
+          <strong>{formatNumber(used)}</strong> of {formatNumber(total)} credits used ·{' '}
+          <strong>{formatNumber(remaining)}</strong> left · resets{' '}
+          <time dateTime={periodEnd}>{formatDateTime(periodEnd)}</time>
         </p>
       )}
     </div>

@@ -14,7 +14,15 @@ async function copyText(text: string, fallbackInput: HTMLInputElement | null): P
 }
 
 /** The full key, shown once after creation or rotation, with a copy button and the warning. */
-export function SecretKeyDialog({ apiKey, rotated, onClose }: { apiKey: ApiKey; rotated: boolean; onClose: () => void }) {
+export function SecretKeyDialog({
+  apiKey,
+  rotated,
+  onClose,
+}: {
+  apiKey: ApiKey;
+  rotated: boolean;
+  onClose: () => void;
+}) {
   const input = useRef<HTMLInputElement>(null);
   const [copyStatus, setCopyStatus] = useState('');
   const value = apiKey.key ?? '';
@@ -22,8 +30,8 @@ export function SecretKeyDialog({ apiKey, rotated, onClose }: { apiKey: ApiKey; 
   return (
     <Dialog title={rotated ? `New key for “${apiKey.name}”` : `Key “${apiKey.name}” created`} onDismiss={onClose}>
       <p class="warning">
-        <strong>Copy this key now: it is shown only once.</strong> The service keeps only a hash of it and cannot show it
-        again. If you lose it, rotate the key to get a new one.
+        <strong>Copy this key now: it is shown only once.</strong> The service keeps only a hash of it and cannot show
+        it again. If you lose it, rotate the key to get a new one.
         {rotated ? ' The previous key no longer works.' : ''}
       </p>
       <label for="secret-key">API key</label>
@@ -42,7 +50,13 @@ export function SecretKeyDialog({ apiKey, rotated, onClose }: { apiKey: ApiKey; 
         />
         <button
           type="button"
-          onClick={async () => setCopyStatus((await copyText(value, input.current)) ? 'Copied to the clipboard.' : 'Copying failed: select the key and copy it yourself.')}
+          onClick={async () =>
+            setCopyStatus(
+              (await copyText(value, input.current))
+                ? 'Copied to the clipboard.'
+                : 'Copying failed: select the key and copy it yourself.',
+            )
+          }
         >
           Copy
         </button>

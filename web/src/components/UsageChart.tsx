@@ -9,7 +9,11 @@ export function periodDays(start: string, end: string): string[] {
   const first = new Date(start);
   const stop = new Date(end).getTime();
   const days: string[] = [];
-  for (let day = Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), first.getUTCDate()); day < stop && days.length < 400; day += DAY_MS) {
+  for (
+    let day = Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), first.getUTCDate());
+    day < stop && days.length < 400;
+    day += DAY_MS
+  ) {
     days.push(new Date(day).toISOString().slice(0, 10));
   }
   return days;
@@ -36,7 +40,15 @@ function useWidth(fallback: number) {
 }
 
 /** Credits per day as plain SVG bars, with the same numbers in a table for screen readers. */
-export function UsageChart({ usage, periodStart, periodEnd }: { usage: DailyUsage[]; periodStart: string; periodEnd: string }) {
+export function UsageChart({
+  usage,
+  periodStart,
+  periodEnd,
+}: {
+  usage: DailyUsage[];
+  periodStart: string;
+  periodEnd: string;
+}) {
   const { ref, width } = useWidth(640);
   const titleId = useId();
   const descId = useId();
@@ -64,7 +76,13 @@ export function UsageChart({ usage, periodStart, periodEnd }: { usage: DailyUsag
   return (
     <figure class="chart">
       <div ref={ref} class="chart-canvas">
-        <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby={`${titleId} ${descId}`}>
+        <svg
+          width={width}
+          height={height}
+          viewBox={`0 0 ${width} ${height}`}
+          role="img"
+          aria-labelledby={`${titleId} ${descId}`}
+        >
           <title id={titleId}>Credits used per day this period</title>
           <desc id={descId}>{description}</desc>
           {[0, top / 2, top].filter(Number.isInteger).map((tick) => (
@@ -81,7 +99,14 @@ export function UsageChart({ usage, periodStart, periodEnd }: { usage: DailyUsag
             return (
               <g key={day}>
                 {value > 0 && (
-                  <rect class="chart-bar" x={x} y={y(value)} width={barWidth} height={y(0) - y(value)} rx={Math.min(2, barWidth / 3)}>
+                  <rect
+                    class="chart-bar"
+                    x={x}
+                    y={y(value)}
+                    width={barWidth}
+                    height={y(0) - y(value)}
+                    rx={Math.min(2, barWidth / 3)}
+                  >
                     <title>{`${formatDay(day)}: ${formatNumber(value)} credits`}</title>
                   </rect>
                 )}

@@ -11,7 +11,7 @@ export interface KnowledgeBases {
 }
 
 export function allowedDomains(all: Domain[], allowedSlugs: string[] | null): Domain[] {
-  return all.filter((domain) => domain.is_active !== false && (allowedSlugs === null || allowedSlugs.includes(domain.slug)));
+  return all.filter((domain) => domain.is_active && (allowedSlugs === null || allowedSlugs.includes(domain.slug)));
 }
 
 export function useKnowledgeBases() {

@@ -69,7 +69,12 @@ export function AskPage({ sessionId }: { sessionId?: string }) {
         </aside>
         <div class="conversation">
           {sessionId ? (
-            <Conversation key={sessionId} sessionId={sessionId} domains={allDomains} onActivity={() => loadSessions()} />
+            <Conversation
+              key={sessionId}
+              sessionId={sessionId}
+              domains={allDomains}
+              onActivity={() => loadSessions()}
+            />
           ) : (
             <NewConversation
               loading={bases.loading}
@@ -136,11 +141,17 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
             ))}
           </select>
           <p class="hint" id="knowledge-base-hint">
-            {chosen?.description || (chosen ? `The public domain “${chosen.name}”.` : 'Searches the documents your organization uploaded.')}
+            {chosen?.description ||
+              (chosen ? `The public domain “${chosen.name}”.` : 'Searches the documents your organization uploaded.')}
           </p>
           <ErrorText error={domainsError} />
         </div>
-        <QuestionField value={question} onInput={setQuestion} onSubmit={submit} errorId={error ? 'new-error' : undefined} />
+        <QuestionField
+          value={question}
+          onInput={setQuestion}
+          onSubmit={submit}
+          errorId={error ? 'new-error' : undefined}
+        />
         <ErrorText error={error} id="new-error" />
         <div>
           <button type="submit" class="primary" disabled={busy || !question.trim()}>
@@ -152,7 +163,12 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
   );
 }
 
-function QuestionField(props: { value: string; onInput: (value: string) => void; onSubmit: (event: Event) => void; errorId?: string }) {
+function QuestionField(props: {
+  value: string;
+  onInput: (value: string) => void;
+  onSubmit: (event: Event) => void;
+  errorId?: string;
+}) {
   return (
     <div class="field">
       <label for="question">Question</label>
@@ -177,7 +193,15 @@ function QuestionField(props: { value: string; onInput: (value: string) => void;
   );
 }
 
-function Conversation({ sessionId, domains, onActivity }: { sessionId: string; domains: Domain[] | undefined; onActivity: () => void }) {
+function Conversation({
+  sessionId,
+  domains,
+  onActivity,
+}: {
+  sessionId: string;
+  domains: Domain[] | undefined;
+  onActivity: () => void;
+}) {
   const loaded = useResource(() => chat.get(sessionId), [sessionId]);
   const [added, setAdded] = useState<ChatMessage[]>([]);
   const [pending, setPending] = useState<string | null>(null);
@@ -212,7 +236,9 @@ function Conversation({ sessionId, domains, onActivity }: { sessionId: string; d
 
   // The loaded history and the messages added here may overlap when the first answer came back first.
   const seen = new Set<string>();
-  const messages = [...(loaded.data?.messages ?? []), ...added].filter((message) => !seen.has(message.id) && seen.add(message.id));
+  const messages = [...(loaded.data?.messages ?? []), ...added].filter(
+    (message) => !seen.has(message.id) && seen.add(message.id),
+  );
   useEffect(() => end.current?.scrollIntoView?.({ block: 'nearest' }), [messages.length, pending]);
 
   const session = loaded.data;
@@ -222,27 +248,27 @@ function Conversation({ sessionId, domains, onActivity }: { sessionId: string; d
       {session && <p class="hint">Asking: {knowledgeBaseName(session.domain, domains)}</p>}
       <ErrorText error={loaded.error} />
       <div role="log" aria-label="Messages">
-      <ol class="messages">
-        {messages.map((message) => (
-          <li key={message.id} class={`message message-${message.role}`}>
-            <div class="message-role">{message.role === 'user' ? 'You' : 'Answer'}</div>
-            <div class="message-content">{message.content}</div>
-            {message.role === 'assistant' && <Sources sources={message.sources ?? []} />}
-          </li>
-        ))}
-        {pending && (
-          <>
-            <li class="message message-user">
-              <div class="message-role">You</div>
-              <div class="message-content">{pending}</div>
+        <ol class="messages">
+          {messages.map((message) => (
+            <li key={message.id} class={`message message-${message.role}`}>
+              <div class="message-role">{message.role === 'user' ? 'You' : 'Answer'}</div>
+              <div class="message-content">{message.content}</div>
+              {message.role === 'assistant' && <Sources sources={message.sources ?? []} />}
             </li>
-            <li class="message message-assistant" aria-busy="true">
-              <div class="message-role">Answer</div>
-              <div class="message-content subtle">Searching and answering…</div>
-            </li>
-          </>
-        )}
-      </ol>
+          ))}
+          {pending && (
+            <>
+              <li class="message message-user">
+                <div class="message-role">You</div>
+                <div class="message-content">{pending}</div>
+              </li>
+              <li class="message message-assistant" aria-busy="true">
+                <div class="message-role">Answer</div>
+                <div class="message-content subtle">Searching and answering…</div>
+              </li>
+            </>
+          )}
+        </ol>
       </div>
       <div ref={end} />
       <form

@@ -24,7 +24,8 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
     await run(() => onSubmit(email.trim(), password), { leaving: true });
   }
 
-  const described = (field: string) => (error && (error.hasField(field) || Object.keys(error.fields).length === 0) ? 'auth-error' : undefined);
+  const described = (field: string) =>
+    error && (error.hasField(field) || Object.keys(error.fields).length === 0) ? 'auth-error' : undefined;
   return (
     <form onSubmit={submit} class="stack" aria-busy={busy}>
       <div class="field">
@@ -45,6 +46,7 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
         <input
           id="password"
           // A union here trips Preact's per-type input props; both values are valid.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed by web/tsconfig's Preact types
           type={(showPassword ? 'text' : 'password') as 'text'}
           autoComplete={signup ? 'new-password' : 'current-password'}
           required
@@ -60,8 +62,12 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
           </p>
         )}
         <label class="checkbox">
-          <input type="checkbox" checked={showPassword} onChange={(event) => setShowPassword(event.currentTarget.checked)} /> Show
-          password
+          <input
+            type="checkbox"
+            checked={showPassword}
+            onChange={(event) => setShowPassword(event.currentTarget.checked)}
+          />{' '}
+          Show password
         </label>
       </div>
       <ErrorText error={error} id="auth-error" />

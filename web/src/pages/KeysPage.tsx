@@ -21,7 +21,10 @@ export function keyStatus(key: ApiKey, now = Date.now()): KeyStatus {
 
 const STATUS_LABEL: Record<KeyStatus, string> = { active: 'Active', expired: 'Expired', revoked: 'Revoked' };
 
-type Action = { kind: 'expiry' | 'rotate' | 'revoke'; key: ApiKey };
+interface Action {
+  kind: 'expiry' | 'rotate' | 'revoke';
+  key: ApiKey;
+}
 
 export function KeysPage() {
   const list = useResource(() => keysApi.list(), []);
@@ -39,8 +42,8 @@ export function KeysPage() {
     <>
       <PageHeading title="API keys" />
       <p class="lede">
-        Keys let your servers call the API without a password: send one as the <code>X-API-Key</code> header. Each key is
-        shown in full only once.
+        Keys let your servers call the API without a password: send one as the <code>X-API-Key</code> header. Each key
+        is shown in full only once.
       </p>
 
       <CreateKeyForm
@@ -72,7 +75,11 @@ export function KeysPage() {
           apiKey={action.key}
           onCancel={() => setAction(null)}
           onSaved={(updated) =>
-            finish(updated.expires_at ? `“${updated.name}” now expires ${new Date(updated.expires_at).toLocaleString()}.` : `“${updated.name}” no longer expires.`)
+            finish(
+              updated.expires_at
+                ? `“${updated.name}” now expires ${new Date(updated.expires_at).toLocaleString()}.`
+                : `“${updated.name}” no longer expires.`,
+            )
           }
         />
       )}
@@ -105,12 +112,14 @@ export function KeysPage() {
           }}
         >
           <p>
-            Requests with <code>{action.key.key_prefix}…</code> are refused from now on. This cannot be undone; the key stays in
-            the list as revoked.
+            Requests with <code>{action.key.key_prefix}…</code> are refused from now on. This cannot be undone; the key
+            stays in the list as revoked.
           </p>
         </ConfirmDialog>
       )}
-      {revealed && <SecretKeyDialog apiKey={revealed.key} rotated={revealed.rotated} onClose={() => setRevealed(null)} />}
+      {revealed && (
+        <SecretKeyDialog apiKey={revealed.key} rotated={revealed.rotated} onClose={() => setRevealed(null)} />
+      )}
     </>
   );
 }
@@ -217,7 +226,15 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
   );
 }
 
-function ExpiryDialog({ apiKey, onSaved, onCancel }: { apiKey: ApiKey; onSaved: (key: ApiKey) => Promise<void>; onCancel: () => void }) {
+function ExpiryDialog({
+  apiKey,
+  onSaved,
+  onCancel,
+}: {
+  apiKey: ApiKey;
+  onSaved: (key: ApiKey) => Promise<void>;
+  onCancel: () => void;
+}) {
   const [day, setDay] = useState(apiKey.expires_at ? toDateInput(new Date(apiKey.expires_at)) : '');
   const { busy, error, run } = useAction();
 

@@ -25,10 +25,16 @@ export function OrganizationPage() {
       {organization && (
         <>
           <p class="lede">
-            Created <Time iso={organization.created_at} dateOnly />. Only the organization's owner can change these settings.
+            Created <Time iso={organization.created_at} dateOnly />. Only the organization's owner can change these
+            settings.
           </p>
           <RenameForm organization={organization} onSaved={setOrganization} />
-          <AllowedDomainsForm organization={organization} domains={domains.data ?? []} domainsError={domains.error} onSaved={setOrganization} />
+          <AllowedDomainsForm
+            organization={organization}
+            domains={domains.data ?? []}
+            domainsError={domains.error}
+            onSaved={setOrganization}
+          />
         </>
       )}
       <SessionsCard />
@@ -43,10 +49,15 @@ function SessionsCard() {
     <section aria-labelledby="sessions-heading" class="card">
       <h2 id="sessions-heading">Your sessions</h2>
       <p class="hint" id="sessions-hint">
-        Signed in somewhere you no longer use, or lost a device? This ends every session of your account, this one included. API keys keep
-        working.
+        Signed in somewhere you no longer use, or lost a device? This ends every session of your account, this one
+        included. API keys keep working.
       </p>
-      <button type="button" disabled={busy} aria-describedby="sessions-hint" onClick={() => void run(() => session.signOutEverywhere(), { leaving: true })}>
+      <button
+        type="button"
+        disabled={busy}
+        aria-describedby="sessions-hint"
+        onClick={() => void run(() => session.signOutEverywhere(), { leaving: true })}
+      >
         Sign out everywhere
       </button>
       <ErrorText error={error} id="sessions-error" />
@@ -64,7 +75,13 @@ function useSave(onSaved: (organization: Organization) => void) {
   return { busy, error, status, save };
 }
 
-function RenameForm({ organization, onSaved }: { organization: Organization; onSaved: (organization: Organization) => void }) {
+function RenameForm({
+  organization,
+  onSaved,
+}: {
+  organization: Organization;
+  onSaved: (organization: Organization) => void;
+}) {
   const [name, setName] = useState(organization.name);
   const { busy, error, status, save } = useSave(onSaved);
   return (
@@ -135,12 +152,12 @@ function AllowedDomainsForm({ organization, domains, domainsError, onSaved }: Al
         <fieldset>
           <legend>Which public domains may your organization query?</legend>
           <label class="checkbox">
-            <input type="radio" name="domain-scope" checked={!restricted} onChange={() => setRestricted(false)} /> All public
-            domains (no restriction)
+            <input type="radio" name="domain-scope" checked={!restricted} onChange={() => setRestricted(false)} /> All
+            public domains (no restriction)
           </label>
           <label class="checkbox">
-            <input type="radio" name="domain-scope" checked={restricted} onChange={() => setRestricted(true)} /> Only the domains
-            selected below
+            <input type="radio" name="domain-scope" checked={restricted} onChange={() => setRestricted(true)} /> Only
+            the domains selected below
           </label>
         </fieldset>
         <fieldset disabled={!restricted} aria-describedby="domains-hint">
@@ -149,15 +166,19 @@ function AllowedDomainsForm({ organization, domains, domainsError, onSaved }: Al
           {domains.length === 0 && unknown.length === 0 && <p class="hint">There are no public domains yet.</p>}
           {domains.map((domain) => (
             <label class="checkbox" key={domain.slug}>
-              <input type="checkbox" checked={selected.has(domain.slug)} onChange={(event) => toggle(domain.slug, event.currentTarget.checked)} />{' '}
+              <input
+                type="checkbox"
+                checked={selected.has(domain.slug)}
+                onChange={(event) => toggle(domain.slug, event.currentTarget.checked)}
+              />{' '}
               {domain.name} <code>{domain.slug}</code>
               {domain.region && <span class="subtle"> · {domain.region}</span>}
             </label>
           ))}
           {unknown.map((slug) => (
             <label class="checkbox" key={slug}>
-              <input type="checkbox" checked onChange={(event) => toggle(slug, event.currentTarget.checked)} /> <code>{slug}</code>{' '}
-              <span class="subtle">(not an active domain)</span>
+              <input type="checkbox" checked onChange={(event) => toggle(slug, event.currentTarget.checked)} />{' '}
+              <code>{slug}</code> <span class="subtle">(not an active domain)</span>
             </label>
           ))}
           <p class="hint" id="domains-hint">

@@ -19,7 +19,9 @@ export function UsagePage() {
   return (
     <>
       <PageHeading title="Usage" />
-      <p class="lede">Every query and chat message costs credits. The quota is monthly (UTC) and refills when the period ends.</p>
+      <p class="lede">
+        Every query and chat message costs credits. The quota is monthly (UTC) and refills when the period ends.
+      </p>
       <section aria-labelledby="quota-heading" class="card">
         <h2 id="quota-heading">Quota</h2>
         <ErrorText error={error} />
@@ -31,13 +33,18 @@ export function UsagePage() {
           {subscription && (
             <span class="subtle">
               {' '}
-              · {formatDate(subscription.current_quota.period_start)} to {formatDate(subscription.current_quota.period_end)}
+              · {formatDate(subscription.current_quota.period_start)} to{' '}
+              {formatDate(subscription.current_quota.period_end)}
             </span>
           )}
         </h2>
         <ErrorText error={daily.error} />
         {subscription && daily.data ? (
-          <UsageChart usage={daily.data} periodStart={subscription.current_quota.period_start} periodEnd={subscription.current_quota.period_end} />
+          <UsageChart
+            usage={daily.data}
+            periodStart={subscription.current_quota.period_start}
+            periodEnd={subscription.current_quota.period_end}
+          />
         ) : (
           !daily.error && <p>Loading usage…</p>
         )}
