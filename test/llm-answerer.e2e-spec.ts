@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { collectText, createDomain, creditsUsed } from './support/knowledge.js';
@@ -6,15 +7,25 @@ import { collectText, createDomain, creditsUsed } from './support/knowledge.js';
 type Mode = 'ok' | 'fail' | 'hang' | 'garbage';
 
 /** A stand-in for an OpenAI-compatible server, on loopback. */
-async function startFakeModel(): Promise<{ url: string; mode: Mode; requests: any[]; close(): Promise<void> }> {
-  const state = { mode: 'ok' as Mode, requests: [] as any[] };
+async function startFakeModel(): Promise<{
+  url: string;
+  mode: Mode;
+  requests: any[];
+  /** When the service hung up on a request it was still waiting on (its client went away, or it timed out). */
+  abandoned: number[];
+  close(): Promise<void>;
+}> {
+  const state = { mode: 'ok' as Mode, requests: [] as any[], abandoned: [] as number[] };
   const hanging: IncomingMessage[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
       state.requests.push({ path: request.url, authorization: request.headers.authorization, body: JSON.parse(body) });
-      if (state.mode === 'hang') return void hanging.push(request);
+      if (state.mode === 'hang') {
+        response.once('close', () => state.abandoned.push(Date.now()));
+        return void hanging.push(request);
+      }
       if (state.mode === 'fail') {
         response.writeHead(500, { 'content-type': 'text/plain' });
         return void response.end('upstream exploded: secret-internal-detail');
@@ -35,6 +46,7 @@ async function startFakeModel(): Promise<{ url: string; mode: Mode; requests: an
       state.mode = mode;
     },
     requests: state.requests,
+    abandoned: state.abandoned,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -67,6 +79,7 @@ describe('the model answerer (LLM_BASE_URL)', () => {
   beforeEach(async () => {
     model.mode = 'ok';
     model.requests.length = 0;
+    model.abandoned.length = 0;
     user = await signUp(test);
   });
 
@@ -122,9 +135,44 @@ describe('the model answerer (LLM_BASE_URL)', () => {
     expect(await creditsUsed(test, user.id)).toBe(0);
   });
 
+  it('stops the model call at once when a streaming client hangs up, and charges nothing', async () => {
+    model.mode = 'hang';
+    const hungUpAt = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${test.url}/v1/query/`, {
+        method: 'POST',
+        headers: { ...user.auth, 'content-type': 'application/json' },
+      });
+      request.on('response', (response) => {
+        response.once('data', () => {
+          // The sources event has arrived and the model has been asked: hang up, well before LLM_TIMEOUT_MS.
+          setTimeout(() => {
+            request.destroy();
+            resolve(Date.now());
+          }, 50);
+        });
+      });
+      request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
+      request.end(JSON.stringify({ query: 'What do penguins eat?', domain: 'zoo', stream: true }));
+    });
+    await waitFor(() => model.abandoned.length === 1, 2_000);
+    expect(model.abandoned[0] - hungUpAt).toBeLessThan(250);
+    // The credit was taken before the model was asked, and is given back once the call is stopped.
+    await waitFor(async () => (await creditsUsed(test, user.id)) === 0, 2_000);
+    const ledger = await test.db.query('SELECT 1 FROM usage_events WHERE user_id = $1', [user.id]);
+    expect(ledger.rowCount).toBe(0);
+  });
+
   it('does not call the model when nothing was found', async () => {
     const response = await ask({ query: 'the of and', domain: 'zoo' }).expect(200);
     expect(response.body.sources).toEqual([]);
     expect(model.requests).toHaveLength(0);
   });
 });
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

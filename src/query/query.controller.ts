@@ -47,6 +47,15 @@ const STREAM_EXAMPLE = [
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
 
+/** Aborts when the connection closes before the response has been written in full. */
+function abortedWhenClientGoes(reply: HttpReply): AbortSignal {
+  const clientGone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) clientGone.abort();
+  });
+  return clientGone.signal;
+}
+
 @ApiTags('query')
 @Authenticated()
 @Controller('v1/query')
@@ -91,6 +100,7 @@ export class QueryController {
       domain: body.domain,
       topK: body.top_k ?? 5,
       operation: 'query',
+      signal: abortedWhenClientGoes(reply),
     });
     reply.headers(creditHeaders(prepared.reservation));
     if (body.stream) return this.stream(prepared, reply);
@@ -115,6 +125,12 @@ export class QueryController {
       const answer = await this.queries.complete(prepared, (text) => send('delta', { text }));
       send('done', { answer, ...this.summary(prepared) });
     } catch (error) {
+      if (prepared.signal?.aborted) {
+        this.logger.log(
+          'client disconnected before the answer was complete: the model stopped; charged only if part of the answer was delivered',
+        );
+        return;
+      }
       // Headers are gone: the failure travels as an event (the credits were refunded).
       this.logger.error(`streamed answer failed: ${(error as Error).stack ?? String(error)}`);
       send('error', { detail: STREAM_FAILURE });

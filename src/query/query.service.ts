@@ -12,6 +12,8 @@ export interface Question {
   operation: MeteredOperation;
   /** Chat: earlier turns, oldest first. Their user turns also widen the search. */
   history?: ConversationTurn[];
+  /** Aborted when the client disconnects before its answer is complete. */
+  signal?: AbortSignal;
 }
 
 /** Everything checked and paid for; only the answer's text is still to come. */
@@ -20,6 +22,7 @@ export interface PreparedAnswer {
   sources: RetrievedSource[];
   reservation: Reservation;
   deltas: AsyncIterable<string>;
+  signal?: AbortSignal;
 }
 
 const CONTEXT_TURNS = 3;
@@ -50,26 +53,42 @@ export class QueryService {
         limit: question.topK,
         contextQueries,
       });
-      const deltas = this.answerer.answer({ question: question.text, passages: sources, history: question.history });
-      return { domain: scope.domain, sources, reservation, deltas };
+      const deltas = this.answerer.answer({
+        question: question.text,
+        passages: sources,
+        history: question.history,
+        signal: question.signal,
+      });
+      return { domain: scope.domain, sources, reservation, deltas, signal: question.signal };
     } catch (error) {
       await this.quota.refund(reservation);
       throw error;
     }
   }
 
-  /** Reads the answer to the end, handing each delta to `onDelta`; refunds if the answerer fails. */
-  async complete(prepared: PreparedAnswer, onDelta: (text: string) => void = () => undefined): Promise<string> {
+  /**
+   * Reads the answer to the end, handing each delta to `onDelta`. Refunds if the answerer fails, or if
+   * the client goes before receiving any of the answer; once part of it was delivered, the charge stands
+   * (else reading every delta and hanging up before `done` would make answers free).
+   */
+  async complete(prepared: PreparedAnswer, onDelta?: (text: string) => void): Promise<string> {
     let answer = '';
+    let delivered = false;
     try {
       for await (const delta of prepared.deltas) {
+        prepared.signal?.throwIfAborted();
         answer += delta;
-        onDelta(delta);
+        if (onDelta) {
+          onDelta(delta);
+          delivered = true;
+        }
       }
+      prepared.signal?.throwIfAborted();
       this.quota.settle(prepared.reservation);
       return answer;
     } catch (error) {
-      await this.quota.refund(prepared.reservation);
+      if (prepared.signal?.aborted && delivered) this.quota.settle(prepared.reservation);
+      else await this.quota.refund(prepared.reservation);
       throw error;
     }
   }

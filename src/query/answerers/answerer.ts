@@ -10,6 +10,8 @@ export interface AnswerInput {
   passages: RetrievedSource[];
   /** Earlier turns of a chat, oldest first. */
   history?: ConversationTurn[];
+  /** Aborted when the client has gone: stop any upstream work. */
+  signal?: AbortSignal;
 }
 
 /** Writes the answer as a sequence of text deltas; failures surface while iterating. */

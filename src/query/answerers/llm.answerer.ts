@@ -23,7 +23,7 @@ export class LlmAnswerer implements Answerer {
 
   constructor(private readonly settings: LlmSettings) {}
 
-  async *answer({ question, passages, history = [] }: AnswerInput): AsyncIterable<string> {
+  async *answer({ question, passages, history = [], signal }: AnswerInput): AsyncIterable<string> {
     if (passages.length === 0) {
       yield NOTHING_FOUND;
       return;
@@ -36,10 +36,10 @@ export class LlmAnswerer implements Answerer {
       ...history.slice(-6),
       { role: 'user', content: `Passages:\n${context}\n\nQuestion: ${question}` },
     ];
-    yield await this.complete(messages);
+    yield await this.complete(messages, signal);
   }
 
-  private async complete(messages: { role: string; content: string }[]): Promise<string> {
+  private async complete(messages: { role: string; content: string }[], clientGone?: AbortSignal): Promise<string> {
     const url = `${this.settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     let response: Response;
     try {
@@ -50,7 +50,10 @@ export class LlmAnswerer implements Answerer {
           ...(this.settings.apiKey ? { Authorization: `Bearer ${this.settings.apiKey}` } : {}),
         },
         body: JSON.stringify({ model: this.settings.model, messages, temperature: 0.2 }),
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
+        // The model's work is cut short when the client has gone: nobody would read the answer.
+        signal: clientGone
+          ? AbortSignal.any([AbortSignal.timeout(this.settings.timeoutMs), clientGone])
+          : AbortSignal.timeout(this.settings.timeoutMs),
       });
     } catch (error) {
       this.logger.warn(`model request failed: ${(error as Error).name}`);
