@@ -11,7 +11,7 @@ async function startFakeModel(): Promise<{ url: string; mode: Mode; requests: an
   const hanging: IncomingMessage[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
-    request.on('data', (chunk) => (body += chunk));
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       state.requests.push({ path: request.url, authorization: request.headers.authorization, body: JSON.parse(body) });
       if (state.mode === 'hang') return void hanging.push(request);
