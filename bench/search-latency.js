@@ -93,7 +93,10 @@ export function makeCorpus({ documents, seed = 20261121 }) {
   while (vocabulary.length < 40_000) {
     let word = '';
     for (let i = 2 + int(3); i > 0; i--) word += SYLLABLES[int(SYLLABLES.length)];
-    if (!seen.has(word)) (vocabulary.push(word), seen.add(word));
+    if (!seen.has(word)) {
+      vocabulary.push(word);
+      seen.add(word);
+    }
   }
   const cumulative = [];
   let total = 0;

@@ -61,7 +61,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   observeHttp(app, logging);
   await allowBrowsers(app, config);
   await acceptUploads(app, config);
-  await mountDashboard(app, config.DASHBOARD_DIR);
+  mountDashboard(app, config.DASHBOARD_DIR);
   app.useGlobalFilters(new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES));
   app.useGlobalPipes(new BodyValidationPipe());
   setUpOpenApi(app);
@@ -72,6 +72,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     await database.close();
   };
   return new Proxy(app, {
-    get: (target, property, receiver) => (property === 'close' ? close : Reflect.get(target, property, receiver)),
+    get: (target, property, receiver) =>
+      property === 'close' ? close : (Reflect.get(target, property, receiver) as unknown),
   });
 }

@@ -34,7 +34,8 @@ interface CreateAdminArgs {
 }
 
 async function parseCommandLine(argv: string[]): Promise<CreateAdminArgs> {
-  const [command, ...rest] = argv;
+  const command = argv.at(0);
+  const rest = argv.slice(1);
   if (command === undefined) throw new UsageError('no command given');
   if (command !== 'create-admin') throw new UsageError(`unknown command "${command}"`);
   let values: { email?: string; password?: string; 'password-stdin'?: boolean; 'promote-existing'?: boolean };
@@ -129,13 +130,20 @@ async function main(argv: string[]): Promise<number> {
       );
       return 1;
     }
-    const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
+    const message =
+      error instanceof Error
+        ? error.message
+        : String((error as { message?: unknown } | null | undefined)?.message ?? error);
     console.error(error instanceof ConfigError ? message : `create-admin failed: ${message}`);
     return 1;
   }
 }
 
-main(process.argv.slice(2)).then((code) => {
+main(process.argv.slice(2)).then(
   // Open handles (pools, timers) must not keep a finished command alive.
-  process.exit(code);
-});
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

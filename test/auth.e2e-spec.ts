@@ -33,8 +33,6 @@ describe('accounts and JWT', () => {
   });
   afterAll(() => test.close());
 
-  const countUsers = async () => (await test.db.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
-
   describe('registration', () => {
     it('creates the user with an argon2id hash and an organization the user owns', async () => {
       const password = 'a long enough password';

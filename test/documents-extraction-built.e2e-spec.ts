@@ -29,7 +29,7 @@ describe('document extraction in the built service', () => {
     auth = { Authorization: `Bearer ${tokens.access}` };
   }, 120_000);
   afterAll(async () => {
-    if (service && service.child.exitCode === null) {
+    if (service?.child.exitCode === null) {
       service.child.kill('SIGTERM');
       await service.exited;
     }

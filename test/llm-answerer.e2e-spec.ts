@@ -19,7 +19,7 @@ async function startFakeModel(): Promise<{
   const hanging: IncomingMessage[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
-    request.on('data', (chunk) => (body += chunk));
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       state.requests.push({ path: request.url, authorization: request.headers.authorization, body: JSON.parse(body) });
       if (state.mode === 'hang') {

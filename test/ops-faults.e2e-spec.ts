@@ -64,7 +64,7 @@ describe('database outage and recovery', () => {
     const url = cluster.url.replace(/\/postgres$/, '/kqs_fault');
     test = await startTestApp(
       { LOG_LEVEL: 'error' },
-      { url, name: 'kqs_fault', drop: async () => undefined },
+      { url, name: 'kqs_fault', drop: () => Promise.resolve() },
       { logStream: logs },
     );
     // The helper's own connection dies with the server; that is expected here.

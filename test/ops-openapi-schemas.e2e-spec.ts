@@ -20,7 +20,6 @@ describe('OpenAPI document: schemas', () => {
   let test: TestApp;
   let document: OpenApiDocument;
   const operation = (path: string, method: string): Operation => document.paths[path][method];
-  const schemaNamed = (name: string) => document.components.schemas[name];
   /** The schema a 2xx (or any) response gives for a media type, references followed. */
   const responseSchema = (path: string, method: string, status: string, mediaType = 'application/json'): Schema =>
     deref(document, deref(document, operation(path, method).responses[status]).content![mediaType].schema!);
@@ -381,7 +380,7 @@ describe('OpenAPI document: schemas', () => {
       if (response.status === 204) {
         expect({ at, content: resolved.content }).toEqual({ at, content: undefined });
       } else {
-        const mediaType = String(response.headers['content-type']).split(';')[0];
+        const mediaType = response.headers['content-type'].split(';')[0];
         const media = resolved.content?.[mediaType];
         expect({ at, mediaType, documented: Boolean(media) }).toEqual({ at, mediaType, documented: true });
         if (mediaType === 'application/json')

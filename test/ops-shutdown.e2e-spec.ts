@@ -10,7 +10,7 @@ function halfSentRequest(port: number, path: string, body: object) {
   const payload = JSON.stringify(body);
   const socket: Socket = connect(port, '127.0.0.1');
   let response = '';
-  socket.on('data', (chunk) => (response += chunk));
+  socket.on('data', (chunk) => (response += chunk.toString()));
   const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(response)));
   socket.on('error', (error) => (response += `[socket error: ${error.message}]`));
   socket.write(

@@ -36,7 +36,7 @@ function countKeyLookups(test: TestApp): { count: () => number; restore: () => v
   const dataSource = test.app.get(DataSource);
   const spy = jest.spyOn(dataSource, 'query');
   return {
-    count: () => spy.mock.calls.filter(([sql]) => String(sql).includes('WHERE k.key_hash = $1')).length,
+    count: () => spy.mock.calls.filter(([sql]) => sql.includes('WHERE k.key_hash = $1')).length,
     restore: () => spy.mockRestore(),
   };
 }

@@ -24,6 +24,6 @@ describe('Semaphore (bounds argon2 hashing)', () => {
   it('frees the slot of a task that fails', async () => {
     const slots = new Semaphore(1);
     await expect(slots.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    await expect(slots.run(async () => 'next')).resolves.toBe('next');
+    await expect(slots.run(() => Promise.resolve('next'))).resolves.toBe('next');
   });
 });

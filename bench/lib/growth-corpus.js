@@ -43,7 +43,11 @@ export function loadSciFactWords() {
   for (const doc of jsonLines('corpus.jsonl')) {
     for (const word of `${doc.title} ${doc.text}`.toLowerCase().match(/[a-z][a-z0-9]*(?:-[a-z0-9]+)*/g) ?? []) {
       let id = index.get(word);
-      if (id === undefined) (index.set(word, (id = words.push(word) - 1)), counts.push(0));
+      if (id === undefined) {
+        id = words.push(word) - 1;
+        index.set(word, id);
+        counts.push(0);
+      }
       counts[id]++;
       stream.push(id);
     }

@@ -46,7 +46,7 @@ export class ApiKeyAuthenticator {
 
   private lookUp(hash: string): Promise<KeyGrant | null> {
     const pending = this.inFlight.get(hash);
-    if (pending && pending.generation === this.cache.generation) return pending.result;
+    if (pending?.generation === this.cache.generation) return pending.result;
     const entry = { generation: this.cache.generation, result: this.load(hash) };
     this.inFlight.set(hash, entry);
     void entry.result

@@ -55,10 +55,13 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     try {
       await client.connect();
       await client.query(`LISTEN ${KEY_CHANGE_CHANNEL}`);
-      if (this.stopped) return void (await client.end());
+      if (this.stopped) {
+        await client.end();
+        return;
+      }
       this.client = client;
       this.cache.setSynced(true);
-      this.heartbeat = setInterval(() => client.query('SELECT 1').catch(() => this.lost(client)), HEARTBEAT_MS);
+      this.heartbeat = setInterval(() => void client.query('SELECT 1').catch(() => this.lost(client)), HEARTBEAT_MS);
       this.heartbeat.unref();
     } catch (error) {
       this.logger.warn(`key-change listener could not connect: ${(error as Error).message}`);

@@ -17,6 +17,8 @@ import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 
+type PassportMiddleware = (request: HttpRequest, reply: HttpReply, next: (error?: Error) => void) => void;
+
 /**
  * The first guard in front of every route: unless the route is public, it reads the credential, picks
  * the Passport strategy by its prefix and attaches the principal. Rate limiting and `@AdminOnly()`
@@ -44,8 +46,10 @@ export class CompositeAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const requirement =
-      this.reflector.getAllAndOverride<AuthRequirement>(AUTH_REQUIREMENT, [context.getHandler(), context.getClass()]) ??
-      {};
+      this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? {};
     if (requirement.public) return true;
 
     const request = context.switchToHttp().getRequest<HttpRequest>();
@@ -91,13 +95,14 @@ export class CompositeAuthGuard implements CanActivate {
   ): Promise<Principal> {
     const http = context.switchToHttp();
     return new Promise((resolve, reject) => {
-      const done = (error: unknown, principal?: Principal | false) => {
+      const done = (error: Error | null | undefined, principal?: Principal | false) => {
         if (error) reject(error);
         else if (!principal) reject(failure());
         else resolve(principal);
       };
-      const run = this.passport.authenticate(strategy, { session: false }, done);
-      run(http.getRequest<HttpRequest>(), http.getResponse<HttpReply>(), (error?: unknown) => done(error ?? failure()));
+      // Passport types its middleware as `any`; this is its shape.
+      const run = this.passport.authenticate(strategy, { session: false }, done) as PassportMiddleware;
+      run(http.getRequest<HttpRequest>(), http.getResponse<HttpReply>(), (error) => done(error ?? failure()));
     });
   }
 }

@@ -19,7 +19,9 @@ export class RefreshTokenPurger implements OnApplicationBootstrap, OnApplication
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
-      this.purgeExpired().catch((error: Error) => this.logger.warn(`refresh-token purge failed: ${error.message}`));
+      this.purgeExpired().catch((error: unknown) =>
+        this.logger.warn(`refresh-token purge failed: ${(error as Error).message}`),
+      );
     }, INTERVAL_MS);
     this.timer.unref();
   }

@@ -25,12 +25,16 @@ export class ChatService {
   ) {}
 
   /** The domain is checked now (404/403) so a session never points at something it cannot ask. */
-  async create(caller: Principal, title: string | undefined, domain: string | null | undefined): Promise<ChatSession> {
+  async create(
+    caller: Principal,
+    title: string | null | undefined,
+    domain: string | null | undefined,
+  ): Promise<ChatSession> {
     const scope = await this.scopes.resolve(caller, domain);
     return this.chats.createSession({
       organizationId: caller.organizationId,
       userId: caller.userId,
-      title: title || 'New chat',
+      title: title ?? 'New chat',
       domain: scope.domain,
     });
   }

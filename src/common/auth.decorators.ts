@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { NotAuthenticatedError } from './errors.js';
 import type { HttpRequest } from './http.js';
 import type { Principal } from './principal.js';
 
@@ -70,13 +71,16 @@ export function Authenticated(requirement: AuthRequirement = {}) {
     }
     const controller = target as abstract new (...args: never[]) => unknown;
     SetMetadata(AUTH_REQUIREMENT, requirement)(controller);
+    const prototype = controller.prototype as object;
     // Class decorators run after the methods': a route's own requirement is already there to be kept.
-    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-      const route = Object.getOwnPropertyDescriptor(controller.prototype, name)!;
-      if (typeof route.value !== 'function' || Reflect.getMetadata(PATH_METADATA, route.value) === undefined) continue;
-      if (Reflect.getMetadata(AUTH_REQUIREMENT, route.value) !== undefined) continue;
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const route = Object.getOwnPropertyDescriptor(prototype, name);
+      const handler: unknown = route?.value;
+      if (!route || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined)
+        continue;
+      if (Reflect.getMetadata(AUTH_REQUIREMENT, handler) !== undefined) continue;
       // Fresh decorators per route: @nestjs/swagger's ApiSecurity accumulates in its closure.
-      for (const decorate of documentation(requirement)) decorate(controller.prototype, name, route);
+      for (const decorate of documentation(requirement)) decorate(prototype, name, route);
     }
   };
 }
@@ -89,6 +93,9 @@ export const JwtOnly = () => Authenticated({ jwtOnly: true });
 export const AdminOnly = () => Authenticated({ adminOnly: true });
 
 /** The authenticated caller, as attached by the composite guard. */
-export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<HttpRequest>().user!,
-);
+export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
+  const principal = context.switchToHttp().getRequest<HttpRequest>().user;
+  // Only a public route has none, and a public route has no caller to ask for.
+  if (!principal) throw new NotAuthenticatedError();
+  return principal;
+});

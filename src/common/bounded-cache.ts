@@ -32,7 +32,7 @@ export interface StoreOptions {
 }
 
 /** A size-capped LRU with expiry (lru-cache) whose invalidations advance a `Generation`. */
-export class BoundedCache<K extends {}, V> {
+export class BoundedCache<K extends string | number | object, V> {
   // Wrapped because lru-cache holds no null, and a cached "no such account" is one.
   private readonly entries: LRUCache<K, { value: V }>;
   private readonly generations: Generation;

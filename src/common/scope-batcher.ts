@@ -1,7 +1,7 @@
 interface Pending<I, O> {
   item: I;
-  resolve(value: O): void;
-  reject(error: unknown): void;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
 }
 
 /**
@@ -29,13 +29,13 @@ export class ScopeBatcher<I, O> {
         queue.push({ item, resolve, reject });
         return;
       }
-      this.queues.set(scope, [{ item, resolve, reject }]);
-      void this.drain(scope);
+      const fresh = [{ item, resolve, reject }];
+      this.queues.set(scope, fresh);
+      void this.drain(scope, fresh);
     });
   }
 
-  private async drain(scope: string): Promise<void> {
-    const queue = this.queues.get(scope)!;
+  private async drain(scope: string, queue: Pending<I, O>[]): Promise<void> {
     while (queue.length > 0) {
       const batch = this.take(queue);
       try {

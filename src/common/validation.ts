@@ -60,7 +60,7 @@ export function fieldRule(name: string, check: Check, schema?: FieldSchema) {
   };
 }
 
-const trimStrings = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trimStrings = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 export interface StringRule {
   optional?: boolean;
@@ -182,9 +182,9 @@ export class BodyValidationPipe extends ValidationPipe {
     });
   }
 
-  override async transform(value: unknown, metadata: ArgumentMetadata) {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'body' || !metadata.metatype || metadata.metatype === Object) return value;
-    const body = value === undefined || value === null ? {} : value;
+    const body = value ?? {};
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw ValidationFailedError.field('body', 'Expected a JSON object.');
     }

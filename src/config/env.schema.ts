@@ -15,9 +15,9 @@ import {
 } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
-const toBool = ({ value }: { value: unknown }) => {
+const toBool = ({ value }: { value?: string }) => {
   if (value === undefined || value === '') return undefined;
-  const text = String(value).toLowerCase();
+  const text = value.toLowerCase();
   if (['true', '1', 'yes'].includes(text)) return true;
   if (['false', '0', 'no'].includes(text)) return false;
   return value;
@@ -45,7 +45,7 @@ const IsOriginList = () =>
       validate: (value: unknown) =>
         Array.isArray(value) && value.every((origin) => typeof origin === 'string' && isExactOrigin(origin)),
       defaultMessage: (args) => {
-        const bad = (Array.isArray(args?.value) ? args.value : [args?.value]).find(
+        const bad: unknown = (Array.isArray(args?.value) ? args.value : [args?.value]).find(
           (origin) => !isExactOrigin(String(origin)),
         );
         return `must be a comma-separated list of exact origins such as https://app.example.com (no "*", path or trailing slash); "${String(bad)}" is not one`;
@@ -303,7 +303,7 @@ export class EnvSchema {
   SHUTDOWN_GRACE_MS = 10_000;
 
   /** Browser origins allowed to call the API (CORS): a comma-separated list of exact origins; empty = none. */
-  @Transform(({ value }) => (typeof value === 'string' ? parseOriginList(value) : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? parseOriginList(value) : value))
   @IsOriginList()
   CORS_ORIGINS: readonly string[] = [];
 

@@ -32,7 +32,7 @@ const SECURITY_HEADERS = {
  * usual JSON 404, and so is another method (these routes are not API operations, so no 405). The
  * page is public (these routes are not Nest's, so no guard runs); the API is not.
  */
-export async function mountDashboard(app: INestApplication, directory = defaultDashboardDirectory()): Promise<void> {
+export function mountDashboard(app: INestApplication, directory = defaultDashboardDirectory()): void {
   const root = resolve(directory);
   if (!existsSync(join(root, 'index.html'))) {
     new Logger('Dashboard').warn(

@@ -35,7 +35,8 @@ export class DatabaseModule implements OnApplicationShutdown {
           }),
           // Migrations run here rather than through `migrationsRun`, so that they hold the migration lock.
           dataSourceFactory: async (options) => {
-            const dataSource = await new DataSource(options!).initialize();
+            if (!options) throw new Error('TypeORM passed no data source options');
+            const dataSource = await new DataSource(options).initialize();
             try {
               if (config.MIGRATIONS_RUN) await runMigrationsExclusively(dataSource, target);
             } catch (error) {

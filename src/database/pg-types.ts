@@ -1,10 +1,6 @@
 import pg from 'pg';
 import { parsePgTimestamptz } from '../common/timestamps.js';
 
-const TIMESTAMPTZ_OID = 1184;
-const INT8_OID = 20;
-const DATE_OID = 1082;
-
 let installed = false;
 
 /**
@@ -14,9 +10,9 @@ let installed = false;
  */
 export function installPgTypeParsers(): void {
   if (installed) return;
-  pg.types.setTypeParser(TIMESTAMPTZ_OID, parsePgTimestamptz);
-  pg.types.setTypeParser(INT8_OID, (text: string) => Number(text));
+  pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parsePgTimestamptz);
+  pg.types.setTypeParser(pg.types.builtins.INT8, (text: string) => Number(text));
   // A calendar date stays `YYYY-MM-DD`: pg would otherwise make it local midnight.
-  pg.types.setTypeParser(DATE_OID, (text: string) => text);
+  pg.types.setTypeParser(pg.types.builtins.DATE, (text: string) => text);
   installed = true;
 }

@@ -84,10 +84,10 @@ export class DomainsService {
     for (const field of ['name', 'slug', 'is_active'] as const) {
       if (dto[field] === null) throw ValidationFailedError.field(field, 'This field may not be null.');
     }
-    if (dto.name !== undefined) domain.name = dto.name;
+    if (typeof dto.name === 'string') domain.name = dto.name;
     if (dto.slug !== undefined) domain.slug = dto.slug;
     if (dto.description !== undefined) domain.description = dto.description ?? '';
-    if (dto.is_active !== undefined) domain.isActive = dto.is_active;
+    if (typeof dto.is_active === 'boolean') domain.isActive = dto.is_active;
     if (dto.region !== undefined) {
       domain.region = await this.regionFor(dto.region);
       domain.regionId = domain.region?.id ?? null;

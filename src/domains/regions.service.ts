@@ -32,7 +32,7 @@ export class RegionsService {
     const region = await this.findBySlug(slug);
     if (!region) throw new NotFoundError();
     if (dto.name === null) throw ValidationFailedError.field('name', 'This field may not be null.');
-    if (dto.name !== undefined) region.name = dto.name;
+    if (typeof dto.name === 'string') region.name = dto.name;
     if (dto.slug !== undefined) region.slug = dto.slug;
     return presentRegion(await this.saving(() => this.regions.save(region)));
   }

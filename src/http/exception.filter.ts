@@ -85,7 +85,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   }
 
   private logFailure(exception: unknown, request: HttpRequest): void {
-    const stack = exception instanceof Error ? exception.stack : String(exception);
+    const stack = exception instanceof Error ? (exception.stack ?? String(exception)) : String(exception);
     this.logger.error(`${request.method} ${pathOf(request.url)} failed (request ${request.id}): ${stack}`);
   }
 }

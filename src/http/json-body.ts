@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { BadRequestError, HttpStatusError } from '../common/errors.js';
 
-const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+const DECODERS: Partial<Record<string, () => NodeJS.ReadWriteStream>> = {
   gzip: createGunzip,
   'x-gzip': createGunzip,
   deflate: createInflate,

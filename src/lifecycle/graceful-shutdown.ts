@@ -45,7 +45,7 @@ export function installGracefulShutdown(app: INestApplication, config: AppConfig
       logger.log('closed cleanly');
     } catch (error) {
       code = 1;
-      logger.error(`shutdown failed: ${(error as Error).stack ?? error}`);
+      logger.error(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
     exit(code);
   };

@@ -204,7 +204,7 @@ function pruneUnusedComponents(document: OpenAPIObject): void {
 interface RequestBody {
   required?: boolean;
   description?: string;
-  content?: Record<string, { schema?: { $ref?: string }; encoding?: unknown }>;
+  content?: Partial<Record<string, { schema?: { $ref?: string }; encoding?: unknown }>>;
 }
 
 /** Each media type of the body gets its own class's schema (a file upload's `file` is binary). */

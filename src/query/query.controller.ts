@@ -29,21 +29,23 @@ const EXAMPLE_SOURCE = {
   score: 7.1234,
   metadata: {},
 };
-const STREAM_EXAMPLE = [
-  ['sources', { sources: [EXAMPLE_SOURCE] }],
-  ['delta', { text: 'Rotate the key with ' }],
-  ['delta', { text: 'POST /v1/billings/api-keys/{key_id}/rotate/.' }],
+const STREAM_EXAMPLE = (
   [
-    'done',
-    {
-      answer: 'Rotate the key with POST /v1/billings/api-keys/{key_id}/rotate/.',
-      sources: [EXAMPLE_SOURCE],
-      domain: 'handbook',
-      credits_used: 1,
-      credits_remaining: 999,
-    },
-  ],
-]
+    ['sources', { sources: [EXAMPLE_SOURCE] }],
+    ['delta', { text: 'Rotate the key with ' }],
+    ['delta', { text: 'POST /v1/billings/api-keys/{key_id}/rotate/.' }],
+    [
+      'done',
+      {
+        answer: 'Rotate the key with POST /v1/billings/api-keys/{key_id}/rotate/.',
+        sources: [EXAMPLE_SOURCE],
+        domain: 'handbook',
+        credits_used: 1,
+        credits_remaining: 999,
+      },
+    ],
+  ] satisfies [event: string, data: unknown][]
+)
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
 

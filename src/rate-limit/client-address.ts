@@ -27,9 +27,11 @@ export function clientAddress(request: { ip?: string; socket?: { remoteAddress?:
 }
 
 function expandIpv6(address: string): string[] {
-  const [head, tail] = address.split('%')[0].toLowerCase().split('::');
+  const halves = address.split('%')[0].toLowerCase().split('::');
+  const head = halves[0];
+  const tail = halves.at(1); // none without a `::`
   const left = head ? head.split(':') : [];
   const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const zeros = tail === undefined ? [] : Array(Math.max(0, 8 - left.length - right.length)).fill('0');
+  const zeros = tail === undefined ? [] : Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
   return [...left, ...zeros, ...right].map((group) => group.replace(/^0+(?=.)/, ''));
 }

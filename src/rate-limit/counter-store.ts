@@ -97,7 +97,7 @@ export class CounterStore {
     if (this.redis) {
       try {
         const [count, ttl] = (await this.redis.eval(INCREMENT, 1, key, windowMs)) as [number, number];
-        return { count: Number(count), remainingMs: Math.max(Number(ttl), 1) };
+        return { count, remainingMs: Math.max(ttl, 1) };
       } catch (error) {
         this.warn(error);
       }

@@ -78,7 +78,7 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
     const id = principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
     const window = Math.floor(now / WINDOW_MS);
     let entry = this.windows.get(id);
-    if (!entry || entry.window !== window) {
+    if (entry?.window !== window) {
       entry = { window, shared: 0, sending: 0, pending: 0 };
       this.windows.set(id, entry);
     }

@@ -204,7 +204,7 @@ export class Bm25Retriever implements Retriever {
       titleWeight,
     };
     const rows = await this.index.scoreChunks(scopeId, tsquery, weights, limit);
-    return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: Number(row.score) }));
+    return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: row.score }));
   }
 
   private async present(hits: Hit[], plan: QueryPlan): Promise<RetrievedSource[]> {

@@ -22,7 +22,7 @@ export function buildService(): Promise<string> {
       {
         cwd: ROOT,
       },
-    ).catch((error) => {
+    ).catch((error: unknown) => {
       if (!existsSync(join(OUT, 'main.js'))) throw error;
     });
     return join(OUT, 'main.js');
@@ -47,8 +47,8 @@ export async function startBuiltService(env: Record<string, string>): Promise<Ru
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );

@@ -4,4 +4,5 @@ import { App } from './app';
 import './styles.css';
 
 session.start();
-render(<App />, document.getElementById('root')!);
+const root = document.getElementById('root');
+if (root) render(<App />, root);

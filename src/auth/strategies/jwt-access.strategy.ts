@@ -59,16 +59,25 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
   /** Called by passport-jwt once the signature and expiry are good. */
   async validate(request: HttpRequest, claims: Partial<TokenClaims>): Promise<Principal> {
     // A refresh token is well signed too: its type is what keeps it off authenticated routes.
-    if (claims.token_type !== 'access' || !UUID.test(String(claims.user_id)) || typeof claims.exp !== 'number') {
+    const userId = claims.user_id;
+    if (
+      claims.token_type !== 'access' ||
+      typeof userId !== 'string' ||
+      !UUID.test(userId) ||
+      typeof claims.exp !== 'number'
+    ) {
       throw new AccessTokenInvalidError();
     }
-    const principal = await this.principalFor(claims.user_id!, claims.iat);
-    const token = bearerToken(request)!;
-    this.verified.remember(token, {
-      userId: claims.user_id!,
-      issuedAt: Number(claims.iat),
-      expiresAtMs: claims.exp * 1000,
-    });
+    const principal = await this.principalFor(userId, claims.iat);
+    // passport-jwt read the token from this header to get here.
+    const token = bearerToken(request);
+    if (token) {
+      this.verified.remember(token, {
+        userId,
+        issuedAt: Number(claims.iat),
+        expiresAtMs: claims.exp * 1000,
+      });
+    }
     return principal;
   }
 

@@ -5,7 +5,7 @@ import { DomainSlugField, MAX_QUERY_CHARACTERS } from '../../query/dto/query.dto
 export class CreateSessionDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'Default: "New chat".' })
   @StringField({ optional: true, max: 200 })
-  title?: string;
+  title?: string | null;
 
   @DomainSlugField()
   domain?: string | null;

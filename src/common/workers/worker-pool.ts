@@ -40,6 +40,7 @@ interface Task {
 
 /** Resident memory of a process in MB, from /proc (0 where there is none). */
 function residentMb(pid: number | undefined): number {
+  if (pid === undefined) return 0;
   try {
     return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   } catch {
@@ -90,9 +91,10 @@ export class WorkerPool {
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0 && (this.idle.length > 0 || this.live < this.options.size)) {
-      const worker = this.idle.pop() ?? this.spawn();
-      this.execute(worker, this.queue.shift()!);
+    while (this.idle.length > 0 || this.live < this.options.size) {
+      const task = this.queue.shift();
+      if (!task) return;
+      this.execute(this.idle.pop() ?? this.spawn(), task);
     }
   }
 
@@ -103,7 +105,7 @@ export class WorkerPool {
       serialization: 'advanced', // Buffers and typed arrays as they are, not as JSON
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
-    worker.stderr!.on('data', (data: Buffer) => {
+    worker.stderr?.on('data', (data: Buffer) => {
       const text = data.toString();
       if (OUT_OF_MEMORY.test(text)) this.outOfMemory.add(worker);
       if (this.outOfMemory.has(worker)) return; // the rest of V8's report: its native stack
@@ -145,7 +147,10 @@ export class WorkerPool {
         settle({ error: new WorkerPoolClosedError() }, false);
         return;
       }
-      settle({ error: new WorkerCrashedError(this.outOfMemory.has(worker), signal ?? `exit code ${code}`) }, false);
+      settle(
+        { error: new WorkerCrashedError(this.outOfMemory.has(worker), signal ?? `exit code ${code ?? 'unknown'}`) },
+        false,
+      );
     };
     const timer = setTimeout(() => settle({ error: new WorkerTimeoutError() }, false), this.options.timeoutMs);
     this.busy.add(worker);

@@ -13,7 +13,7 @@ export interface UploadedFile {
   buffer: Buffer;
 }
 
-const BY_EXTENSION: Record<string, DocumentContentType> = {
+const BY_EXTENSION: Partial<Record<string, DocumentContentType>> = {
   '.txt': 'text/plain',
   '.text': 'text/plain',
   '.md': 'text/markdown',

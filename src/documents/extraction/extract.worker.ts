@@ -19,13 +19,13 @@ async function handle(request: ExtractionRequest): Promise<ExtractionReply> {
     return { text, chunks: chunkText(text) };
   } catch (error) {
     if (error instanceof ValidationFailedError) return { refusal: Object.values(error.fields)[0][0] };
-    return { failure: String((error as Error)?.stack ?? error) };
+    return { failure: String((error as Error | null | undefined)?.stack ?? error) };
   }
 }
 
 // A worker process of the extraction pool (WorkerPool): one request at a time, one reply each.
 process.on('message', (request: ExtractionRequest) => {
-  void handle(request).then((reply) => process.send!(reply));
+  void handle(request).then((reply) => process.send?.(reply));
 });
 // The service went away (even killed): so does its worker.
 process.on('disconnect', () => process.exit(0));

@@ -46,7 +46,7 @@ export function installDecodeBudget(): Promise<void> {
         throw new Error(`pdf.js changed: cannot install the decode budget in ${path}`);
       patched = patched.replace(anchor, `${anchor}${charge}\n`);
     }
-    const worker = await import(`data:text/javascript;base64,${Buffer.from(patched).toString('base64')}`);
+    const worker: unknown = await import(`data:text/javascript;base64,${Buffer.from(patched).toString('base64')}`);
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
   })();
   return installed;

@@ -50,7 +50,7 @@ async function readPages(bytes: Buffer, budget: DecodeBudget): Promise<string> {
   try {
     document = await task.promise;
   } catch (error) {
-    if ((error as Error)?.name === 'PasswordException')
+    if ((error as Error | null | undefined)?.name === 'PasswordException')
       throw ValidationFailedError.field('file', 'The PDF is password-protected.');
     throw unreadable();
   }

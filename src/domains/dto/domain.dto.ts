@@ -12,7 +12,7 @@ export class CreateRegionDto {
 
 export class UpdateRegionDto {
   @StringField({ max: 100, optional: true })
-  name?: string;
+  name?: string | null;
 
   @SlugField({ optional: true })
   slug?: string;
@@ -26,7 +26,7 @@ export class CreateDomainDto {
   slug: string;
 
   @StringField({ max: 2000, optional: true, allowBlank: true })
-  description?: string;
+  description?: string | null;
 
   @ApiPropertyOptional({
     type: 'string',
@@ -40,13 +40,13 @@ export class CreateDomainDto {
 
 export class UpdateDomainDto {
   @StringField({ max: 100, optional: true })
-  name?: string;
+  name?: string | null;
 
   @SlugField({ optional: true })
   slug?: string;
 
   @StringField({ max: 2000, optional: true, allowBlank: true })
-  description?: string;
+  description?: string | null;
 
   @ApiPropertyOptional({
     type: 'string',
@@ -59,5 +59,5 @@ export class UpdateDomainDto {
 
   @ApiPropertyOptional({ type: 'boolean', description: 'False hides the domain from everyone but administrators.' })
   @BooleanField()
-  is_active?: boolean;
+  is_active?: boolean | null;
 }

@@ -10,7 +10,10 @@ const INVALID = 'Enter a valid "slug" consisting of lowercase letters, numbers o
 /** A slug naming a region or domain (DRF's wording for required, blank and invalid values). */
 export function SlugField(rule: { optional?: boolean; nullable?: boolean } = {}) {
   return (target: object, propertyName: string) => {
-    Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))(target, propertyName);
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))(
+      target,
+      propertyName,
+    );
     fieldRule(
       'slugField',
       (value) => {

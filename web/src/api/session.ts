@@ -67,7 +67,7 @@ class Session {
    * must be confirmed by the service: an error is thrown (and the page stays signed in) otherwise.
    */
   async signOutEverywhere(): Promise<void> {
-    const refresh = await withRefreshLock(async () => readStoredRefresh() ?? this.tokens?.refresh);
+    const refresh = await withRefreshLock(() => Promise.resolve(readStoredRefresh() ?? this.tokens?.refresh));
     if (!refresh || !this.tokens) throw sessionEnded();
     await unwrap(publicClient.POST('/auth/jwt/logout/', { body: { refresh, all: true } }));
     this.end('You have signed out on every device.');
@@ -183,7 +183,7 @@ function sessionEnded(): ApiError {
 
 /** Tabs refresh one at a time where the browser has Web Locks; elsewhere, as before, each on its own. */
 function withRefreshLock<T>(task: () => Promise<T>): Promise<T> {
-  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+  const locks = (navigator as Partial<Navigator>).locks;
   return locks ? locks.request(REFRESH_LOCK, task) : task();
 }
 

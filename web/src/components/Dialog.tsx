@@ -21,7 +21,8 @@ export function Dialog({ title, onDismiss, children, alert = false }: DialogProp
   dismiss.current = onDismiss;
 
   useEffect(() => {
-    const dialog = ref.current!;
+    const dialog = ref.current;
+    if (!dialog) return;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     dialog.showModal();
     dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();

@@ -25,7 +25,7 @@ export function Sources({ sources }: { sources: Source[] }) {
             <blockquote>
               <Highlighted text={source.snippet} />
             </blockquote>
-            {source.metadata && Object.keys(source.metadata).length > 0 && (
+            {Object.keys(source.metadata).length > 0 && (
               <dl class="metadata">
                 {Object.entries(source.metadata).map(([name, value]) => (
                   <div key={name}>

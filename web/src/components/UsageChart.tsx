@@ -23,14 +23,15 @@ export function periodDays(start: string, end: string): string[] {
 function niceCeiling(value: number): number {
   if (value <= 5) return 5;
   const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((f) => f * power).find((candidate) => candidate >= value)!;
+  return [1, 2, 5].map((f) => f * power).find((candidate) => candidate >= value) ?? 10 * power;
 }
 
 function useWidth(fallback: number) {
   const ref = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(fallback);
   useEffect(() => {
-    const element = ref.current!;
+    const element = ref.current;
+    if (!element) return;
     setWidth(element.clientWidth || fallback);
     const observer = new ResizeObserver(([entry]) => setWidth(Math.max(entry.contentRect.width, 200)));
     observer.observe(element);

@@ -55,7 +55,7 @@ export function AskPage({ sessionId }: { sessionId?: string }) {
                 <Link to={`ask/${item.id}`} aria-current={item.id === sessionId ? 'page' : undefined}>
                   <span class="session-title">{item.title || 'Untitled conversation'}</span>
                   <span class="session-meta">
-                    {knowledgeBaseName(item.domain, allDomains)} · <Time iso={item.updated_at ?? item.created_at} />
+                    {knowledgeBaseName(item.domain, allDomains)} · <Time iso={item.updated_at} />
                   </span>
                 </Link>
               </li>
@@ -239,7 +239,7 @@ function Conversation({
   const messages = [...(loaded.data?.messages ?? []), ...added].filter(
     (message) => !seen.has(message.id) && seen.add(message.id),
   );
-  useEffect(() => end.current?.scrollIntoView?.({ block: 'nearest' }), [messages.length, pending]);
+  useEffect(() => end.current?.scrollIntoView({ block: 'nearest' }), [messages.length, pending]);
 
   const session = loaded.data;
   return (
@@ -253,7 +253,7 @@ function Conversation({
             <li key={message.id} class={`message message-${message.role}`}>
               <div class="message-role">{message.role === 'user' ? 'You' : 'Answer'}</div>
               <div class="message-content">{message.content}</div>
-              {message.role === 'assistant' && <Sources sources={message.sources ?? []} />}
+              {message.role === 'assistant' && <Sources sources={message.sources} />}
             </li>
           ))}
           {pending && (

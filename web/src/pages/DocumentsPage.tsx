@@ -41,7 +41,7 @@ export function DocumentsPage() {
           {status}
         </p>
         <ErrorText error={list.error} />
-        {page && page.results.length === 0 && <p>No documents yet. Upload one above.</p>}
+        {page?.results.length === 0 && <p>No documents yet. Upload one above.</p>}
         {page && page.results.length > 0 && (
           <table class="responsive-table">
             <caption class="visually-hidden">Private documents, newest first</caption>

@@ -65,7 +65,7 @@ export function KeysPage() {
           {status}
         </p>
         <ErrorText error={list.error} />
-        {list.data && list.data.length === 0 && <p>No keys yet. Create one above.</p>}
+        {list.data?.length === 0 && <p>No keys yet. Create one above.</p>}
         {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={setAction} />}
         {!list.data && list.loading && <p aria-live="polite">Loading keys…</p>}
       </section>
