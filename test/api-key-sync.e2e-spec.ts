@@ -39,7 +39,7 @@ describe('API-key changes across instances', () => {
     const deadline = Date.now() + 5000;
     for (;;) {
       const { rows } = await a.db.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN api_key_changed'`,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND query LIKE '%api_key_changed%'`,
         [database.name],
       );
       if (rows[0].n >= 2 || Date.now() > deadline) break;
@@ -69,7 +69,7 @@ describe('API-key changes across instances', () => {
     for (let attempt = 0; attempt < 50 && listening < 2; attempt++) {
       if (attempt > 0) await sleep(100);
       const { rows } = await a.db.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN api_key_changed'`,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND query LIKE '%api_key_changed%'`,
         [database.name],
       );
       listening = rows[0].n;

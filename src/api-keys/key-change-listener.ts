@@ -8,6 +8,8 @@ export const KEY_CHANGE_CHANNEL = 'api_key_changed';
 const RECONNECT_DELAY_MS = 1_000;
 /** A silent, half-open connection would deliver nothing: a ping this often notices it. */
 const HEARTBEAT_MS = 5_000;
+/** Named, so an operator (and the tests) can tell the listening connection in pg_stat_activity. */
+const HEARTBEAT_SQL = 'SELECT 1 -- api_key_changed listener heartbeat';
 
 /**
  * Keeps the verified-key cache honest across instances: one dedicated connection LISTENs for key
@@ -61,7 +63,7 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
       }
       this.client = client;
       this.cache.setSynced(true);
-      this.heartbeat = setInterval(() => void client.query('SELECT 1').catch(() => this.lost(client)), HEARTBEAT_MS);
+      this.heartbeat = setInterval(() => void client.query(HEARTBEAT_SQL).catch(() => this.lost(client)), HEARTBEAT_MS);
       this.heartbeat.unref();
     } catch (error) {
       this.logger.warn(`key-change listener could not connect: ${(error as Error).message}`);
