@@ -18,7 +18,8 @@ export function presentMessage(message: ChatMessage): ChatMessageResponse {
     id: message.id,
     role: message.role,
     content: message.content,
-    sources: message.sources,
+    // Messages stored before sources were located lack the fields: unknown, so null.
+    sources: message.sources.map((source) => ({ ...source, start: source.start ?? null, end: source.end ?? null, page: source.page ?? null })),
     created_at: toIsoMicros(message.createdAt),
   };
 }
