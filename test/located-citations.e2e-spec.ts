@@ -39,8 +39,8 @@ describe('located citations', () => {
     expect(Number.isInteger(source.start) && Number.isInteger(source.end)).toBe(true);
     expect(0 <= source.start! && source.start! < source.end! && source.end! <= content.length).toBe(true);
     const passage = content.slice(source.start!, source.end!);
-    const chunk = (await test.db.query('SELECT content FROM document_chunks WHERE id = $1', [source.chunk_id]))
-      .rows[0].content as string;
+    const chunk = (await test.db.query('SELECT content FROM document_chunks WHERE id = $1', [source.chunk_id])).rows[0]
+      .content as string;
     // The chunk is the passage, or the section's heading followed by the passage.
     if (spaced(chunk) !== spaced(passage)) {
       expect(spaced(chunk).endsWith(` ${spaced(passage)}`)).toBe(true);
