@@ -44,12 +44,7 @@ describe('POST /v1/documents/batch/', () => {
       content: `Entry ${i} about the walrus number w${i}. 🦭`,
       ...(i % 2 === 0 ? { metadata: { n: i } } : {}),
     }));
-    const response = await test
-      .http()
-      .post(BATCH)
-      .set('X-API-Key', key.key)
-      .send({ documents })
-      .expect(201);
+    const response = await test.http().post(BATCH).set('X-API-Key', key.key).send({ documents }).expect(201);
     expect(Object.keys(response.body)).toEqual(['results']);
     expect(response.body.results.map((d: { title: string }) => d.title)).toEqual(documents.map((d) => d.title));
     expect(response.body.results[0]).toMatchObject({ metadata: { n: 0 }, content_type: 'text/plain', chunk_count: 1 });

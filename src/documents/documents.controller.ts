@@ -16,7 +16,7 @@ import { REQUIRED, UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
-import { presentDocument } from './document.presenter.js';
+import { presentDocument, presentDocumentBatch } from './document.presenter.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsService } from './documents.service.js';
 import { CreateDocumentDto } from './dto/document.dto.js';
@@ -90,7 +90,7 @@ export class DocumentsController {
       { organizationId: caller.organizationId },
       await this.input.readBatch(body.documents),
     );
-    return { results: documents.map((document) => presentDocument(document)) };
+    return presentDocumentBatch(documents);
   }
 
   @Get()

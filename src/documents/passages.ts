@@ -16,7 +16,8 @@ export function passagesOf(text: string, paged: boolean): IndexedChunk[] {
   const passages: IndexedChunk[] = [];
   let from = 0;
   for (let page = 1; from <= text.length; page++) {
-    const to = text.indexOf('\f', from) === -1 ? text.length : text.indexOf('\f', from);
+    const pageBreak = text.indexOf('\f', from);
+    const to = pageBreak === -1 ? text.length : pageBreak;
     for (const chunk of chunkDocument(text.slice(from, to)))
       passages.push({ content: chunk.text, start: from + chunk.start, end: from + chunk.end, page });
     from = to + 1;

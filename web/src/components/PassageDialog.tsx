@@ -18,7 +18,7 @@ export function PassageDialog(props: { source: LocatedSource; domain: string | n
   const loaded = useResource(() => documents.get(source.document_id, domain), [source.document_id, domain]);
   const passage = useRef<HTMLElement>(null);
   const content = loaded.data?.content;
-  useEffect(() => passage.current?.scrollIntoView?.({ block: 'center' }), [content]);
+  useEffect(() => passage.current?.scrollIntoView({ block: 'center' }), [content]);
 
   return (
     <Dialog title={source.title} onDismiss={props.onDismiss}>
