@@ -16,9 +16,13 @@ export function isLocated(source: Source): source is LocatedSource {
 export function PassageDialog(props: { source: LocatedSource; domain: string | null; onDismiss: () => void }) {
   const { source, domain } = props;
   const loaded = useResource(() => documents.get(source.document_id, domain), [source.document_id, domain]);
+  const text = useRef<HTMLDivElement>(null);
   const passage = useRef<HTMLElement>(null);
   const content = loaded.data?.content;
-  useEffect(() => passage.current?.scrollIntoView({ block: 'center' }), [content]);
+  // The passage's first line at the top of the text box (a passage can be taller than the box).
+  useEffect(() => {
+    if (text.current && passage.current) text.current.scrollTop = Math.max(0, passage.current.offsetTop - 16);
+  }, [content]);
 
   return (
     <Dialog title={source.title} onDismiss={props.onDismiss}>
@@ -26,7 +30,7 @@ export function PassageDialog(props: { source: LocatedSource; domain: string | n
       <ErrorText error={loaded.error} />
       {loaded.loading && !content && <p class="hint">Loading the document…</p>}
       {content !== undefined && (
-        <div class="document-text" tabIndex={0} aria-label="Document text">
+        <div ref={text} class="document-text" tabIndex={0} aria-label="Document text">
           {content.slice(0, source.start)}
           <mark ref={passage} class="passage">
             {content.slice(source.start, source.end)}
