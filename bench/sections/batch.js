@@ -82,7 +82,7 @@ export async function run(ctx) {
     requests,
     documents: corpus.length,
     seconds: seconds.toFixed(1),
-    'MB/s': (megabytes / seconds).toFixed(2),
+    'MB/s': (megabytes / seconds).toPrecision(3),
     'documents/s': Math.round(corpus.length / seconds),
   });
   const speedup = singleSeconds / batchSeconds;
