@@ -34,6 +34,7 @@ import { startService } from './lib/service.js';
 
 const SECTIONS = {
   abuse: () => import('./sections/abuse.js'),
+  batch: () => import('./sections/batch.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
   soak: () => import('./sections/soak.js'),

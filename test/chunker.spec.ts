@@ -1,4 +1,4 @@
-import { chunkText, DEFAULT_CHUNKING, type ChunkingOptions } from '../src/documents/chunker.js';
+import { chunkDocument, chunkText, DEFAULT_CHUNKING, type ChunkingOptions } from '../src/documents/chunker.js';
 
 /** Small limits so that a test text of a few lines already spans several chunks. */
 const SMALL: ChunkingOptions = { targetWords: 20, maxWords: 30, overlapWords: 8, maxChars: 400 };
@@ -194,5 +194,40 @@ describe('chunkText', () => {
         expect(chunk).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
       expect(chunks.join('')).toBe(text);
     });
+  });
+});
+
+describe('chunk locations', () => {
+  const spaced = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+  /** Each chunk is its span with white space normalized, after the heading it repeats, if any. */
+  function expectLocated(text: string, options: ChunkingOptions) {
+    const chunks = chunkDocument(text, options);
+    expect(chunks.map((chunk) => chunk.text)).toEqual(chunkText(text, options));
+    for (const chunk of chunks) {
+      const span = spaced(text.slice(chunk.start, chunk.end).replace(/\u0000/g, ''));
+      const own = spaced(chunk.text);
+      if (own !== span) expect(own).toMatch(new RegExp(`^#[^\\n]* ${span.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      expect(span).not.toBe('');
+    }
+    return chunks;
+  }
+
+  it('locates chunks of sentences, paragraphs and sections, overlaps included', () => {
+    const text = `# Title\r\n\r\n${paragraph(0, 12)}  \n${paragraph(12, 6)}\n\n## Part two\n\n${paragraph(20, 30)}`;
+    const chunks = expectLocated(text, SMALL);
+    expect(chunks.length).toBeGreaterThan(4);
+    expect(text.slice(chunks[0].start, chunks[0].end).startsWith('# Title')).toBe(true);
+    expect(chunks.at(-1)!.end).toBe(text.length);
+  });
+
+  it('counts offsets in UTF-16 code units through accents, emoji and run-on text', () => {
+    const emoji = Array.from({ length: 40 }, (_, i) => `Caf\u00e9 ${i} 😀 na\u0308ive 👩‍🔬 ok.`).join(' ');
+    const chunks = expectLocated(`${emoji}\u0000 ${'x😀'.repeat(400)} end`, SMALL);
+    for (const chunk of chunks) expect(chunk.text.includes('😀') || chunk.text.includes('x')).toBe(true);
+  });
+
+  it('keeps the default limits', () => {
+    expectLocated(`# A\n\n${paragraph(0, 400)}\n\n# B\n\n${paragraph(400, 10)}`, DEFAULT_CHUNKING);
   });
 });

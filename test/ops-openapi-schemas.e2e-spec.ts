@@ -610,6 +610,29 @@ describe('OpenAPI document: schemas', () => {
       await http().post('/v1/documents/').set(auth).attach('file', Buffer.alloc(0), 'empty.txt'),
       400,
     );
+    check(
+      'post',
+      '/v1/documents/batch/',
+      await http()
+        .post('/v1/documents/batch/')
+        .set(auth)
+        .send({
+          documents: [
+            { title: 'One', content: 'First.' },
+            { title: 'Two', content: 'Second.', metadata: { n: 2 } },
+          ],
+        }),
+      201,
+    );
+    check(
+      'post',
+      '/v1/documents/batch/',
+      await http()
+        .post('/v1/documents/batch/')
+        .set(auth)
+        .send({ documents: [{ title: 'No content' }] }),
+      400,
+    );
     check('get', '/v1/documents/', await http().get('/v1/documents/').set(auth), 200);
     check('get', '/v1/documents/', await http().get('/v1/documents/?limit=0').set(auth), 400);
     check('get', '/v1/documents/{id}/', await http().get(`/v1/documents/${privateDocument.id}/`).set(auth), 200);

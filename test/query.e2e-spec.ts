@@ -62,6 +62,9 @@ describe('POST /v1/query/', () => {
       snippet: expect.stringMatching(/rotat/i),
       score: expect.any(Number),
       metadata: { section: 'keys', page: 12 },
+      start: 0,
+      end: expect.any(Number),
+      page: null,
     });
     expect(response.body.answer).toMatch(/rotate/i);
     expect(response.headers['x-credits-remaining']).toBe('999');

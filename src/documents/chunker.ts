@@ -3,6 +3,11 @@
  * a Markdown heading (`#`), then a paragraph (blank line), then a sentence, then (for run-on text) a
  * word. Consecutive chunks of one section overlap by a sentence or two so that a passage cut in half
  * is still found whole in one of them; a chunk that starts inside a section repeats its heading.
+ *
+ * Each chunk is located in the text (`chunkDocument`): `start..end` is the span of the text it covers,
+ * from its first piece to its last (the overlap included, a repeated heading not). The chunk's text is
+ * that span with its white space normalized (runs of blanks become one space or a blank line), preceded
+ * by the section's heading when it repeats one.
  */
 export interface ChunkingOptions {
   /** A chunk is closed once it reaches this many words... */
@@ -20,6 +25,9 @@ export const DEFAULT_CHUNKING: ChunkingOptions = { targetWords: 300, maxWords: 4
 interface Piece {
   text: string;
   words: number;
+  /** Where the piece lies in the original text (UTF-16 offsets). */
+  start: number;
+  end: number;
   /** First piece of a paragraph (joined with a blank line rather than a space). */
   paragraphStart: boolean;
   /** On a paragraph's first piece: the whole paragraph's words. */
@@ -93,8 +101,51 @@ function* hardSplit(text: string, options: ChunkingOptions): Generator<string> {
   if (window.length > 0) yield* flush();
 }
 
+/**
+ * Finds pieces in the original text. Pieces come in text order and keep every character of it except
+ * white space (and the NULs and carriage returns normalization drops), so a piece ends where as many
+ * such characters as it holds have been passed: one linear walk over the text in all.
+ */
+class Locator {
+  private position = 0;
+  constructor(private readonly text: string) {}
+
+  locate(piece: string): { start: number; end: number } {
+    let remaining = 0;
+    for (let i = 0; i < piece.length; i++) if (!isSkipped(piece.charCodeAt(i))) remaining++;
+    while (this.position < this.text.length && isSkipped(this.text.charCodeAt(this.position))) this.position++;
+    const start = this.position;
+    let end = start;
+    while (remaining > 0 && this.position < this.text.length) {
+      if (!isSkipped(this.text.charCodeAt(this.position))) {
+        remaining--;
+        end = this.position + 1;
+      }
+      this.position++;
+    }
+    return { start, end };
+  }
+}
+
+/** NUL, or white space as `\s` and `trim()` know it (the chunker splits and trims with those). */
+function isSkipped(code: number): boolean {
+  if (code <= 32) return code === 0 || code === 32 || (code >= 9 && code <= 13);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
 /** A paragraph as sentences (or smaller pieces for run-on text); the first carries the paragraph's size. */
-function* pieces(paragraph: string, options: ChunkingOptions): Generator<Piece> {
+function* pieces(paragraph: string, options: ChunkingOptions, locator: Locator): Generator<Piece> {
   const paragraphWords = countWords(paragraph);
   let first = true;
   for (const sentence of splitLazily(paragraph, SENTENCE_END)) {
@@ -102,7 +153,7 @@ function* pieces(paragraph: string, options: ChunkingOptions): Generator<Piece> 
     for (const part of fits ? [sentence] : hardSplit(sentence, options)) {
       const text = part.trim();
       if (!text) continue;
-      yield { text, words: countWords(text), paragraphStart: first, paragraphWords };
+      yield { text, words: countWords(text), paragraphStart: first, paragraphWords, ...locator.locate(text) };
       first = false;
     }
   }
@@ -119,8 +170,11 @@ class Draft {
   parts: Piece[] = [];
   words = 0;
   chars = 0;
-  reset(parts: Piece[]): void {
+  /** The first part is the section's heading, repeated: it lies outside the chunk's span. */
+  repeatsHeading = false;
+  reset(parts: Piece[], repeatsHeading = false): void {
     this.parts = parts;
+    this.repeatsHeading = repeatsHeading;
     this.words = parts.reduce((sum, part) => sum + part.words, 0);
     this.chars = parts.reduce((sum, part) => sum + part.text.length + 2, 0);
   }
@@ -131,15 +185,32 @@ class Draft {
   }
 }
 
+/** A chunk and the span of the text it covers: `text.slice(start, end)` (see the top of this file). */
+export interface LocatedChunk {
+  text: string;
+  start: number;
+  end: number;
+}
+
 export function chunkText(text: string, options: ChunkingOptions = DEFAULT_CHUNKING): string[] {
+  return chunkDocument(text, options).map((chunk) => chunk.text);
+}
+
+export function chunkDocument(text: string, options: ChunkingOptions = DEFAULT_CHUNKING): LocatedChunk[] {
   const normalized = text.replace(/\r\n?/g, '\n').replace(/\u0000/g, '');
-  const chunks: string[] = [];
+  const locator = new Locator(text);
+  const chunks: LocatedChunk[] = [];
+  const emit = () => {
+    const own = current.repeatsHeading ? current.parts.slice(1) : current.parts;
+    const text = render(current.parts);
+    if (text.trim() !== '') chunks.push({ text, start: own[0].start, end: own[own.length - 1].end });
+  };
   let heading: Piece | null = null; // the current section's heading
   const current = new Draft();
   let carried = 0; // leading pieces of `current` repeated from the previous chunk (heading, overlap)
 
   const close = (overlap: boolean) => {
-    chunks.push(render(current.parts));
+    emit();
     const tail: Piece[] = [];
     let tailWords = 0;
     for (let i = current.parts.length - 1; overlap && i >= carried && current.parts[i] !== heading; i--) {
@@ -148,7 +219,7 @@ export function chunkText(text: string, options: ChunkingOptions = DEFAULT_CHUNK
       tailWords += current.parts[i].words;
     }
     tail.reverse();
-    current.reset(overlap && heading ? [heading, ...tail] : tail);
+    current.reset(overlap && heading ? [heading, ...tail] : tail, overlap && heading !== null);
     carried = current.parts.length;
   };
   const overflows = (piece: Piece) =>
@@ -172,10 +243,16 @@ export function chunkText(text: string, options: ChunkingOptions = DEFAULT_CHUNK
 
   for (const block of blocks(normalized)) {
     if (!block.heading) {
-      for (const piece of pieces(block.text, options)) add(piece);
+      for (const piece of pieces(block.text, options, locator)) add(piece);
       continue;
     }
-    const piece: Piece = { text: block.text, words: countWords(block.text), paragraphStart: true, heading: true };
+    const piece: Piece = {
+      text: block.text,
+      words: countWords(block.text),
+      paragraphStart: true,
+      heading: true,
+      ...locator.locate(block.text),
+    };
     // A new section starts a new chunk once the current one has a fair size; small sections share one.
     if (current.parts.length > carried && (current.words >= options.targetWords / 2 || overflows(piece))) close(false);
     if (current.parts.length === carried) {
@@ -185,6 +262,6 @@ export function chunkText(text: string, options: ChunkingOptions = DEFAULT_CHUNK
     heading = piece;
     current.push(piece);
   }
-  if (current.parts.length > carried) chunks.push(render(current.parts));
-  return chunks.filter((chunk) => chunk.trim() !== '');
+  if (current.parts.length > carried) emit();
+  return chunks;
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ValidationFailedError } from '../common/errors.js';
+import { type FieldErrors, ValidationFailedError } from '../common/errors.js';
 import { BodyValidationPipe } from '../common/validation.js';
+import type { IndexedChunk } from '../retrieval/search-index.repository.js';
 import { CreateDocumentDto, TITLE_MAX, UploadFieldsDto } from './dto/document.dto.js';
 import { metadataProblem } from './dto/metadata.field.js';
 import { DocumentExtractor } from './extraction/document-extractor.js';
@@ -14,7 +15,7 @@ export interface NewDocument {
   contentType: string;
   sizeBytes: number;
   /** The content's chunks, when already made (off the event loop); else the service makes them. */
-  chunks?: string[];
+  chunks?: IndexedChunk[];
 }
 
 /**
@@ -30,6 +31,30 @@ export class DocumentInputReader {
 
   async read(body: unknown, file: UploadedFile | undefined): Promise<NewDocument> {
     return file ? this.fromUpload(body, file) : this.fromJson(body);
+  }
+
+  /**
+   * The documents of a batch (`documents`, already checked to be a list), or a 400 naming each bad one
+   * (`documents[3].content`): the first in `detail`, all of them in `fields`.
+   */
+  async readBatch(documents: readonly unknown[]): Promise<NewDocument[]> {
+    const problems: FieldErrors = {};
+    const results = await Promise.all(
+      documents.map(async (document, i) => {
+        try {
+          if (typeof document !== 'object' || document === null || Array.isArray(document))
+            throw ValidationFailedError.field('body', 'Expected a JSON object.');
+          return await this.fromJson(document);
+        } catch (error) {
+          if (!(error instanceof ValidationFailedError)) throw error;
+          for (const [field, messages] of Object.entries(error.fields))
+            problems[field === 'body' ? `documents[${i}]` : `documents[${i}].${field}`] = messages;
+          return null;
+        }
+      }),
+    );
+    if (Object.keys(problems).length > 0) throw new ValidationFailedError(sortedByDocument(problems));
+    return results as NewDocument[];
   }
 
   private async fromJson(body: unknown): Promise<NewDocument> {
@@ -80,4 +105,10 @@ export class DocumentInputReader {
     if (problem) throw ValidationFailedError.field('metadata', problem);
     return (value ?? {}) as Record<string, string | number>;
   }
+}
+
+/** Problems found in parallel, listed in the documents' order (the first one is the 400's `detail`). */
+function sortedByDocument(problems: FieldErrors): FieldErrors {
+  const index = (field: string) => Number(/^documents\[(\d+)\]/.exec(field)?.[1]);
+  return Object.fromEntries(Object.entries(problems).sort(([a], [b]) => index(a) - index(b)));
 }

@@ -1,6 +1,6 @@
 import { toIsoMicros } from '../common/timestamps.js';
 import type { Document } from './document.entity.js';
-import type { DocumentResponse, DocumentWithContentResponse } from './dto/document.response.js';
+import type { DocumentBatchResponse, DocumentResponse, DocumentWithContentResponse } from './dto/document.response.js';
 
 /** The document's record; with its text only when asked (`GET` of one document). */
 export function presentDocument(
@@ -17,4 +17,9 @@ export function presentDocument(
     created_at: toIsoMicros(document.createdAt),
     ...(withContent ? { content: document.content } : {}),
   };
+}
+
+/** A stored batch, in the order given. */
+export function presentDocumentBatch(documents: readonly Document[]): DocumentBatchResponse {
+  return { results: documents.map((document) => presentDocument(document)) };
 }

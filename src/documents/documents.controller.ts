@@ -1,18 +1,28 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ValidationFailedError } from '../common/errors.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
-import { UuidPathPipe } from '../common/validation.js';
+import { REQUIRED, UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
-import { presentDocument } from './document.presenter.js';
+import { presentDocument, presentDocumentBatch } from './document.presenter.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsService } from './documents.service.js';
 import { CreateDocumentDto } from './dto/document.dto.js';
+import { CreateDocumentBatchDto } from './dto/document-batch.dto.js';
 import {
+  DocumentBatchResponse,
   DocumentPage,
   DocumentResponse,
   DocumentUploadForm,
@@ -50,6 +60,37 @@ export class DocumentsController {
       await this.input.read(body, file),
     );
     return presentDocument(document);
+  }
+
+  /** The list is checked by the pipe, each document by the reader, before anything is stored. */
+  @Post('batch')
+  @ApiOperation({
+    summary: 'Add up to 100 documents at once, all or none',
+    description:
+      'Stores the documents in one transaction, in the order given: one invalid document is a 400 naming it ' +
+      '(`documents[3].content: This field is required.`) and none is stored.',
+  })
+  @ApiBody({ type: CreateDocumentBatchDto })
+  @ApiCreatedResponse({ type: DocumentBatchResponse, description: 'Stored and searchable, in the order given.' })
+  @ApiErrors({
+    400: {
+      description: '`documents` is not a list of 1 to 100, or a document is invalid (named by its index).',
+      bodies: {
+        badDocument: new ValidationFailedError({ 'documents[3].content': [REQUIRED] }).body(),
+        empty: ValidationFailedError.field('documents', 'This list may not be empty.').body(),
+      },
+    },
+    413: { description: 'The JSON body is over MAX_BODY_BYTES.', examples: ['payloadTooLarge'] },
+  })
+  async createDocumentBatch(
+    @CurrentPrincipal() caller: Principal,
+    @Body() body: CreateDocumentBatchDto,
+  ): Promise<DocumentBatchResponse> {
+    const documents = await this.documents.createMany(
+      { organizationId: caller.organizationId },
+      await this.input.readBatch(body.documents),
+    );
+    return presentDocumentBatch(documents);
   }
 
   @Get()

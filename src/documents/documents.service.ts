@@ -4,10 +4,10 @@ import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import { type SearchScope, scopeIdOf } from '../retrieval/retriever.js';
-import { chunkText } from './chunker.js';
 import type { Document } from './document.entity.js';
 import { DocumentsRepository } from './documents.repository.js';
 import type { NewDocument } from './document-input.js';
+import { passagesOf } from './passages.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
 import { ScopeBatcher } from '../common/scope-batcher.js';
 
@@ -40,9 +40,12 @@ export class DocumentsService {
     return this.batcher.submit(scopeIdOf(owner), { owner, input });
   }
 
-  /** Stores several documents of one owner in one transaction. */
+  /**
+   * Stores several documents of one owner in one transaction, all or none: one multi-row insert of the
+   * documents, one of their chunks, one update of the owner's statistics.
+   */
   async createMany(owner: DocumentOwner, inputs: readonly NewDocument[]): Promise<Document[]> {
-    const prepared = inputs.map((input) => ({ input, chunks: input.chunks ?? chunkText(input.content) }));
+    const prepared = inputs.map((input) => ({ input, chunks: input.chunks ?? passagesOf(input.content, false) }));
     try {
       return await this.dataSource.transaction(async (manager) => {
         const rows = await this.documents.insertMany(

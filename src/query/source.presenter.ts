@@ -9,5 +9,8 @@ export function presentSource(source: RetrievedSource): SourceResponse {
     snippet: source.snippet,
     score: Math.round(source.score * 10_000) / 10_000,
     metadata: source.metadata,
+    start: source.start,
+    end: source.end,
+    page: source.page,
   };
 }

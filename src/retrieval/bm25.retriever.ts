@@ -226,6 +226,9 @@ export class Bm25Retriever implements Retriever {
           snippet: row.snippet.replace(/\s+/g, ' ').trim(),
           score: Math.round(hit.score * 10_000) / 10_000,
           metadata: row.metadata,
+          start: row.start_offset,
+          end: row.end_offset,
+          page: row.page,
         },
       ];
     });

@@ -10,6 +10,11 @@ export interface RetrievedSource {
   snippet: string;
   score: number;
   metadata: Record<string, string | number>;
+  /** The passage is `content.slice(start, end)` of the document; null for chunks stored before offsets were kept. */
+  start: number | null;
+  end: number | null;
+  /** 1-based, for a passage of a PDF; else null. */
+  page: number | null;
 }
 
 /** The seam between the API and the ranking method: BM25 today, a vector or hybrid retriever later. */

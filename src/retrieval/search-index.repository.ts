@@ -2,10 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { TEXT_SEARCH_CONFIG } from './text-search.js';
 
+/** A chunk to index, and where its passage lies in its document's content (see the documents' chunker). */
+export interface IndexedChunk {
+  content: string;
+  /** `content.slice(start, end)` of the document is the passage (UTF-16 offsets). */
+  start: number;
+  end: number;
+  /** 1-based, for a passage of a PDF; else null. */
+  page: number | null;
+}
+
 export interface ChunkedDocument {
   documentId: string;
   title: string;
-  chunks: string[];
+  chunks: IndexedChunk[];
 }
 
 /** A query term as it occurs in a scope: its frequency in the query and its context, and the scope's statistics. */
@@ -32,6 +42,9 @@ export interface ChunkSnippetRow {
   title: string;
   metadata: Record<string, string | number>;
   snippet: string;
+  start_offset: number | null;
+  end_offset: number | null;
+  page: number | null;
 }
 
 /** The weights of one BM25 scoring round (see Bm25Retriever.scoreRound). */
@@ -60,17 +73,19 @@ export class SearchIndexRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async addDocuments(manager: EntityManager, scopeId: string, documents: readonly ChunkedDocument[]): Promise<void> {
-    const rows = documents.flatMap((doc) => doc.chunks.map((content, ordinal) => ({ doc, content, ordinal })));
+    const rows = documents.flatMap((doc) => doc.chunks.map((chunk, ordinal) => ({ doc, chunk, ordinal })));
     if (rows.length === 0) return;
     const documentIds = documents.map((doc) => doc.documentId);
     // The title goes into every chunk's vector first, with weight B, so a title match can be told from a
     // body match by position: positions 1..title_end are the title's (concatenation shifts the body).
     await manager.query(
-      `INSERT INTO document_chunks (document_id, scope_id, ordinal, content, search_vector, token_count, title_end)
+      `INSERT INTO document_chunks (document_id, scope_id, ordinal, content, search_vector, token_count, title_end,
+                                    start_offset, end_offset, page)
        SELECT x.document_id, $1, x.ordinal, x.content, v.vec,
               (SELECT coalesce(sum(cardinality(e.positions)), 0) FROM unnest(v.vec) e),
-              t.title_end
-         FROM unnest($2::uuid[], $3::int[], $4::text[], $5::text[]) AS x(document_id, ordinal, content, title)
+              t.title_end, x.start_offset, x.end_offset, x.page
+         FROM unnest($2::uuid[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[])
+              AS x(document_id, ordinal, content, title, start_offset, end_offset, page)
         CROSS JOIN LATERAL (SELECT setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', x.title), 'B') AS vec) tv
         CROSS JOIN LATERAL (SELECT coalesce(max(p), 0) AS title_end FROM unnest(tv.vec) e, unnest(e.positions) p) t
         CROSS JOIN LATERAL (SELECT tv.vec || to_tsvector('${TEXT_SEARCH_CONFIG}', x.content) AS vec) v`,
@@ -78,8 +93,11 @@ export class SearchIndexRepository {
         scopeId,
         rows.map((r) => r.doc.documentId),
         rows.map((r) => r.ordinal),
-        rows.map((r) => r.content),
+        rows.map((r) => r.chunk.content),
         rows.map((r) => r.doc.title),
+        rows.map((r) => r.chunk.start),
+        rows.map((r) => r.chunk.end),
+        rows.map((r) => r.chunk.page),
       ],
     );
     await manager.query(
@@ -194,7 +212,7 @@ export class SearchIndexRepository {
   /** The chunks with their document's title and metadata, and a snippet highlighting `tsquery`. */
   chunksWithSnippets(chunkIds: string[], tsquery: string): Promise<ChunkSnippetRow[]> {
     return this.dataSource.query(
-      `SELECT c.id, c.document_id, c.content, d.title, d.metadata,
+      `SELECT c.id, c.document_id, c.content, d.title, d.metadata, c.start_offset, c.end_offset, c.page,
               ts_headline('${TEXT_SEARCH_CONFIG}', c.content, $2::tsquery,
                 'StartSel=**, StopSel=**, MaxWords=40, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
          FROM document_chunks c JOIN documents d ON d.id = c.document_id

@@ -6,17 +6,26 @@ import { ADMIN, signIn } from './app.js';
  * by hand so the tests need no PDF library. No lines: a page without any text.
  */
 export function makePdf(lines: string[]): Buffer {
+  return makePagedPdf([lines]);
+}
+
+/** As makePdf, one page per entry of `pages` (Latin-1 text: Helvetica's encoding). */
+export function makePagedPdf(pages: string[][]): Buffer {
   const escape = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
-  const stream =
+  const stream = (lines: string[]) =>
     lines.length > 0
       ? `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((line) => `(${escape(line)}) Tj T*`).join(' ')} ET`
       : '';
+  // 1 catalog, 2 page tree, 3 font, then a page and its content stream per page.
+  const pageIds = pages.map((_, i) => 4 + 2 * i);
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    ...pages.flatMap((lines, i) => [
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${pageIds[i] + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,
+      `<< /Length ${Buffer.byteLength(stream(lines), 'latin1')} >>\nstream\n${stream(lines)}\nendstream`,
+    ]),
   ];
   let pdf = '%PDF-1.4\n';
   const offsets: number[] = [];

@@ -2,6 +2,7 @@ import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nest
 import { PageOf } from '../../openapi/page.response.js';
 import { UploadsBusyError, ValidationFailedError } from '../../common/errors.js';
 import { TITLE_MAX } from './document.dto.js';
+import { BATCH_MAX } from './document-batch.dto.js';
 import { BODY_TEXT_MAX, integerSchema } from '../../common/validation.js';
 import { DOCUMENT_TEXT_MAX } from '../../openapi/limits.js';
 import { METADATA_OBJECT } from './metadata.field.js';
@@ -106,3 +107,9 @@ export const UPLOAD_ERRORS = {
 
 export const UPLOAD_BODY_DESCRIPTION =
   'JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string).';
+
+/** `POST /v1/documents/batch/`: the stored documents, in the order given. */
+export class DocumentBatchResponse {
+  @ApiProperty({ type: DocumentResponse, isArray: true, minItems: 1, maxItems: BATCH_MAX })
+  results: DocumentResponse[];
+}

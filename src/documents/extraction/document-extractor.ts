@@ -9,7 +9,8 @@ import {
 import { workerScript } from '../../common/workers/worker-script.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/env.schema.js';
-import { chunkText } from '../chunker.js';
+import type { IndexedChunk } from '../../retrieval/search-index.repository.js';
+import { passagesOf } from '../passages.js';
 import type { ExtractionReply, ExtractionRequest } from './extract.worker.js';
 import type { DocumentContentType } from './extract-upload.js';
 
@@ -18,7 +19,7 @@ const INLINE_CHUNK_CHARS = 32_768;
 
 export interface ExtractedDocument {
   text: string;
-  chunks: string[];
+  chunks: IndexedChunk[];
 }
 
 /**
@@ -47,8 +48,8 @@ export class DocumentExtractor implements OnModuleDestroy {
   }
 
   /** The chunks of a document's text (given as JSON, so field `content`). */
-  async chunk(text: string): Promise<string[]> {
-    if (text.length <= INLINE_CHUNK_CHARS) return chunkText(text);
+  async chunk(text: string): Promise<IndexedChunk[]> {
+    if (text.length <= INLINE_CHUNK_CHARS) return passagesOf(text, false);
     return (await this.run({ kind: 'chunk', text }, 'content')).chunks;
   }
 

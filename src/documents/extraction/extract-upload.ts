@@ -60,19 +60,19 @@ export function uploadContentType(file: UploadedFile): DocumentContentType {
  * hostile input: it runs in an extraction worker (see extract.worker.ts), never on the event loop.
  */
 export async function extractText(bytes: Buffer, contentType: DocumentContentType): Promise<string> {
-  let text: string;
   if (contentType === 'application/pdf') {
-    text = await pdfToText(bytes);
-    if (text.trim() === '') {
+    const text = await pdfToText(bytes);
+    if (text.replace(/\f/g, '').trim() === '') {
       throw ValidationFailedError.field(
         'file',
         'The PDF contains no extractable text (it may be a scanned image); upload a PDF with a text layer.',
       );
     }
-  } else {
-    const decoded = decodeText(bytes);
-    text = contentType === 'text/html' ? htmlToText(decoded).text : decoded;
-    if (text.trim() === '') throw ValidationFailedError.field('file', 'The file contains no text.');
+    // Not trimmed: leading empty pages count (see pdf-pages.ts).
+    return text;
   }
+  const decoded = decodeText(bytes);
+  const text = contentType === 'text/html' ? htmlToText(decoded).text : decoded;
+  if (text.trim() === '') throw ValidationFailedError.field('file', 'The file contains no text.');
   return text.trim();
 }

@@ -1,5 +1,6 @@
 import { ValidationFailedError } from '../../common/errors.js';
-import { chunkText } from '../chunker.js';
+import type { IndexedChunk } from '../../retrieval/search-index.repository.js';
+import { passagesOf } from '../passages.js';
 import { type DocumentContentType, extractText } from './extract-upload.js';
 
 /** What the extraction workers do: a file's text and chunks, or the chunks of a text. */
@@ -7,16 +8,16 @@ export type ExtractionRequest =
   { kind: 'extract'; bytes: Uint8Array; contentType: DocumentContentType } | { kind: 'chunk'; text: string };
 
 /** `refusal`: why the file is refused, for the client (a 400 naming `file`). */
-export type ExtractionReply = { text: string; chunks: string[] } | { refusal: string } | { failure: string };
+export type ExtractionReply = { text: string; chunks: IndexedChunk[] } | { refusal: string } | { failure: string };
 
 async function handle(request: ExtractionRequest): Promise<ExtractionReply> {
   try {
-    if (request.kind === 'chunk') return { text: request.text, chunks: chunkText(request.text) };
+    if (request.kind === 'chunk') return { text: request.text, chunks: passagesOf(request.text, false) };
     const text = await extractText(
       Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength),
       request.contentType,
     );
-    return { text, chunks: chunkText(text) };
+    return { text, chunks: passagesOf(text, request.contentType === 'application/pdf') };
   } catch (error) {
     if (error instanceof ValidationFailedError) return { refusal: Object.values(error.fields)[0][0] };
     return { failure: String((error as Error | null | undefined)?.stack ?? error) };

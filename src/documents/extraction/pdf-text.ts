@@ -1,9 +1,9 @@
 import { formatBytes, ValidationFailedError } from '../../common/errors.js';
 import { DecodeBudget, withDecodeBudget } from './pdf-decode-budget.js';
+import { PAGE_BREAK, PDF_MAX_PAGES } from './pdf-pages.js';
 import { storableText } from './storable-text.js';
 
 /** Beyond these, a PDF is refused rather than tying up the process. */
-const MAX_PAGES = 2000;
 const MAX_CHARS = 5_000_000;
 /** Bytes pdf.js may decompress for one document (content streams, fonts, object streams), in all. */
 export const MAX_DECODED_BYTES = 64 * 1024 * 1024;
@@ -22,7 +22,8 @@ const unreadable = () =>
 
 /**
  * The text of a PDF, page by page, through Mozilla's pdf.js (the legacy build, which runs on Node 20;
- * loaded on first use because it is large). Lines are kept; pages become paragraphs. Runs in an
+ * loaded on first use because it is large). Lines are kept; pages become paragraphs, separated by a
+ * form feed (see pdf-pages.ts) so that a passage's page is known; an empty page is kept as an empty one. Runs in an
  * extraction worker: pdf.js is synchronous for long stretches.
  */
 export async function pdfToText(bytes: Buffer): Promise<string> {
@@ -55,10 +56,10 @@ async function readPages(bytes: Buffer, budget: DecodeBudget): Promise<string> {
     throw unreadable();
   }
   try {
-    if (document.numPages > MAX_PAGES) {
+    if (document.numPages > PDF_MAX_PAGES) {
       throw ValidationFailedError.field(
         'file',
-        `The PDF has ${document.numPages} pages; at most ${MAX_PAGES} are accepted.`,
+        `The PDF has ${document.numPages} pages; at most ${PDF_MAX_PAGES} are accepted.`,
       );
     }
     const pages: string[] = [];
@@ -79,12 +80,9 @@ async function readPages(bytes: Buffer, budget: DecodeBudget): Promise<string> {
       chars += text.length;
       pages.push(text.trim());
     }
-    // Rejoin words hyphenated across a line break.
+    // Rejoin words hyphenated across a line break (within a page: a page break is no line break).
     return storableText(
-      pages
-        .filter(Boolean)
-        .join('\n\n')
-        .replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2'),
+      pages.map((page) => page.replace(/\f/g, ' ').replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2')).join(PAGE_BREAK),
     );
   } catch (error) {
     if (error instanceof ValidationFailedError) throw error;

@@ -4,7 +4,12 @@ import { metadataProperty } from '../../documents/dto/document.response.js';
 import { TITLE_MAX } from '../../documents/dto/document.dto.js';
 import { SLUG_SCHEMA } from '../../domains/dto/slug.field.js';
 import { ANSWER_MAX, CREDITS } from '../../openapi/limits.js';
+import { integerSchema } from '../../common/validation.js';
+import { PDF_MAX_PAGES } from '../../documents/extraction/pdf-pages.js';
 import { MAX_TOP_K } from './query.dto.js';
+
+/** An offset into a document's content (at most its length, well within an int32). */
+const OFFSET = { ...integerSchema(0, 2 ** 31 - 1), nullable: true };
 
 /** A passage is at most DEFAULT_CHUNKING.maxChars; ts_headline's `**` marks and ` … ` add less than that again. */
 const SNIPPET_MAX = DEFAULT_CHUNKING.maxChars * 2;
@@ -28,6 +33,27 @@ export class SourceResponse {
 
   @ApiProperty(metadataProperty("The document's metadata."))
   metadata: Record<string, string | number>;
+
+  @ApiProperty({
+    ...OFFSET,
+    description:
+      "Where the passage starts in the document's stored `content` (UTF-16 code units, as JavaScript indexes " +
+      'strings): `content.slice(start, end)` is the passage, its white space as stored. Null for passages ' +
+      'stored before offsets were kept (re-upload the document to locate them).',
+    example: 1204,
+  })
+  start: number | null;
+
+  @ApiProperty({ ...OFFSET, description: 'Where the passage ends (exclusive); see `start`.', example: 2311 })
+  end: number | null;
+
+  @ApiProperty({
+    ...integerSchema(1, PDF_MAX_PAGES),
+    nullable: true,
+    description: 'The 1-based PDF page the passage starts on; null for documents that are not PDFs.',
+    example: 3,
+  })
+  page: number | null;
 }
 
 /** `POST /v1/query/` as JSON. */

@@ -52,6 +52,13 @@ export const documents = {
     const body = form as unknown as components['schemas']['DocumentUploadForm'];
     return api((client) => client.POST('/v1/documents/', { body }));
   },
+  /** With its text; a public domain's document (admins only) when `domain` is given. */
+  get: (documentId: string, domain: string | null) =>
+    domain === null
+      ? api((client) => client.GET('/v1/documents/{id}/', { params: { path: { id: documentId } } }))
+      : api((client) =>
+          client.GET('/v1/domains/{slug}/documents/{id}/', { params: { path: { slug: domain, id: documentId } } }),
+        ),
   remove: (documentId: string) =>
     api((client) => client.DELETE('/v1/documents/{id}/', { params: { path: { id: documentId } } })),
 };

@@ -385,6 +385,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/batch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add up to 100 documents at once, all or none
+         * @description Stores the documents in one transaction, in the order given: one invalid document is a 400 naming it (`documents[3].content: This field is required.`) and none is stored.
+         */
+        post: operations["createDocumentBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}/": {
         parameters: {
             query?: never;
@@ -1042,6 +1062,28 @@ export interface components {
              */
             created_at: string;
         };
+        CreateDocumentBatchDto: {
+            /**
+             * @description 1 to 100 documents, stored all or none; the whole body within MAX_BODY_BYTES (1 MB by default).
+             * @example [
+             *       {
+             *         "title": "Rotating API keys",
+             *         "content": "Rotate a key from the dashboard…",
+             *         "metadata": {
+             *           "source": "handbook"
+             *         }
+             *       },
+             *       {
+             *         "title": "Billing periods",
+             *         "content": "Credits reset on the first day of each period…"
+             *       }
+             *     ]
+             */
+            documents: components["schemas"]["CreateDocumentDto"][];
+        };
+        DocumentBatchResponse: {
+            results: components["schemas"]["DocumentResponse"][];
+        };
         DocumentPage: {
             /**
              * Format: int64
@@ -1196,6 +1238,24 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
+            /**
+             * Format: int32
+             * @description Where the passage starts in the document's stored `content` (UTF-16 code units, as JavaScript indexes strings): `content.slice(start, end)` is the passage, its white space as stored. Null for passages stored before offsets were kept (re-upload the document to locate them).
+             * @example 1204
+             */
+            start: number | null;
+            /**
+             * Format: int32
+             * @description Where the passage ends (exclusive); see `start`.
+             * @example 2311
+             */
+            end: number | null;
+            /**
+             * Format: int32
+             * @description The 1-based PDF page the passage starts on; null for documents that are not PDFs.
+             * @example 3
+             */
+            page: number | null;
         };
         QueryResponse: {
             /** @description The answer, drawn from the sources. */
@@ -2600,6 +2660,67 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    createDocumentBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentBatchDto"];
+            };
+        };
+        responses: {
+            /** @description Stored and searchable, in the order given. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentBatchResponse"];
+                };
+            };
+            /** @description `documents` is not a list of 1 to 100, or a document is invalid (named by its index). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The JSON body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDocument: {
