@@ -1,7 +1,7 @@
 import { Bm25Retriever, DEFAULT_BM25_PARAMS } from '../src/retrieval/bm25.retriever.js';
 import { RETRIEVER, type Retriever } from '../src/retrieval/retriever.js';
 import { type SignedInUser, signUp, startTestApp, type TestApp } from './support/app.js';
-import { signInAdmin, statsOf } from './support/knowledge.js';
+import { createDomain, signInAdmin, statsOf } from './support/knowledge.js';
 
 const BIOLOGY = [
   {
@@ -250,6 +250,31 @@ describe('BM25 retrieval', () => {
     expect(stats.stored).toContainEqual({ term: 'share', df: 12 });
     expect(stats.stored.map((row) => row.term)).not.toContain('unique0');
     expect(stats.corpus).toEqual({ ...stats.expectedCorpus, chunk_count: 12 });
+  });
+
+  it('splits words at slashes and hyphens, so a query finds them however it spells them', async () => {
+    await createDomain(test, 'immunology', [
+      { title: 'Tumour suppressors', content: 'The p53/MDM2 feedback loop keeps p53 levels low in unstressed cells.' },
+      { title: 'Cytokine A', content: 'IL-6 signalling drives the acute phase response in the liver.' },
+      { title: 'Cytokine B', content: 'IL-2 signalling drives the growth of T cells in the lymph nodes.' },
+    ]);
+    const user = await signUp(test);
+    const sourcesFor = async (query: string) =>
+      (
+        (
+          await test
+            .http()
+            .post('/v1/query/')
+            .set(user.auth)
+            .send({ query, domain: 'immunology', top_k: 3 })
+            .expect(200)
+        ).body.sources as { title: string }[]
+      ).map((source) => source.title);
+    // Indexed whole as a file path before, `p53/MDM2` never matched `MDM2` alone.
+    expect(await sourcesFor('MDM2 inhibitors')).toEqual(['Tumour suppressors']);
+    // `IL-6` was `il` plus a signed `-6`, which `IL 6` does not match: both cytokines tied on `il`.
+    expect((await sourcesFor('IL 6 signalling'))[0]).toBe('Cytokine A');
+    expect((await sourcesFor('IL-2 signalling'))[0]).toBe('Cytokine B');
   });
 
   it('forgets a deleted domain: documents, chunks and statistics', async () => {

@@ -1,4 +1,4 @@
-import { anyOf, atLeast, except } from '../src/retrieval/text-search.js';
+import { anyOf, atLeast, except, tsvectorSql } from '../src/retrieval/text-search.js';
 
 /** The operands a tsquery string names, unquoted, so that tests compare sets rather than spellings. */
 const groups = (query: string) =>
@@ -49,5 +49,9 @@ describe('tsquery building', () => {
   it('excludes lexemes with AND NOT, and leaves the query alone when there is nothing to exclude', () => {
     expect(except("'cat'", ['dog', 'eel'])).toBe("('cat') & !('dog' | 'eel')");
     expect(except("'cat' | 'owl'", [])).toBe("'cat' | 'owl'");
+  });
+
+  it('tokenizes with one expression, reading slashes and hyphens as spaces', () => {
+    expect(tsvectorSql('c.content')).toBe("to_tsvector('english', translate(c.content, '/-', '  '))");
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { TEXT_SEARCH_CONFIG } from './text-search.js';
+import { TEXT_SEARCH_CONFIG, tsvectorSql } from './text-search.js';
 
 /** A chunk to index, and where its passage lies in its document's content (see the documents' chunker). */
 export interface IndexedChunk {
@@ -86,9 +86,9 @@ export class SearchIndexRepository {
               t.title_end, x.start_offset, x.end_offset, x.page
          FROM unnest($2::uuid[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[])
               AS x(document_id, ordinal, content, title, start_offset, end_offset, page)
-        CROSS JOIN LATERAL (SELECT setweight(to_tsvector('${TEXT_SEARCH_CONFIG}', x.title), 'B') AS vec) tv
+        CROSS JOIN LATERAL (SELECT setweight(${tsvectorSql('x.title')}, 'B') AS vec) tv
         CROSS JOIN LATERAL (SELECT coalesce(max(p), 0) AS title_end FROM unnest(tv.vec) e, unnest(e.positions) p) t
-        CROSS JOIN LATERAL (SELECT tv.vec || to_tsvector('${TEXT_SEARCH_CONFIG}', x.content) AS vec) v`,
+        CROSS JOIN LATERAL (SELECT tv.vec || ${tsvectorSql('x.content')} AS vec) v`,
       [
         scopeId,
         rows.map((r) => r.doc.documentId),
@@ -156,10 +156,10 @@ export class SearchIndexRepository {
     return this.dataSource.query(
       `WITH q AS (
          SELECT e.lexeme AS term, cardinality(e.positions) AS main_tf, 0 AS context_tf
-           FROM unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', $2)) e
+           FROM unnest(${tsvectorSql('$2')}) e
          UNION ALL
          SELECT e.lexeme, 0, cardinality(e.positions)
-           FROM unnest($3::text[]) AS c(text), unnest(to_tsvector('${TEXT_SEARCH_CONFIG}', c.text)) e
+           FROM unnest($3::text[]) AS c(text), unnest(${tsvectorSql('c.text')}) e
        )
        SELECT q.term, sum(q.main_tf)::int AS main_tf, sum(q.context_tf)::int AS context_tf, t.df,
               s.chunk_count, s.total_tokens

@@ -4,6 +4,22 @@
  */
 export const TEXT_SEARCH_CONFIG = 'english';
 
+/**
+ * Characters read as word separators before PostgreSQL's parser sees the text. The parser keeps
+ * `p53/MDM2` whole (as a file path) and indexes `COVID-19` as `covid` plus a signed `-19`, so a
+ * query that spells the words apart never matches. Lucene's StandardTokenizer, which the published
+ * BM25 baselines (Anserini) use, splits at both; so do we.
+ */
+const WORD_SEPARATORS = '/-';
+
+/**
+ * SQL for the tsvector of the text expression `textSql`: the one way indexing and querying tokenize,
+ * so that the terms of both always agree (a reindex migration must repeat it when it changes).
+ */
+export function tsvectorSql(textSql: string): string {
+  return `to_tsvector('${TEXT_SEARCH_CONFIG}', translate(${textSql}, '${WORD_SEPARATORS}', '${' '.repeat(WORD_SEPARATORS.length)}'))`;
+}
+
 /** A lexeme as a tsquery operand, quoted so that no character in it acts as an operator. */
 function operand(lexeme: string): string {
   return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;

@@ -3,6 +3,7 @@ import { Knowledge1763700100000 } from './1763700100000-Knowledge.js';
 import { BillingAndChat1763700200000 } from './1763700200000-BillingAndChat.js';
 import { TokenLifecycle1763700310000 } from './1763700310000-TokenLifecycle.js';
 import { LocatedPassages1763700430000 } from './1763700430000-LocatedPassages.js';
+import { RankingTuning1763700450000 } from './1763700450000-RankingTuning.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   BillingAndChat1763700200000,
   TokenLifecycle1763700310000,
   LocatedPassages1763700430000,
+  RankingTuning1763700450000,
 ];
