@@ -194,11 +194,13 @@ export class BodyValidationPipe extends ValidationPipe {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 /** A path id that is not a UUID names nothing: 404, never a database error. */
 @Injectable()
 export class UuidPathPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (!UUID.test(value)) throw new NotFoundError();
+    if (!isUuid(value)) throw new NotFoundError();
     return value.toLowerCase();
   }
 }

@@ -330,6 +330,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billings/usage/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests and credits per API key in the current period, and one row (`key_id: null`) for JWT use
+         * @description Keys that can still be used are listed even with zeros; revoked, expired and rotated-away keys only when they spent this period. The JWT row is always there. Most credits first; at most the 1,000 keys that spent the most. The rows add up to the period's `credits_used`.
+         */
+        get: operations["getUsageByKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billings/usage/daily/": {
         parameters: {
             query?: never;
@@ -927,6 +947,12 @@ export interface components {
              */
             user_id: string | null;
             /**
+             * Format: uuid
+             * @description The API key that spent (the `key_id` filter), or null when a signed-in user (JWT) did.
+             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
+             */
+            key_id: string | null;
+            /**
              * @description The API key that spent, or null when a signed-in user (JWT) did.
              * @example svc_7GkQ2mZp
              */
@@ -954,6 +980,36 @@ export interface components {
              */
             previous: string | null;
             results: components["schemas"]["UsageRecordResponse"][];
+        };
+        KeyUsageResponse: {
+            /**
+             * Format: uuid
+             * @description The API key, or null for the row of what signed-in users (JWT) spent.
+             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
+             */
+            key_id: string | null;
+            /**
+             * @description Null on the JWT row.
+             * @example svc_7GkQ2mZp
+             */
+            key_prefix: string | null;
+            /**
+             * @description Null on the JWT row.
+             * @example ci server
+             */
+            name: string | null;
+            /**
+             * Format: int32
+             * @description Metered requests (queries, chat messages) this period.
+             * @example 42
+             */
+            requests: number;
+            /**
+             * Format: int32
+             * @description Credits spent this period.
+             * @example 42
+             */
+            credits: number;
         };
         DailyUsageResponse: {
             /**
@@ -2362,6 +2418,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Only what this API key spent. A key of another organization (or none) matches nothing: the page is empty, never another organization's lines. */
+                key_id?: string;
+                /** @description Only lines at or after this instant: ISO 8601 with a zone (`2026-11-01T00:00:00Z`; encode `+` as `%2B`), or a date (`2026-11-01`, 00:00 UTC). */
+                from?: string;
+                /** @description Only lines before this instant (exclusive), in the same formats as `from`: `from=2026-11-01&to=2026-12-01` is November. Must not be before `from`. */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -2382,7 +2444,11 @@ export interface operations {
                     "application/json": components["schemas"]["UsagePage"];
                 };
             };
-            /** @description A `limit` or `offset` that is not a whole number in range. */
+            /**
+             * @description A `limit` or `offset` that is not a whole number in range.
+             *
+             *     A `key_id` that is not a UUID, a `from` or `to` that is not ISO 8601, `from` after `to`, a parameter given twice, or a bad `limit` or `offset`.
+             */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2394,6 +2460,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsageByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyUsageResponse"][];
                 };
             };
             401: components["responses"]["Unauthorized"];
