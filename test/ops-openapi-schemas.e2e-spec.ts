@@ -702,6 +702,13 @@ describe('OpenAPI document: schemas', () => {
     check('get', '/v1/billings/subscription/', await http().get('/v1/billings/subscription/').set(byKey), 200);
     check('get', '/v1/billings/usage/', await http().get('/v1/billings/usage/').set(auth), 200);
     check('get', '/v1/billings/usage/daily/', await http().get('/v1/billings/usage/daily/').set(auth), 200);
+    check('get', '/v1/billings/usage/keys/', await http().get('/v1/billings/usage/keys/').set(auth), 200);
+    check(
+      'get',
+      '/v1/billings/usage/',
+      await http().get('/v1/billings/usage/?from=2026-11-02&to=2026-11-01').set(auth),
+      400,
+    );
     const subscription = `/v1/billings/organizations/${me.organization_id}/subscription/`;
     check(
       'patch',

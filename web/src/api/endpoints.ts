@@ -30,6 +30,7 @@ export const keys = {
 export const billing = {
   subscription: () => api((client) => client.GET('/v1/billings/subscription/')),
   daily: () => api((client) => client.GET('/v1/billings/usage/daily/')),
+  byKey: () => api((client) => client.GET('/v1/billings/usage/keys/')),
 };
 
 export const organizations = {

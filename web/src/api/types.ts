@@ -12,6 +12,7 @@ export type ApiKey = Schemas['ApiKeyResponse'] &
   Partial<Pick<Schemas['RotatedApiKeyResponse'], 'key' | 'rotated_from'>>;
 export type Subscription = Schemas['SubscriptionResponse'];
 export type DailyUsage = Schemas['DailyUsageResponse'];
+export type KeyUsage = Schemas['KeyUsageResponse'];
 export type Organization = Schemas['OrganizationResponse'];
 export type Domain = Schemas['DomainResponse'];
 export type Source = Schemas['SourceResponse'];
