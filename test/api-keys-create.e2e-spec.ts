@@ -35,6 +35,11 @@ describe('API keys: create, list, last_used_at', () => {
         last_used_at: null,
         created_at: expect.stringMatching(ISO_MICROS),
         expires_at: null,
+        scopes: null,
+        rate_limit_per_minute: null,
+        monthly_credit_limit: null,
+        credits_used_this_period: 0,
+        metadata: {},
         key: expect.stringMatching(/^svc_[0-9A-Za-z]{38}$/),
       });
       expect(body.key.slice(-6)).toBe(contractChecksum(body.key.slice(4, 36)));

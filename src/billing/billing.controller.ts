@@ -34,7 +34,7 @@ function presentSubscription(quota: QuotaView) {
 }
 
 @ApiTags('billing')
-@Authenticated()
+@Authenticated({ scope: 'usage:read' })
 @Controller('v1/billings')
 export class BillingController {
   constructor(

@@ -7,7 +7,9 @@ import {
   DomainNotAllowedError,
   FileTooLargeError,
   InvalidCredentialsError,
+  KeyCreditLimitExhaustedError,
   MethodNotAllowedError,
+  MissingScopeError,
   NotAuthenticatedError,
   NotFoundError,
   PayloadTooLargeError,
@@ -50,7 +52,13 @@ export const ERROR_EXAMPLES = {
   invalidCredentials: new InvalidCredentialsError().body(),
   tokenInvalid: new TokenInvalidError().body(),
   quota: new QuotaExhaustedError({ creditsTotal: 1000, creditsUsed: 1000, resetsAt: '2026-12-01T00:00:00Z' }).body(),
+  keyCreditLimit: new KeyCreditLimitExhaustedError({
+    creditsTotal: 30,
+    creditsUsed: 30,
+    resetsAt: '2026-12-01T00:00:00Z',
+  }).body(),
   permissionDenied: new PermissionDeniedError().body(),
+  missingScope: new MissingScopeError('documents:write').body(),
   domainNotAllowed: new DomainNotAllowedError().body(),
   notFound: new NotFoundError().body(),
   methodNotAllowed: new MethodNotAllowedError('PUT', ['GET', 'PATCH']).body(),
@@ -146,7 +154,11 @@ export const ERROR_COMPONENTS = {
       required: ['detail', 'code', 'credits_total', 'credits_used', 'resets_at'],
       properties: {
         detail,
-        code: { type: 'string', enum: ['quota_exhausted'] },
+        code: {
+          type: 'string',
+          enum: ['quota_exhausted', 'key_credit_limit_exhausted'],
+          description: "`quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).",
+        },
         credits_total: CREDITS,
         credits_used: CREDITS,
         resets_at: { type: 'string', format: 'date-time' },
@@ -188,9 +200,15 @@ export const ERROR_COMPONENTS = {
         apiKeyNotAccepted: ERROR_EXAMPLES.apiKeyNotAccepted,
       },
     ),
-    PaymentRequired: errorResponse(402, 'The monthly credit quota is exhausted.', { quota: ERROR_EXAMPLES.quota }),
+    PaymentRequired: errorResponse(402, "The monthly credit quota, or the calling key's monthly credit limit, is exhausted.", {
+      quota: ERROR_EXAMPLES.quota,
+      keyCreditLimit: ERROR_EXAMPLES.keyCreditLimit,
+    }),
     Forbidden: errorResponse(403, 'Administrators only: another user, or any API key, is refused.', {
       permission: ERROR_EXAMPLES.permissionDenied,
+    }),
+    MissingScope: errorResponse(403, 'The API key was not given the scope this route needs.', {
+      missingScope: ERROR_EXAMPLES.missingScope,
     }),
     NotFound: errorResponse(404, 'No such resource, or it belongs to someone else.', {
       notFound: ERROR_EXAMPLES.notFound,
