@@ -42,7 +42,7 @@ export function KeyEventsLog({ changes }: { changes: number }) {
       <div class="section-header">
         <h2 id="key-events-heading">Activity</h2>
         <button type="button" onClick={() => log.reload()} disabled={log.loading}>
-          Refresh<span class="visually-hidden"> activity</span>
+          Reload<span class="visually-hidden"> activity</span>
         </button>
       </div>
       <p class="hint">Every create, update, rotation and revocation of your organization's keys, newest first.</p>
