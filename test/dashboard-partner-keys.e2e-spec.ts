@@ -109,19 +109,22 @@ describe('dashboard in a real browser: partner keys and usage by key', () => {
       await expect(
         dialog.getByRole('checkbox', { name: 'usage:read Subscription and usage' }).isChecked(),
       ).resolves.toBe(true);
-      await expect(dialog.getByLabel('Value 2', { exact: true }).inputValue()).resolves.toBe('2');
+      // Metadata rows in the order the service keeps them (PostgreSQL's jsonb: shorter keys first).
+      await expect(dialog.getByLabel('Key 1', { exact: true }).inputValue()).resolves.toBe('tier');
+      await expect(dialog.getByLabel('Value 1', { exact: true }).inputValue()).resolves.toBe('2');
+      await expect(dialog.getByLabel('Type 1', { exact: true }).inputValue()).resolves.toBe('number');
 
       // Metadata over the service's size limit: the API's detail, next to the form.
-      await dialog.getByLabel('Value 1', { exact: true }).fill('a'.repeat(1100));
+      await dialog.getByLabel('Value 2', { exact: true }).fill('a'.repeat(1100));
       await dialog.getByRole('button', { name: 'Save settings' }).click();
       await expect(dialog.locator('#settings-error').textContent()).resolves.toMatch(/^metadata: /);
 
-      await dialog.getByLabel('Value 1', { exact: true }).fill('acme');
+      await dialog.getByLabel('Value 2', { exact: true }).fill('acme');
       await dialog.getByRole('checkbox', { name: 'query Queries and chat messages' }).uncheck();
       await dialog.getByRole('checkbox', { name: 'usage:read Subscription and usage' }).uncheck();
       await dialog.getByLabel('Requests per minute').fill('');
       await dialog.getByLabel('Monthly credit limit').fill('10');
-      await dialog.getByRole('button', { name: 'Remove metadata row 2' }).click();
+      await dialog.getByRole('button', { name: 'Remove metadata row 1' }).click();
       await shot('key-settings');
       await dialog.getByRole('button', { name: 'Save settings' }).click();
       await dialog.waitFor({ state: 'detached' });
@@ -152,7 +155,7 @@ describe('dashboard in a real browser: partner keys and usage by key', () => {
           'scopes: ["query","usage:read"] → —',
           'rate_limit_per_minute: 600 → —',
           'monthly_credit_limit: 50 → 10',
-          'metadata: {"customer":"acme","tier":2} → {"customer":"acme"}',
+          'metadata: {"tier":2,"customer":"acme"} → {"customer":"acme"}',
         ]),
       );
       // Never the key itself.

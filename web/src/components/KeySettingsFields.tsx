@@ -113,7 +113,8 @@ export function KeySettingsFields({
                 value={row.value}
                 // A number row must hold a JSON number; the browser refuses the form otherwise.
                 inputMode={row.type === 'number' ? 'decimal' : 'text'}
-                pattern={row.type === 'number' ? NUMBER_PATTERN : undefined}
+                // Never left out: Preact clears a removed pattern to "", which only an empty value matches.
+                pattern={row.type === 'number' ? NUMBER_PATTERN : '.*'}
                 title={row.type === 'number' ? 'A number, e.g. 2 or 0.5' : undefined}
                 required={row.type === 'number'}
                 onInput={(event) => setRow(index, { value: event.currentTarget.value })}
