@@ -19,7 +19,7 @@ export function ScopesField() {
       const seen = new Set<unknown>();
       for (const scope of value as unknown[]) {
         if (!isApiKeyScope(scope))
-          return `${JSON.stringify(scope) ?? 'null'} is not a valid scope; valid scopes: ${API_KEY_SCOPES.join(', ')}.`;
+          return `${JSON.stringify(scope)} is not a valid scope; valid scopes: ${API_KEY_SCOPES.join(', ')}.`;
         if (seen.has(scope)) return `"${scope}" is listed more than once.`;
         seen.add(scope);
       }
