@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { API_KEY_SCOPES, isApiKeyScope } from '../../common/scopes.js';
-import { fieldRule, IntegerField, unstorableText } from '../../common/validation.js';
+import { fieldRule, IntegerField, integerSchema, unstorableText } from '../../common/validation.js';
 import {
   METADATA_KEY_MAX_LENGTH,
   METADATA_MAX_BYTES,
@@ -59,7 +59,7 @@ export const CreditLimitField = () => (target: object, property: string) => {
 };
 
 function IntegerSchemaNullable(min: number, max: number) {
-  return { type: 'integer' as const, minimum: min, maximum: max, nullable: true, required: false };
+  return { ...integerSchema(min, max), nullable: true, required: false };
 }
 
 /** A flat object of strings and numbers, within METADATA_MAX_KEYS keys and METADATA_MAX_BYTES of JSON. */
