@@ -41,7 +41,7 @@ export function ScopesField() {
 
 export const RateLimitField = () => (target: object, property: string) => {
   ApiProperty({
-    ...IntegerSchemaNullable(1, RATE_LIMIT_PER_MINUTE_MAX),
+    ...nullableInteger(1, RATE_LIMIT_PER_MINUTE_MAX),
     description: "Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.",
     example: 600,
   })(target, property);
@@ -50,7 +50,7 @@ export const RateLimitField = () => (target: object, property: string) => {
 
 export const CreditLimitField = () => (target: object, property: string) => {
   ApiProperty({
-    ...IntegerSchemaNullable(0, MONTHLY_CREDIT_LIMIT_MAX),
+    ...nullableInteger(0, MONTHLY_CREDIT_LIMIT_MAX),
     description:
       "Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.",
     example: 500,
@@ -58,7 +58,7 @@ export const CreditLimitField = () => (target: object, property: string) => {
   IntegerField({ min: 0, max: MONTHLY_CREDIT_LIMIT_MAX })(target, property);
 };
 
-function IntegerSchemaNullable(min: number, max: number) {
+function nullableInteger(min: number, max: number) {
   return { ...integerSchema(min, max), nullable: true, required: false };
 }
 
