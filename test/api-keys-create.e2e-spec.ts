@@ -136,12 +136,17 @@ describe('API keys: create, list, last_used_at', () => {
       for (const key of response.body) {
         expect(Object.keys(key).sort()).toEqual([
           'created_at',
+          'credits_used_this_period',
           'expires_at',
           'id',
           'is_active',
           'key_prefix',
           'last_used_at',
+          'metadata',
+          'monthly_credit_limit',
           'name',
+          'rate_limit_per_minute',
+          'scopes',
         ]);
       }
       expect(JSON.stringify(response.body)).not.toContain(first.key.slice(12));

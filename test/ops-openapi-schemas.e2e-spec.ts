@@ -141,12 +141,17 @@ describe('OpenAPI document: schemas', () => {
     const item = deref(document, list.items!);
     expect(Object.keys(item.properties!).sort()).toEqual([
       'created_at',
+      'credits_used_this_period',
       'expires_at',
       'id',
       'is_active',
       'key_prefix',
       'last_used_at',
+      'metadata',
+      'monthly_credit_limit',
       'name',
+      'rate_limit_per_minute',
+      'scopes',
     ]);
     expect(item.properties!.expires_at).toEqual(
       expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }),
@@ -232,6 +237,7 @@ describe('OpenAPI document: schemas', () => {
       op.parameters?.some((p) => p.name === 'limit' && p.in === 'query'),
     );
     expect(paginated.map(({ path }) => path).sort()).toEqual([
+      '/v1/billings/api-keys/events/',
       '/v1/billings/usage/',
       '/v1/chat/sessions/',
       '/v1/chat/sessions/{sessionId}/messages/',
@@ -488,6 +494,8 @@ describe('OpenAPI document: schemas', () => {
     );
     const live = (await http().post('/v1/billings/api-keys/').set(auth).send({ name: 'live' }).expect(201)).body;
     const byKey = { 'X-API-Key': live.key };
+    check('get', '/v1/billings/api-keys/events/', await http().get('/v1/billings/api-keys/events/').set(auth), 200);
+    check('get', '/v1/billings/api-keys/events/', await http().get('/v1/billings/api-keys/events/').set(byKey), 401);
 
     // Regions and domains (administrators).
     const suffix = Date.now().toString(36);

@@ -1,6 +1,6 @@
 import { toIsoMicros } from '../common/timestamps.js';
 import type { ApiKey } from './api-key.entity.js';
-import type { ApiKeyResponse, CreatedApiKeyResponse, RotatedApiKeyResponse } from './dto/api-key.response.js';
+import { ApiKeyResponse, type CreatedApiKeyResponse, type RotatedApiKeyResponse } from './dto/api-key.response.js';
 
 /** The record, with the full key when created, and the replaced key's id too when rotated. */
 export type ApiKeyRecord = ApiKeyResponse | CreatedApiKeyResponse | RotatedApiKeyResponse;
@@ -31,7 +31,7 @@ export function presentApiKey(
   const stored = key.lastUsedAt;
   const lastUsedAt =
     extras.lastUsedAt && (!stored || extras.lastUsedAt.getTime() > stored.getTime()) ? extras.lastUsedAt : stored;
-  return {
+  return Object.assign(new ApiKeyResponse(), {
     id: key.id,
     name: key.name,
     key_prefix: key.keyPrefix,
@@ -46,5 +46,5 @@ export function presentApiKey(
     metadata: key.metadata,
     ...(extras.fullKey === undefined ? {} : { key: extras.fullKey }),
     ...(extras.rotatedFrom === undefined ? {} : { rotated_from: extras.rotatedFrom }),
-  };
+  });
 }

@@ -25,7 +25,7 @@ import type { ApiKeyRecord } from './api-key.presenter.js';
 import type { KeyChangeableFields } from './api-keys.repository.js';
 import { Audit, type AuditContext } from './audit-context.js';
 import { CreateApiKeyDto, RotateApiKeyDto, UpdateApiKeyDto } from './dto/api-key.dto.js';
-import { ApiKeyEventPage, type ApiKeyEventResponse } from './dto/api-key-event.response.js';
+import { ApiKeyEventPage, ApiKeyEventResponse } from './dto/api-key-event.response.js';
 import { ApiKeyResponse, CreatedApiKeyResponse, RotatedApiKeyResponse } from './dto/api-key.response.js';
 
 const KEY_ID = () => ApiUuidParam('keyId', 'The id of one of your keys.');
@@ -36,7 +36,10 @@ const SETTINGS_INVALID = {
     'scopes',
     '"admin" is not a valid scope; valid scopes: query, documents:read, documents:write, chat, usage:read, organization:write.',
   ).body(),
-  rateLimit: ValidationFailedError.field('rate_limit_per_minute', 'Ensure this value is greater than or equal to 1.').body(),
+  rateLimit: ValidationFailedError.field(
+    'rate_limit_per_minute',
+    'Ensure this value is greater than or equal to 1.',
+  ).body(),
   metadata: ValidationFailedError.field('metadata', '"plan" must be a string or a number (metadata is flat).').body(),
 };
 
@@ -51,7 +54,7 @@ function settingsOf(body: CreateApiKeyDto | UpdateApiKeyDto): Partial<KeyChangea
 }
 
 function presentEvent(event: ApiKeyEvent): ApiKeyEventResponse {
-  return {
+  return Object.assign(new ApiKeyEventResponse(), {
     id: event.id,
     action: event.action,
     key_id: event.keyId,
@@ -60,8 +63,8 @@ function presentEvent(event: ApiKeyEvent): ApiKeyEventResponse {
     changes: event.changes,
     request_id: event.requestId,
     ip: event.ip,
-    created_at: toIsoMicros(event.createdAt)!,
-  };
+    created_at: toIsoMicros(event.createdAt),
+  });
 }
 
 /** Key management: a JWT access token only (spec 5.3.8), and only the caller's own keys. */

@@ -28,7 +28,6 @@ export type NewApiKey = Pick<ApiKey, 'userId' | 'organizationId' | 'keyPrefix' |
   KeyChangeableFields &
   Partial<Pick<ApiKey, 'rotatedFromId'>>;
 
-
 /**
  * The `api_keys` table. Methods that take an EntityManager run inside the caller's transaction
  * (changes happen under the key's row lock, and their announcement is delivered on commit).

@@ -3,7 +3,7 @@ import type { HttpRequest } from '../common/http.js';
 
 /** Who made a key change and from where, for its audit entry. */
 export interface AuditContext {
-  actorUserId: string;
+  actorUserId: string | null;
   requestId: string | null;
   ip: string | null;
 }
@@ -12,5 +12,5 @@ export interface AuditContext {
 export const Audit = createParamDecorator((_: unknown, context: ExecutionContext): AuditContext => {
   const request = context.switchToHttp().getRequest<HttpRequest>();
   // Fastify's request.ip follows TRUST_PROXY, so behind a trusted proxy it is the client's.
-  return { actorUserId: request.user!.userId, requestId: String(request.id), ip: request.ip || null };
+  return { actorUserId: request.user?.userId ?? null, requestId: request.id, ip: request.ip || null };
 });

@@ -19,7 +19,8 @@ export class ScopeGuard implements CanActivate {
       context.getClass(),
     ]);
     const scopes = context.switchToHttp().getRequest<HttpRequest>().user?.scopes;
-    if (requirement?.scope && scopes && !scopes.includes(requirement.scope)) throw new MissingScopeError(requirement.scope);
+    if (requirement?.scope && scopes && !scopes.includes(requirement.scope))
+      throw new MissingScopeError(requirement.scope);
     return true;
   }
 }

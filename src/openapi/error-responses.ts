@@ -157,7 +157,8 @@ export const ERROR_COMPONENTS = {
         code: {
           type: 'string',
           enum: ['quota_exhausted', 'key_credit_limit_exhausted'],
-          description: "`quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).",
+          description:
+            "`quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).",
         },
         credits_total: CREDITS,
         credits_used: CREDITS,
@@ -200,10 +201,14 @@ export const ERROR_COMPONENTS = {
         apiKeyNotAccepted: ERROR_EXAMPLES.apiKeyNotAccepted,
       },
     ),
-    PaymentRequired: errorResponse(402, "The monthly credit quota, or the calling key's monthly credit limit, is exhausted.", {
-      quota: ERROR_EXAMPLES.quota,
-      keyCreditLimit: ERROR_EXAMPLES.keyCreditLimit,
-    }),
+    PaymentRequired: errorResponse(
+      402,
+      "The monthly credit quota, or the calling key's monthly credit limit, is exhausted.",
+      {
+        quota: ERROR_EXAMPLES.quota,
+        keyCreditLimit: ERROR_EXAMPLES.keyCreditLimit,
+      },
+    ),
     Forbidden: errorResponse(403, 'Administrators only: another user, or any API key, is refused.', {
       permission: ERROR_EXAMPLES.permissionDenied,
     }),

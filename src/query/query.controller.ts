@@ -83,7 +83,8 @@ export class QueryController {
     },
     402: "The monthly credit quota, or the key's monthly credit limit, is exhausted.",
     403: {
-      description: "The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`.",
+      description:
+        "The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`.",
       examples: ['domainNotAllowed', 'missingScope'],
     },
     404: 'No active public domain has this slug.',

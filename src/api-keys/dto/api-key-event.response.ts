@@ -28,7 +28,7 @@ export class ApiKeyEventResponse {
     maxProperties: 20,
     additionalProperties: { type: 'array', minItems: 2, maxItems: 2, items: {} },
     description:
-      'For `updated`: each field the update changed, as `[before, after]`; for `rotated`: the new key\'s `id` and `key_prefix` as `[old, new]`; otherwise null.',
+      "For `updated`: each field the update changed, as `[before, after]`; for `rotated`: the new key's `id` and `key_prefix` as `[old, new]`; otherwise null.",
     example: { rate_limit_per_minute: [null, 600], scopes: [null, ['query']] },
   })
   changes: KeyChanges | null;
@@ -41,7 +41,13 @@ export class ApiKeyEventResponse {
   })
   request_id: string | null;
 
-  @ApiProperty({ type: 'string', maxLength: 64, nullable: true, description: "The client's address.", example: '203.0.113.7' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: 64,
+    nullable: true,
+    description: "The client's address.",
+    example: '203.0.113.7',
+  })
   ip: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' })

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/scopes.js';
+import { integerSchema } from '../../common/validation.js';
 import { CREDITS } from '../../openapi/limits.js';
 import { API_KEY_PREFIX, checksumOf, keyPrefixOf } from '../key-format.js';
 import {
@@ -64,9 +65,7 @@ export class ApiKeyResponse {
   scopes: ApiKeyScope[] | null;
 
   @ApiProperty({
-    type: 'integer',
-    minimum: 1,
-    maximum: RATE_LIMIT_PER_MINUTE_MAX,
+    ...integerSchema(1, RATE_LIMIT_PER_MINUTE_MAX),
     nullable: true,
     description: "The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.",
     example: 600,
@@ -74,9 +73,7 @@ export class ApiKeyResponse {
   rate_limit_per_minute: number | null;
 
   @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    maximum: MONTHLY_CREDIT_LIMIT_MAX,
+    ...integerSchema(0, MONTHLY_CREDIT_LIMIT_MAX),
     nullable: true,
     description: "Credits the key may spend per billing period; null: no cap beyond the organization's quota.",
     example: 500,

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { API_KEY_SCOPES, isApiKeyScope } from '../../common/scopes.js';
-import { fieldRule, IntegerField, unstorableText } from '../../common/validation.js';
+import { fieldRule, IntegerField, integerSchema, unstorableText } from '../../common/validation.js';
 import {
   METADATA_KEY_MAX_LENGTH,
   METADATA_MAX_BYTES,
@@ -19,7 +19,7 @@ export function ScopesField() {
       const seen = new Set<unknown>();
       for (const scope of value as unknown[]) {
         if (!isApiKeyScope(scope))
-          return `${JSON.stringify(scope) ?? 'null'} is not a valid scope; valid scopes: ${API_KEY_SCOPES.join(', ')}.`;
+          return `${JSON.stringify(scope)} is not a valid scope; valid scopes: ${API_KEY_SCOPES.join(', ')}.`;
         if (seen.has(scope)) return `"${scope}" is listed more than once.`;
         seen.add(scope);
       }
@@ -41,7 +41,7 @@ export function ScopesField() {
 
 export const RateLimitField = () => (target: object, property: string) => {
   ApiProperty({
-    ...IntegerSchemaNullable(1, RATE_LIMIT_PER_MINUTE_MAX),
+    ...nullableInteger(1, RATE_LIMIT_PER_MINUTE_MAX),
     description: "Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.",
     example: 600,
   })(target, property);
@@ -50,7 +50,7 @@ export const RateLimitField = () => (target: object, property: string) => {
 
 export const CreditLimitField = () => (target: object, property: string) => {
   ApiProperty({
-    ...IntegerSchemaNullable(0, MONTHLY_CREDIT_LIMIT_MAX),
+    ...nullableInteger(0, MONTHLY_CREDIT_LIMIT_MAX),
     description:
       "Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.",
     example: 500,
@@ -58,8 +58,8 @@ export const CreditLimitField = () => (target: object, property: string) => {
   IntegerField({ min: 0, max: MONTHLY_CREDIT_LIMIT_MAX })(target, property);
 };
 
-function IntegerSchemaNullable(min: number, max: number) {
-  return { type: 'integer' as const, minimum: min, maximum: max, nullable: true, required: false };
+function nullableInteger(min: number, max: number) {
+  return { ...integerSchema(min, max), nullable: true, required: false };
 }
 
 /** A flat object of strings and numbers, within METADATA_MAX_KEYS keys and METADATA_MAX_BYTES of JSON. */

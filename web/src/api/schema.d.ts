@@ -843,11 +843,13 @@ export interface components {
              */
             scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
             /**
+             * Format: int32
              * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
              * @example 600
              */
             rate_limit_per_minute: number | null;
             /**
+             * Format: int32
              * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
              * @example 500
              */
@@ -1015,11 +1017,13 @@ export interface components {
              */
             scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
             /**
+             * Format: int32
              * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
              * @example 600
              */
             rate_limit_per_minute: number | null;
             /**
+             * Format: int32
              * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
              * @example 500
              */
@@ -1134,11 +1138,13 @@ export interface components {
              */
             scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
             /**
+             * Format: int32
              * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
              * @example 600
              */
             rate_limit_per_minute: number | null;
             /**
+             * Format: int32
              * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
              * @example 500
              */
