@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { toIsoMicros } from '../common/timestamps.js';
 import type { PageRequest } from '../common/pagination.js';
-import type { UsageRecordResponse } from './dto/billing.response.js';
+import { UsageRecordResponse } from './dto/billing.response.js';
 import { type DailyCreditsRow, type KeyUsageRow, UsageEventsRepository } from './usage-events.repository.js';
 import type { UsageFilter } from './usage-filter.js';
 
@@ -21,16 +21,18 @@ export class UsageService {
     const [events, count] = await this.usageEvents.page(organizationId, filter, page);
     return {
       count,
-      results: events.map((event) => ({
-        id: event.id,
-        operation: event.operation,
-        credits: event.credits,
-        domain: event.domain,
-        user_id: event.userId,
-        key_id: event.apiKeyId,
-        key_prefix: event.keyPrefix,
-        created_at: toIsoMicros(event.createdAt),
-      })),
+      results: events.map((event) =>
+        Object.assign(new UsageRecordResponse(), {
+          id: event.id,
+          operation: event.operation,
+          credits: event.credits,
+          domain: event.domain,
+          user_id: event.userId,
+          key_id: event.apiKeyId,
+          key_prefix: event.keyPrefix,
+          created_at: toIsoMicros(event.createdAt),
+        }),
+      ),
     };
   }
 
