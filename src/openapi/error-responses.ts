@@ -252,7 +252,9 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
   return Object.fromEntries(
     Object.entries(responses).map(([name, response]) => {
       const limited =
-        /^(BadRequest|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(name);
+        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(
+          name,
+        );
       return [
         name,
         { ...response, headers: { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS } },
