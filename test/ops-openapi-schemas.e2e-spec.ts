@@ -168,12 +168,21 @@ describe('OpenAPI document: schemas', () => {
     }
     expect(operation('/v1/billings/api-keys/{keyId}/', 'delete').responses['204']).toBeDefined();
 
-    // Request bodies: expires_at is required but may be null; rotation's body is optional.
+    // Request bodies: each update field is optional (at least one must be given; expires_at may be null);
+    // rotation's body is optional.
     const update = deref(
       document,
       operation('/v1/billings/api-keys/{keyId}/update/', 'patch').requestBody!.content['application/json'].schema!,
     );
-    expect(update).toEqual(expect.objectContaining({ required: ['expires_at'] }));
+    expect(update.required).toBeUndefined();
+    expect(Object.keys(update.properties!).sort()).toEqual([
+      'expires_at',
+      'metadata',
+      'monthly_credit_limit',
+      'name',
+      'rate_limit_per_minute',
+      'scopes',
+    ]);
     expect(update.properties!.expires_at).toEqual(
       expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }),
     );

@@ -54,11 +54,8 @@ function documentation(requirement: AuthRequirement): MethodDecorator[] {
     ...(requirement.adminOnly ? [sharedResponse(403, 'Forbidden'), credentialNote(ADMIN_NOTE)] : []),
     ...(requirement.jwtOnly ? [credentialNote(JWT_ONLY_NOTE)] : []),
     ...(requirement.scope
-      ? [
-          sharedResponse(403, 'MissingScope'),
-          ApiExtension('x-required-scope', requirement.scope),
-          credentialNote(scopeNote(requirement.scope)),
-        ]
+      ? // The document builder adds the 403 for `x-required-scope` unless the route describes its own.
+        [ApiExtension('x-required-scope', requirement.scope), credentialNote(scopeNote(requirement.scope))]
       : []),
   ];
 }

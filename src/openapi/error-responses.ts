@@ -252,7 +252,9 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
   return Object.fromEntries(
     Object.entries(responses).map(([name, response]) => {
       const limited =
-        /^(BadRequest|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(name);
+        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(
+          name,
+        );
       return [
         name,
         { ...response, headers: { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS } },
@@ -263,11 +265,12 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
 
 /**
  * The error responses every operation of a kind can give: 500 anywhere, 503 wherever the database is
- * used, 400/413 wherever a body is read, 404 wherever a path names something. The credential errors
- * (401/403/429) come with `@Authenticated`; what only some routes give (402, a domain's 403, a
- * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence.
+ * used, 400/413 wherever a body is read, 404 wherever a path names something, 403 wherever an API key
+ * needs a scope (`x-required-scope`). The credential errors (401/403/429) come with `@Authenticated`;
+ * what only some routes give (402, a domain's 403, a sign-in's 401...) is declared on the controller
+ * method with `@ApiErrors` and takes precedence (its 403 then lists the missing scope too).
  */
-export function errorResponsesFor(operation: { path: string; hasBody: boolean }) {
+export function errorResponsesFor(operation: { path: string; hasBody: boolean; scoped?: boolean }) {
   const { path, hasBody } = operation;
   const responses: Record<string, unknown> = { '500': ref('InternalError') };
   const liveness = path === '/health' || path === '/metrics';
@@ -275,5 +278,6 @@ export function errorResponsesFor(operation: { path: string; hasBody: boolean })
   if (hasBody) Object.assign(responses, { '400': ref('BadRequest'), '413': ref('PayloadTooLarge') });
   // Every path parameter is a UUID or a slug: one that names nothing (or another's resource) is a 404.
   if (path.includes('{')) responses['404'] = ref('NotFound');
+  if (operation.scoped) responses['403'] = ref('MissingScope');
   return responses;
 }
