@@ -37,6 +37,7 @@ const SECTIONS = {
   batch: () => import('./sections/batch.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
+  'key-caps': () => import('./sections/key-caps.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
   'query-floor': () => import('./sections/query-floor.js'),

@@ -38,6 +38,11 @@ describe('API keys: update, rotate, revoke', () => {
         last_used_at: null,
         created_at: expect.stringMatching(ISO_MICROS),
         expires_at: '2099-06-30T12:00:00.000000Z',
+        scopes: null,
+        rate_limit_per_minute: null,
+        monthly_credit_limit: null,
+        credits_used_this_period: 0,
+        metadata: {},
       });
       expect((await keyRow(test.db, id)).expires_at.toISOString()).toBe('2099-06-30T12:00:00.000Z');
       expect(await keyWorks(test, key)).toBe(true);
@@ -130,6 +135,11 @@ describe('API keys: update, rotate, revoke', () => {
         last_used_at: null,
         created_at: expect.stringMatching(ISO_MICROS),
         expires_at: expiresAt,
+        scopes: null,
+        rate_limit_per_minute: null,
+        monthly_credit_limit: null,
+        credits_used_this_period: 0,
+        metadata: {},
         key: expect.stringMatching(/^svc_[0-9A-Za-z]{38}$/),
         rotated_from: old.id,
       });
@@ -285,6 +295,11 @@ describe('API keys: update, rotate, revoke', () => {
         last_used_at: expect.stringMatching(ISO_MICROS),
         created_at: expect.stringMatching(ISO_MICROS),
         expires_at: null,
+        scopes: null,
+        rate_limit_per_minute: null,
+        monthly_credit_limit: null,
+        credits_used_this_period: 0,
+        metadata: {},
       });
       expect(await keyWorks(test, key)).toBe(false);
       expect(await keyWorks(test, key, 'x-api-key')).toBe(false);

@@ -35,6 +35,11 @@ describe('API keys: create, list, last_used_at', () => {
         last_used_at: null,
         created_at: expect.stringMatching(ISO_MICROS),
         expires_at: null,
+        scopes: null,
+        rate_limit_per_minute: null,
+        monthly_credit_limit: null,
+        credits_used_this_period: 0,
+        metadata: {},
         key: expect.stringMatching(/^svc_[0-9A-Za-z]{38}$/),
       });
       expect(body.key.slice(-6)).toBe(contractChecksum(body.key.slice(4, 36)));
@@ -131,12 +136,17 @@ describe('API keys: create, list, last_used_at', () => {
       for (const key of response.body) {
         expect(Object.keys(key).sort()).toEqual([
           'created_at',
+          'credits_used_this_period',
           'expires_at',
           'id',
           'is_active',
           'key_prefix',
           'last_used_at',
+          'metadata',
+          'monthly_credit_limit',
           'name',
+          'rate_limit_per_minute',
+          'scopes',
         ]);
       }
       expect(JSON.stringify(response.body)).not.toContain(first.key.slice(12));

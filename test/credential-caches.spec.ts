@@ -57,7 +57,15 @@ describe('credential caches fed 100k distinct credentials', () => {
   it('keep at most VERIFIED_KEYS_MAX_ENTRIES keys and UNKNOWN_KEYS_MAX_ENTRIES unknown hashes', () => {
     const cache = new VerifiedKeyCache();
     for (let i = 0; i < CREDENTIALS; i++) {
-      const grant = { keyId: `key-${i}`, userId: 'user', organizationId: 'org', keyPrefix: 'svc_', usableUntil: null };
+      const grant = {
+        keyId: `key-${i}`,
+        userId: 'user',
+        organizationId: 'org',
+        keyPrefix: 'svc_',
+        usableUntil: null,
+        scopes: null,
+        rateLimitPerMinute: null,
+      };
       cache.set(`hash-${i}`, grant, cache.generation);
       cache.setUnknown(`forged-${i}`, cache.generation);
     }
@@ -87,7 +95,15 @@ describe('credential caches and invalidation', () => {
     cache.invalidateKey('key-1');
     cache.set(
       'hash-1',
-      { keyId: 'key-1', userId: 'user', organizationId: 'org', keyPrefix: 'svc_', usableUntil: null },
+      {
+        keyId: 'key-1',
+        userId: 'user',
+        organizationId: 'org',
+        keyPrefix: 'svc_',
+        usableUntil: null,
+        scopes: null,
+        rateLimitPerMinute: null,
+      },
       generation,
     );
     cache.setUnknown('forged-1', generation);
@@ -103,6 +119,8 @@ describe('credential caches and invalidation', () => {
       organizationId: 'org',
       keyPrefix: 'svc_',
       usableUntil: null,
+      scopes: null,
+      rateLimitPerMinute: null,
     });
     cache.set('hash-1', grant('key-1'), cache.generation);
     cache.set('hash-2', grant('key-2'), cache.generation);

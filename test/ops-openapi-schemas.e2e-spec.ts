@@ -140,12 +140,17 @@ describe('OpenAPI document: schemas', () => {
     const item = deref(document, list.items!);
     expect(Object.keys(item.properties!).sort()).toEqual([
       'created_at',
+      'credits_used_this_period',
       'expires_at',
       'id',
       'is_active',
       'key_prefix',
       'last_used_at',
+      'metadata',
+      'monthly_credit_limit',
       'name',
+      'rate_limit_per_minute',
+      'scopes',
     ]);
     expect(item.properties!.expires_at).toEqual(
       expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }),
@@ -162,12 +167,21 @@ describe('OpenAPI document: schemas', () => {
     }
     expect(operation('/v1/billings/api-keys/{keyId}/', 'delete').responses['204']).toBeDefined();
 
-    // Request bodies: expires_at is required but may be null; rotation's body is optional.
+    // Request bodies: each update field is optional (at least one must be given; expires_at may be null);
+    // rotation's body is optional.
     const update = deref(
       document,
       operation('/v1/billings/api-keys/{keyId}/update/', 'patch').requestBody!.content['application/json'].schema!,
     );
-    expect(update).toEqual(expect.objectContaining({ required: ['expires_at'] }));
+    expect(update.required).toBeUndefined();
+    expect(Object.keys(update.properties!).sort()).toEqual([
+      'expires_at',
+      'metadata',
+      'monthly_credit_limit',
+      'name',
+      'rate_limit_per_minute',
+      'scopes',
+    ]);
     expect(update.properties!.expires_at).toEqual(
       expect.objectContaining({ type: 'string', format: 'date-time', nullable: true }),
     );
@@ -231,6 +245,7 @@ describe('OpenAPI document: schemas', () => {
       op.parameters?.some((p) => p.name === 'limit' && p.in === 'query'),
     );
     expect(paginated.map(({ path }) => path).sort()).toEqual([
+      '/v1/billings/api-keys/events/',
       '/v1/billings/usage/',
       '/v1/chat/sessions/',
       '/v1/chat/sessions/{sessionId}/messages/',
@@ -487,6 +502,8 @@ describe('OpenAPI document: schemas', () => {
     );
     const live = (await http().post('/v1/billings/api-keys/').set(auth).send({ name: 'live' }).expect(201)).body;
     const byKey = { 'X-API-Key': live.key };
+    check('get', '/v1/billings/api-keys/events/', await http().get('/v1/billings/api-keys/events/').set(auth), 200);
+    check('get', '/v1/billings/api-keys/events/', await http().get('/v1/billings/api-keys/events/').set(byKey), 401);
 
     // Regions and domains (administrators).
     const suffix = Date.now().toString(36);
@@ -724,6 +741,13 @@ describe('OpenAPI document: schemas', () => {
     check('get', '/v1/billings/subscription/', await http().get('/v1/billings/subscription/').set(byKey), 200);
     check('get', '/v1/billings/usage/', await http().get('/v1/billings/usage/').set(auth), 200);
     check('get', '/v1/billings/usage/daily/', await http().get('/v1/billings/usage/daily/').set(auth), 200);
+    check('get', '/v1/billings/usage/keys/', await http().get('/v1/billings/usage/keys/').set(auth), 200);
+    check(
+      'get',
+      '/v1/billings/usage/',
+      await http().get('/v1/billings/usage/?from=2026-11-02&to=2026-11-01').set(auth),
+      400,
+    );
     const subscription = `/v1/billings/organizations/${me.organization_id}/subscription/`;
     check(
       'patch',

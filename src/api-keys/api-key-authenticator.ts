@@ -34,6 +34,8 @@ export class ApiKeyAuthenticator {
       isAdmin: false,
       apiKeyId: grant.keyId,
       keyPrefix: grant.keyPrefix,
+      scopes: grant.scopes,
+      rateLimitPerMinute: grant.rateLimitPerMinute,
     };
   }
 
@@ -70,6 +72,8 @@ export class ApiKeyAuthenticator {
       organizationId: row.organization_id,
       keyPrefix: row.key_prefix,
       usableUntil: row.usable_until ? row.usable_until.getTime() : null,
+      scopes: row.scopes,
+      rateLimitPerMinute: row.rate_limit_per_minute,
     };
     this.cache.set(hash, grant, generation);
     return grant;

@@ -1,3 +1,5 @@
+import type { ApiKeyScope } from '../common/scopes.js';
+import type { KeyMetadata } from './key-settings.js';
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
@@ -50,4 +52,19 @@ export class ApiKey {
   /** After a rotation with a grace period: the old key authenticates until this instant. */
   @Column({ name: 'grace_until', type: 'timestamptz', nullable: true })
   graceUntil: Date | null;
+
+  /** Null: every scope. */
+  @Column({ type: 'text', array: true, nullable: true })
+  scopes: ApiKeyScope[] | null;
+
+  /** Null: RATE_LIMIT_PER_MINUTE. */
+  @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true })
+  rateLimitPerMinute: number | null;
+
+  /** Null: no cap beyond the organization's quota. The count is in `api_key_credits`. */
+  @Column({ name: 'monthly_credit_limit', type: 'integer', nullable: true })
+  monthlyCreditLimit: number | null;
+
+  @Column({ type: 'jsonb', default: {} })
+  metadata: KeyMetadata;
 }

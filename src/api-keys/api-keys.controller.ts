@@ -9,21 +9,63 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, JwtOnly } from '../common/auth.decorators.js';
+import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
+import { toIsoMicros } from '../common/timestamps.js';
 import { BadRequestError, ValidationFailedError } from '../common/errors.js';
 import { parseZonedTimestamp } from '../common/timestamps.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
+import { ApiPagination } from '../openapi/page.response.js';
+import type { ApiKeyEvent } from './api-key-event.entity.js';
 import { ApiKeysService, KEY_LIST_MAX, NOT_ACTIVE } from './api-keys.service.js';
 import type { ApiKeyRecord } from './api-key.presenter.js';
+import type { KeyChangeableFields } from './api-keys.repository.js';
+import { Audit, type AuditContext } from './audit-context.js';
 import { CreateApiKeyDto, RotateApiKeyDto, UpdateApiKeyDto } from './dto/api-key.dto.js';
+import { ApiKeyEventPage, ApiKeyEventResponse } from './dto/api-key-event.response.js';
 import { ApiKeyResponse, CreatedApiKeyResponse, RotatedApiKeyResponse } from './dto/api-key.response.js';
 
 const KEY_ID = () => ApiUuidParam('keyId', 'The id of one of your keys.');
 const NOT_ACTIVE_BODY = new BadRequestError(NOT_ACTIVE).body();
 const NO_SUCH_KEY = { 404: "No such key, or another user's (never revealed)." } as const;
+const SETTINGS_INVALID = {
+  unknownScope: ValidationFailedError.field(
+    'scopes',
+    '"admin" is not a valid scope; valid scopes: query, documents:read, documents:write, chat, usage:read, organization:write.',
+  ).body(),
+  rateLimit: ValidationFailedError.field(
+    'rate_limit_per_minute',
+    'Ensure this value is greater than or equal to 1.',
+  ).body(),
+  metadata: ValidationFailedError.field('metadata', '"plan" must be a string or a number (metadata is flat).').body(),
+};
+
+/** The settings a create or update gives, as entity fields (absent ones left out). */
+function settingsOf(body: CreateApiKeyDto | UpdateApiKeyDto): Partial<KeyChangeableFields> {
+  return {
+    ...(body.scopes === undefined ? {} : { scopes: body.scopes }),
+    ...(body.rate_limit_per_minute === undefined ? {} : { rateLimitPerMinute: body.rate_limit_per_minute }),
+    ...(body.monthly_credit_limit === undefined ? {} : { monthlyCreditLimit: body.monthly_credit_limit }),
+    ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+  };
+}
+
+function presentEvent(event: ApiKeyEvent): ApiKeyEventResponse {
+  return Object.assign(new ApiKeyEventResponse(), {
+    id: event.id,
+    action: event.action,
+    key_id: event.keyId,
+    key_prefix: event.keyPrefix,
+    actor_user_id: event.actorUserId,
+    changes: event.changes,
+    request_id: event.requestId,
+    ip: event.ip,
+    created_at: toIsoMicros(event.createdAt),
+  });
+}
 
 /** Key management: a JWT access token only (spec 5.3.8), and only the caller's own keys. */
 @ApiTags('api-keys')
@@ -46,26 +88,59 @@ export class ApiKeysController {
     return this.apiKeys.list(caller.userId);
   }
 
+  @Get('events')
+  @ApiOperation({
+    summary: "The audit log of your organization's keys, newest first",
+    description:
+      'One entry per create, update, rotate and revoke (either form), written with the change itself. `changes` lists what an update changed as `[before, after]`. Never carries a key value, hash or token.',
+  })
+  @ApiPagination()
+  @ApiOkResponse({ type: ApiKeyEventPage })
+  async listApiKeyEvents(
+    @CurrentPrincipal() caller: Principal,
+    @Pagination() page: PageRequest & { url: URL },
+  ): Promise<Page<ApiKeyEventResponse>> {
+    const [events, count] = await this.apiKeys.listEvents(caller.organizationId, page);
+    return toPage(page, count, events.map(presentEvent));
+  }
+
   @Post()
   @NoStore()
-  @ApiOperation({ summary: 'Create an API key; the full key is returned this once' })
+  @ApiOperation({
+    summary: 'Create an API key; the full key is returned this once',
+    description:
+      'Optionally limited to `scopes`, with its own `rate_limit_per_minute` and `monthly_credit_limit`, and labelled with `metadata`.',
+  })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new, active, non-expiring key, with `key`.' })
-  createApiKey(@CurrentPrincipal() caller: Principal, @Body() body: CreateApiKeyDto): Promise<ApiKeyRecord> {
-    return this.apiKeys.create(caller, body.name);
+  @ApiErrors({
+    400: {
+      description: '`name` missing or too long; an unknown or repeated scope; a limit out of range; bad metadata.',
+      bodies: { name: ValidationFailedError.field('name', 'This field is required.').body(), ...SETTINGS_INVALID },
+    },
+  })
+  createApiKey(
+    @CurrentPrincipal() caller: Principal,
+    @Body() body: CreateApiKeyDto,
+    @Audit() audit: AuditContext,
+  ): Promise<ApiKeyRecord> {
+    return this.apiKeys.create(caller, { name: body.name, ...settingsOf(body) }, audit);
   }
 
   @Patch(':keyId/update')
   @ApiOperation({
-    summary: "Set or clear a key's expiry",
-    description: '`expires_at` must be present: a future ISO 8601 time with a zone, or null for no expiry.',
+    summary: "Change a key's expiry, name, scopes, limits or metadata",
+    description:
+      'Each field is optional and only the fields given change, but at least one must be given (an empty body is a 400 naming `expires_at`). `expires_at`: a future ISO 8601 time with a zone, or null for no expiry. Takes effect at once on every instance.',
   })
   @KEY_ID()
   @ApiOkResponse({ type: ApiKeyResponse, description: 'The updated record (no `key`).' })
   @ApiErrors({
     400: {
-      description: '`expires_at` missing, malformed or not in the future; or the key is no longer active.',
+      description:
+        'An empty body; `expires_at` malformed or not in the future; a bad name, scope, limit or metadata; or the key is no longer active.',
       bodies: {
         validation: ValidationFailedError.field('expires_at', 'Must be a time in the future.').body(),
+        ...SETTINGS_INVALID,
         notActive: NOT_ACTIVE_BODY,
       },
     },
@@ -75,17 +150,24 @@ export class ApiKeysController {
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
     @Body() body: UpdateApiKeyDto,
+    @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
-    const expiresAt = body.expires_at === null ? null : parseZonedTimestamp(body.expires_at);
-    return this.apiKeys.updateExpiry(caller.userId, keyId, expiresAt);
+    const fields: Partial<KeyChangeableFields> = {
+      ...settingsOf(body),
+      ...(body.name === undefined ? {} : { name: body.name }),
+      ...(body.expires_at === undefined
+        ? {}
+        : { expiresAt: body.expires_at === null ? null : parseZonedTimestamp(body.expires_at) }),
+    };
+    return this.apiKeys.update(caller.userId, keyId, fields, audit);
   }
 
   @Post(':keyId/rotate')
   @NoStore()
   @ApiOperation({
-    summary: 'Rotate a key: a new key with the same name and expiry replaces it',
+    summary: 'Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it',
     description:
-      'The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry).',
+      "The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key carries on the old one's `credits_used_this_period`.",
   })
   @KEY_ID()
   @ApiCreatedResponse({
@@ -109,8 +191,9 @@ export class ApiKeysController {
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
     @Body() body: RotateApiKeyDto,
+    @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
-    return this.apiKeys.rotate(caller.userId, keyId, body.grace_period_seconds ?? 0);
+    return this.apiKeys.rotate(caller.userId, keyId, body.grace_period_seconds ?? 0, audit);
   }
 
   @Post(':keyId/revoke')
@@ -125,8 +208,9 @@ export class ApiKeysController {
   revokeApiKey(
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
+    @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
-    return this.apiKeys.revoke(caller.userId, keyId);
+    return this.apiKeys.revoke(caller.userId, keyId, audit);
   }
 
   @Delete(':keyId')
@@ -138,7 +222,8 @@ export class ApiKeysController {
   async deleteApiKey(
     @CurrentPrincipal() caller: Principal,
     @Param('keyId', UuidPathPipe) keyId: string,
+    @Audit() audit: AuditContext,
   ): Promise<void> {
-    await this.apiKeys.revoke(caller.userId, keyId);
+    await this.apiKeys.revoke(caller.userId, keyId, audit);
   }
 }

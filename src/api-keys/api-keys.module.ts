@@ -8,13 +8,16 @@ import { KeyChangeListener } from './key-change-listener.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
 import { ApiKey } from './api-key.entity.js';
+import { ApiKeyEvent } from './api-key-event.entity.js';
+import { ApiKeyEventsRepository } from './api-key-events.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey])],
+  imports: [TypeOrmModule.forFeature([ApiKey, ApiKeyEvent])],
   controllers: [ApiKeysController],
   providers: [
     ApiKeysService,
     ApiKeysRepository,
+    ApiKeyEventsRepository,
     ApiKeyAuthenticator,
     VerifiedKeyCache,
     KeyChangeListener,

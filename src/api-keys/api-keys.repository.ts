@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
+import { CURRENT_PERIOD_SQL } from '../billing/billing-period.js';
+import type { ApiKeyScope } from '../common/scopes.js';
 import { preciseNow, toIsoMicros } from '../common/timestamps.js';
 import { ApiKey } from './api-key.entity.js';
 import { KEY_CHANGE_CHANNEL } from './key-change-listener.js';
@@ -12,9 +14,18 @@ export interface UsableKeyRow {
   organization_id: string;
   key_prefix: string;
   usable_until: Date | null;
+  scopes: ApiKeyScope[] | null;
+  rate_limit_per_minute: number | null;
 }
 
-export type NewApiKey = Pick<ApiKey, 'userId' | 'organizationId' | 'name' | 'keyPrefix' | 'keyHash' | 'expiresAt'> &
+/** The columns a key's owner may change. */
+export type KeyChangeableFields = Pick<
+  ApiKey,
+  'name' | 'expiresAt' | 'scopes' | 'rateLimitPerMinute' | 'monthlyCreditLimit' | 'metadata'
+>;
+
+export type NewApiKey = Pick<ApiKey, 'userId' | 'organizationId' | 'keyPrefix' | 'keyHash'> &
+  KeyChangeableFields &
   Partial<Pick<ApiKey, 'rotatedFromId'>>;
 
 /**
@@ -33,11 +44,34 @@ export class ApiKeysRepository {
     return this.keys.find({ where: { userId }, order: { createdAt: 'DESC' }, take: limit });
   }
 
+  /**
+   * The key and its credit counter (which a spend locks, so it must exist from the start). A rotated
+   * key starts from what the key it replaces spent this period: rotating is no way round the cap.
+   */
   async insert(manager: EntityManager, key: NewApiKey): Promise<ApiKey> {
     // A SQL literal: pg would send a Date with milliseconds only (see preciseNow).
     const createdAt = toIsoMicros(preciseNow());
     const { identifiers } = await manager.insert(ApiKey, { ...key, createdAt: () => `'${createdAt}'::timestamptz` });
-    return manager.findOneByOrFail(ApiKey, { id: identifiers[0].id as string });
+    const id = identifiers[0].id as string;
+    await manager.query(
+      `INSERT INTO api_key_credits (api_key_id, period_start, credits_used)
+       SELECT $1, ${CURRENT_PERIOD_SQL},
+              COALESCE((SELECT credits_used FROM api_key_credits
+                         WHERE api_key_id = $2 AND period_start = ${CURRENT_PERIOD_SQL}), 0)`,
+      [id, key.rotatedFromId ?? null],
+    );
+    return manager.findOneByOrFail(ApiKey, { id });
+  }
+
+  /** What each key spent in the current period (0 for a counter from an earlier period). */
+  async creditsUsedThisPeriod(keyIds: string[]): Promise<Map<string, number>> {
+    if (keyIds.length === 0) return new Map();
+    const rows: { api_key_id: string; credits_used: number }[] = await this.keys.query(
+      `SELECT api_key_id, CASE WHEN period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE credits_used END AS credits_used
+         FROM api_key_credits WHERE api_key_id = ANY($1::uuid[])`,
+      [keyIds],
+    );
+    return new Map(rows.map((row) => [row.api_key_id, row.credits_used]));
   }
 
   /** The user's own key, locked until the transaction ends; null for a missing key or someone else's. */
@@ -45,8 +79,8 @@ export class ApiKeysRepository {
     return manager.findOne(ApiKey, { where: { id: keyId, userId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async setExpiry(manager: EntityManager, keyId: string, expiresAt: Date | null): Promise<void> {
-    await manager.update(ApiKey, { id: keyId }, { expiresAt });
+  async change(manager: EntityManager, keyId: string, fields: Partial<KeyChangeableFields>): Promise<void> {
+    await manager.update(ApiKey, { id: keyId }, fields);
   }
 
   /** Deactivates a rotated-away key, usable for `graceSeconds` more (0: none). */
@@ -78,7 +112,7 @@ export class ApiKeysRepository {
     // Usable: not revoked, and either active or still inside a rotation's grace period; it stops at
     // the earlier of its expiry and the end of that grace.
     const rows: UsableKeyRow[] = await this.keys.query(
-      `SELECT k.id, k.user_id, k.organization_id, k.key_prefix,
+      `SELECT k.id, k.user_id, k.organization_id, k.key_prefix, k.scopes, k.rate_limit_per_minute,
               CASE WHEN k.is_active THEN k.expires_at
                    ELSE LEAST(k.grace_until, COALESCE(k.expires_at, k.grace_until)) END AS usable_until
          FROM api_keys k JOIN users u ON u.id = k.user_id AND u.is_active

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
+import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
+import type { KeyAction, KeyChanges } from './api-key-event.entity.js';
+import { ApiKeyEventsRepository } from './api-key-events.repository.js';
 import { ApiKey } from './api-key.entity.js';
-import { type ApiKeyRecord, isKeyActive, presentApiKey } from './api-key.presenter.js';
-import { ApiKeysRepository } from './api-keys.repository.js';
+import { type ApiKeyRecord, isKeyActive, presentApiKey, presentChangeable } from './api-key.presenter.js';
+import { ApiKeysRepository, type KeyChangeableFields } from './api-keys.repository.js';
+import type { AuditContext } from './audit-context.js';
 import { generateApiKey } from './key-format.js';
+import { DEFAULT_KEY_SETTINGS, type KeySettings } from './key-settings.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
 
@@ -19,67 +24,131 @@ export class ApiKeysService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly keys: ApiKeysRepository,
+    private readonly eventLog: ApiKeyEventsRepository,
     private readonly cache: VerifiedKeyCache,
     private readonly lastUsed: LastUsedRecorder,
   ) {}
 
   async list(userId: string): Promise<ApiKeyRecord[]> {
     const keys = await this.keys.newestOf(userId, KEY_LIST_MAX);
-    return keys.map((key) => presentApiKey(key, { lastUsedAt: this.lastUsed.pendingFor(key.id) }));
+    const credits = await this.keys.creditsUsedThisPeriod(keys.map((key) => key.id));
+    return keys.map((key) =>
+      presentApiKey(key, { lastUsedAt: this.lastUsed.pendingFor(key.id), creditsUsed: credits.get(key.id) }),
+    );
   }
 
-  async create(owner: Principal, name: string): Promise<ApiKeyRecord> {
-    const { key, record } = await this.insertKey(this.keys.manager, owner.userId, owner.organizationId, {
-      name,
-      expiresAt: null,
+  async create(
+    owner: Principal,
+    input: { name: string } & Partial<KeySettings>,
+    audit: AuditContext,
+  ): Promise<ApiKeyRecord> {
+    const { key, record } = await this.dataSource.transaction(async (manager) => {
+      const created = await this.insertKey(manager, owner.userId, owner.organizationId, {
+        ...DEFAULT_KEY_SETTINGS,
+        ...input,
+        expiresAt: null,
+      });
+      await this.audit(manager, 'created', created.record, audit, null);
+      // Every instance forgets the hashes it knows to match nothing: this key could be one of them.
+      await this.keys.announceChange(manager, created.record.id);
+      return created;
     });
-    // Every instance forgets the hashes it knows to match nothing: this key could be one of them.
     this.cache.invalidateKey(record.id);
-    await this.keys.announceChange(this.keys.manager, record.id);
     return presentApiKey(record, { fullKey: key });
   }
 
-  async updateExpiry(userId: string, keyId: string, expiresAt: Date | null): Promise<ApiKeyRecord> {
+  /** Applies the fields given; the audit entry lists those whose value changed. */
+  async update(
+    userId: string,
+    keyId: string,
+    fields: Partial<KeyChangeableFields>,
+    audit: AuditContext,
+  ): Promise<ApiKeyRecord> {
     const updated = await this.changeActiveKey(userId, keyId, async (manager, key) => {
-      await this.keys.setExpiry(manager, key.id, expiresAt);
-      return Object.assign(key, { expiresAt });
+      const before = presentChangeable(key);
+      await this.keys.change(manager, key.id, fields);
+      const after = presentChangeable(Object.assign(key, fields));
+      const changes: KeyChanges = {};
+      for (const field of Object.keys(before) as (keyof typeof before)[]) {
+        if (JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+          changes[field] = [before[field], after[field]];
+      }
+      await this.audit(manager, 'updated', key, audit, changes);
+      return key;
     });
-    return presentApiKey(updated, { lastUsedAt: this.lastUsed.pendingFor(keyId) });
+    const credits = await this.keys.creditsUsedThisPeriod([keyId]);
+    return presentApiKey(updated, { lastUsedAt: this.lastUsed.pendingFor(keyId), creditsUsed: credits.get(keyId) });
   }
 
   /**
-   * Replaces an active key. The row lock makes concurrent rotations of one key queue up: the first
-   * issues the new key, the others then find the old key inactive and get a 400.
+   * Replaces an active key with one of the same name, expiry and settings (and this period's spend).
+   * The row lock makes concurrent rotations of one key queue up: the first issues the new key, the
+   * others then find the old key inactive and get a 400.
    */
-  async rotate(userId: string, keyId: string, gracePeriodSeconds: number): Promise<ApiKeyRecord> {
+  async rotate(userId: string, keyId: string, gracePeriodSeconds: number, audit: AuditContext): Promise<ApiKeyRecord> {
     let fullKey = '';
     const replacement = await this.changeActiveKey(userId, keyId, async (manager, old) => {
       const { key, record } = await this.insertKey(manager, old.userId, old.organizationId, {
         name: old.name,
         expiresAt: old.expiresAt,
+        scopes: old.scopes,
+        rateLimitPerMinute: old.rateLimitPerMinute,
+        monthlyCreditLimit: old.monthlyCreditLimit,
+        metadata: old.metadata,
         rotatedFromId: old.id,
       });
       fullKey = key;
       await this.keys.retire(manager, old.id, record.id, gracePeriodSeconds);
+      await this.audit(manager, 'rotated', old, audit, {
+        id: [old.id, record.id],
+        key_prefix: [old.keyPrefix, record.keyPrefix],
+      });
       return record;
     });
-    return presentApiKey(replacement, { fullKey, rotatedFrom: keyId });
+    const credits = await this.keys.creditsUsedThisPeriod([replacement.id]);
+    return presentApiKey(replacement, { fullKey, rotatedFrom: keyId, creditsUsed: credits.get(replacement.id) });
   }
 
-  /** Idempotent: revoking a revoked key changes nothing. A rotated-away key loses its grace period. */
-  async revoke(userId: string, keyId: string): Promise<ApiKeyRecord> {
+  /** Idempotent: revoking a revoked key changes nothing (and logs nothing). A rotated-away key loses its grace period. */
+  async revoke(userId: string, keyId: string, audit: AuditContext): Promise<ApiKeyRecord> {
     const revoked = await this.withLockedKey(userId, keyId, async (manager, key) => {
       if (key.revokedAt !== null) return key;
+      await this.audit(manager, 'revoked', key, audit, null);
       return this.keys.revoke(manager, key.id);
     });
-    return presentApiKey(revoked, { lastUsedAt: this.lastUsed.pendingFor(keyId) });
+    const credits = await this.keys.creditsUsedThisPeriod([keyId]);
+    return presentApiKey(revoked, { lastUsedAt: this.lastUsed.pendingFor(keyId), creditsUsed: credits.get(keyId) });
+  }
+
+  /** The audit log of the organization's keys, newest first. */
+  listEvents(organizationId: string, page: PageRequest) {
+    return this.eventLog.page(organizationId, page);
+  }
+
+  private audit(
+    manager: EntityManager,
+    action: KeyAction,
+    key: ApiKey,
+    context: AuditContext,
+    changes: KeyChanges | null,
+  ): Promise<void> {
+    return this.eventLog.record(manager, {
+      organizationId: key.organizationId,
+      keyId: key.id,
+      keyPrefix: key.keyPrefix,
+      action,
+      actorUserId: context.actorUserId,
+      changes,
+      requestId: context.requestId,
+      ip: context.ip,
+    });
   }
 
   private async insertKey(
     manager: EntityManager,
     userId: string,
     organizationId: string,
-    settings: Pick<ApiKey, 'name' | 'expiresAt'> & Partial<Pick<ApiKey, 'rotatedFromId'>>,
+    settings: KeyChangeableFields & Partial<Pick<ApiKey, 'rotatedFromId'>>,
   ): Promise<{ key: string; record: ApiKey }> {
     const generated = generateApiKey();
     const record = await this.keys.insert(manager, {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { BoundedCache, Generation } from '../common/bounded-cache.js';
+import type { ApiKeyScope } from '../common/scopes.js';
 
 /** What a verified key grants, cached so that a known key costs no database round trip. */
 export interface KeyGrant {
@@ -9,6 +10,9 @@ export interface KeyGrant {
   keyPrefix: string;
   /** Epoch ms after which the key stops working (expiry or end of a rotation's grace), or null. */
   usableUntil: number | null;
+  /** Checked on every request from here: a settings change invalidates the grant like a revocation. */
+  scopes: readonly ApiKeyScope[] | null;
+  rateLimitPerMinute: number | null;
 }
 
 export const VERIFIED_KEYS_MAX_ENTRIES = 50_000;
@@ -20,7 +24,7 @@ const SYNCED_TTL_MS = 60_000;
 const UNSYNCED_TTL_MS = 1_000;
 
 /**
- * Verified keys by hash. Revocation, rotation and expiry changes invalidate by key id, locally at once
+ * Verified keys by hash. Revocation, rotation and any update (expiry, scopes, limits) invalidate by key id, locally at once
  * and on other instances through the change listener. The generation stops a lookup that started
  * before an invalidation from caching what it read.
  *

@@ -12,6 +12,7 @@ import { AdminOnlyGuard } from './admin-only.guard.js';
 import { CompositeAuthGuard } from './composite-auth.guard.js';
 import { JWT_SECRET, resolveJwtSecret } from './jwt-secret.js';
 import { JwtController } from './jwt.controller.js';
+import { ScopeGuard } from './scope.guard.js';
 import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokenPurger } from './refresh-token-purger.js';
 import { RefreshTokensRepository } from './refresh-tokens.repository.js';
@@ -41,9 +42,11 @@ import { RefreshToken } from './refresh-token.entity.js';
   providers: [
     { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: (config: AppConfig) => resolveJwtSecret(config) },
     // Global guards run in this order: who is calling, whether they are over their limit, whether
-    // the route admits them (a refused request still counts and still gets the RateLimit-* headers).
+    // the route admits them (a key's scope, then admin rights; a refused request still counts and still
+    // gets the RateLimit-* headers).
     { provide: APP_GUARD, useClass: CompositeAuthGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: ScopeGuard },
     { provide: APP_GUARD, useClass: AdminOnlyGuard },
     PasswordHasher,
     AccountCache,

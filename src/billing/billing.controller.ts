@@ -10,13 +10,15 @@ import { ApiUuidParam } from '../openapi/api-params.js';
 import { toIsoSeconds } from './billing-period.js';
 import {
   DailyUsageResponse,
+  KeyUsageResponse,
   SubscriptionResponse,
   UsagePage,
   type UsageRecordResponse,
 } from './dto/billing.response.js';
 import { SetMonthlyCreditsDto } from './dto/subscription.dto.js';
 import { type QuotaView, QuotaService } from './quota.service.js';
-import { UsageService } from './usage.service.js';
+import { ApiUsageFilter, type UsageFilter, UsageFilterQuery } from './usage-filter.js';
+import { USAGE_KEYS_MAX, UsageService } from './usage.service.js';
 
 function presentSubscription(quota: QuotaView) {
   return {
@@ -32,7 +34,7 @@ function presentSubscription(quota: QuotaView) {
 }
 
 @ApiTags('billing')
-@Authenticated()
+@Authenticated({ scope: 'usage:read' })
 @Controller('v1/billings')
 export class BillingController {
   constructor(
@@ -50,14 +52,52 @@ export class BillingController {
 
   @Get('usage')
   @ApiOperation({ summary: 'What your organization spent: when, by which user or API key, on what; newest first' })
+  // Above the pagination: its 400 names every parameter of the route.
+  @ApiUsageFilter()
   @ApiPagination()
   @ApiOkResponse({ type: UsagePage })
   async listUsage(
     @CurrentPrincipal() caller: Principal,
+    @UsageFilterQuery() filter: UsageFilter,
     @Pagination() page: PageRequest & { url: URL },
   ): Promise<Page<UsageRecordResponse>> {
-    const { count, results } = await this.usage.list(caller.organizationId, page);
+    const { count, results } = await this.usage.list(caller.organizationId, filter, page);
     return toPage(page, count, results);
+  }
+
+  @Get('usage/keys')
+  @ApiOperation({
+    summary: 'Requests and credits per API key in the current period, and one row (`key_id: null`) for JWT use',
+    description:
+      "Keys that can still be used are listed even with zeros; revoked, expired and rotated-away keys only when they spent this period. The JWT row is always there. Most credits first; at most the 1,000 keys that spent the most. The rows add up to the period's `credits_used`.",
+  })
+  @ApiExtraModels(KeyUsageResponse)
+  @ApiOkResponse({
+    schema: {
+      type: 'array',
+      maxItems: USAGE_KEYS_MAX + 1,
+      items: { $ref: getSchemaPath(KeyUsageResponse) },
+      example: [
+        {
+          key_id: '3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01',
+          key_prefix: 'svc_7GkQ2mZp',
+          name: 'ci server',
+          requests: 40,
+          credits: 40,
+        },
+        { key_id: null, key_prefix: null, name: null, requests: 2, credits: 2 },
+        {
+          key_id: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d',
+          key_prefix: 'svc_Q2mZp7Gk',
+          name: 'staging',
+          requests: 0,
+          credits: 0,
+        },
+      ],
+    },
+  })
+  getUsageByKey(@CurrentPrincipal() caller: Principal) {
+    return this.usage.byKey(caller.organizationId);
   }
 
   @Get('usage/daily')

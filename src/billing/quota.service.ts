@@ -3,12 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
-import { NotFoundError, QuotaExhaustedError } from '../common/errors.js';
+import { KeyCreditLimitExhaustedError, NotFoundError, QuotaExhaustedError } from '../common/errors.js';
 import { ScopeBatcher } from '../common/scope-batcher.js';
 import type { Principal } from '../common/principal.js';
 import { creditsSpent } from '../observability/metrics.js';
 import { periodBounds, toIsoSeconds } from './billing-period.js';
-import { SubscriptionsRepository } from './subscriptions.repository.js';
+import { type SpendOutcome, SubscriptionsRepository } from './subscriptions.repository.js';
 
 export interface QuotaView {
   plan: string;
@@ -40,7 +40,7 @@ interface SpendRequest {
 
 @Injectable()
 export class QuotaService {
-  private readonly spends = new ScopeBatcher<SpendRequest, Reservation | null>(
+  private readonly spends = new ScopeBatcher<SpendRequest, Reservation | Exclude<SpendOutcome, 'granted'>>(
     (requests) => this.spendBatch(requests),
     {
       maxItems: 500,
@@ -62,16 +62,26 @@ export class QuotaService {
   /**
    * Spends QUERY_CREDIT_COST and writes the ledger line. Concurrent spends of one organization go out
    * together (group commit: the subscription row is held through each commit, which serialized every
-   * query of an organization behind the disk). Over quota: a QuotaExhaustedError (402).
+   * query of an organization behind the disk). Over quota: a QuotaExhaustedError (402); over the
+   * calling key's monthly credit limit: a KeyCreditLimitExhaustedError (402, the key's figures).
    */
   async spend(caller: Principal, operation: MeteredOperation, domain: string | null): Promise<Reservation> {
-    const reservation = await this.spends.submit(caller.organizationId, {
+    const outcome = await this.spends.submit(caller.organizationId, {
       eventId: randomUUID(),
       caller,
       operation,
       domain,
     });
-    if (reservation) return reservation;
+    if (typeof outcome === 'object') return outcome;
+    if (outcome === 'key_limit' && caller.apiKeyId) {
+      const key = await this.subscriptions.findKeyCredits(caller.apiKeyId);
+      if (!key) throw new NotFoundError();
+      throw new KeyCreditLimitExhaustedError({
+        creditsTotal: key.monthly_credit_limit ?? 0,
+        creditsUsed: key.credits_used,
+        resetsAt: toIsoSeconds(periodBounds(key.period_start).end),
+      });
+    }
     const quota = await this.view(caller.organizationId);
     throw new QuotaExhaustedError({
       creditsTotal: quota.creditsTotal,
@@ -80,8 +90,8 @@ export class QuotaService {
     });
   }
 
-  /** One organization's batch of spends (see SubscriptionsRepository.spendBatch); null for each request not granted. */
-  private async spendBatch(requests: SpendRequest[]): Promise<(Reservation | null)[]> {
+  /** One organization's batch of spends (see SubscriptionsRepository.spendBatch); why, for each request not granted. */
+  private async spendBatch(requests: SpendRequest[]): Promise<(Reservation | Exclude<SpendOutcome, 'granted'>)[]> {
     const cost = this.config.QUERY_CREDIT_COST;
     const column = <T>(pick: (request: SpendRequest) => T) => requests.map(pick);
     const spent = await this.subscriptions.spendBatch({
@@ -94,22 +104,24 @@ export class QuotaService {
       operations: column((r) => r.operation),
       domains: column((r) => r.domain),
     });
-    if (!spent) return requests.map(() => null);
+    if (!spent) return requests.map(() => 'quota');
     const resetsAt = toIsoSeconds(periodBounds(spent.period_start).end);
-    return requests.map((request, i) =>
-      i < spent.granted
-        ? {
-            eventId: request.eventId,
-            operation: request.operation,
-            credits: cost,
-            periodStart: spent.period_start,
-            // What was left right after this request's own spend, as if they had gone one by one.
-            // (Never below zero: an admin may have lowered the quota under what was already used.)
-            creditsRemaining: Math.max(0, spent.remaining + (spent.granted - 1 - i) * cost),
-            resetsAt,
-          }
-        : null,
-    );
+    const granted = spent.outcomes.filter((outcome) => outcome === 'granted').length;
+    let rank = 0;
+    return requests.map((request, i) => {
+      const outcome = spent.outcomes[i];
+      if (outcome !== 'granted') return outcome;
+      return {
+        eventId: request.eventId,
+        operation: request.operation,
+        credits: cost,
+        periodStart: spent.period_start,
+        // What was left right after this request's own spend, as if they had gone one by one.
+        // (Never below zero: an admin may have lowered the quota under what was already used.)
+        creditsRemaining: Math.max(0, spent.remaining + (granted - 1 - rank++) * cost),
+        resetsAt,
+      };
+    });
   }
 
   /** The operation succeeded: the reservation stands. Counted only now, since a refund cannot un-count. */

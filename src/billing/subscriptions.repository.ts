@@ -14,11 +14,21 @@ export interface SpendBatchInput {
   domains: (string | null)[];
 }
 
-/** How many requests of a batch were granted, the period they were counted in, and what is left after all of them. */
+/** Why a request of a batch was refused: the organization's quota, or its key's monthly credit limit. */
+export type SpendOutcome = 'granted' | 'quota' | 'key_limit';
+
+/** Each request's outcome (in request order), the period they were counted in, and what is left after all of them. */
 export interface SpendBatchRow {
-  granted: number;
+  outcomes: SpendOutcome[];
   period_start: string;
   remaining: number;
+}
+
+/** A key's monthly credit limit and what it spent in the current period. */
+export interface KeyCreditsRow {
+  monthly_credit_limit: number | null;
+  credits_used: number;
+  period_start: string;
 }
 
 export interface SubscriptionRow {
@@ -43,11 +53,12 @@ export class SubscriptionsRepository {
   }
 
   /**
-   * One organization's spends in one statement: it locks the subscription row, grants as many of the
-   * requests as the quota allows, in arrival order, adds their cost, and writes their ledger lines.
-   * Other instances' batches wait on the row lock and then see the new total, so nothing is ever spent
-   * past the quota. A stored period older than this month counts as zero used (a new month's quota).
-   * No row when the organization has no subscription.
+   * One organization's spends in one statement: it locks the subscription row, grants the requests in
+   * arrival order as far as both the quota and each key's `monthly_credit_limit` allow, adds their cost
+   * to the organization and to each key, and writes their ledger lines. Other instances' batches wait
+   * on the subscription row and then see the new totals, so nothing is ever spent past the quota or a
+   * key's cap. A stored period older than this month counts as zero used (a new month). No row when
+   * the organization has no subscription.
    */
   async spendBatch(batch: SpendBatchInput): Promise<SpendBatchRow | undefined> {
     const rows: SpendBatchRow[] = await this.dataSource.query(
@@ -55,26 +66,52 @@ export class SubscriptionsRepository {
          SELECT s.organization_id, s.monthly_credits, ${CURRENT_PERIOD_SQL} AS period,
                 CASE WHEN s.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE s.credits_used END AS used
            FROM subscriptions s WHERE s.organization_id = $1 FOR UPDATE
-       ), plan AS (
-         SELECT locked.*, CASE WHEN $2::int = 0 THEN $3::int
-                               ELSE LEAST($3::int, GREATEST(0, (monthly_credits - used) / $2::int)) END AS granted
-           FROM locked
+       ), key_counters AS (
+         -- Locked behind the subscription row, where every spend of the organization queues first; FOR
+         -- UPDATE reads the latest count (every key has its counter row from creation).
+         SELECT c.api_key_id, k.monthly_credit_limit AS cap,
+                CASE WHEN c.period_start < locked.period THEN 0 ELSE c.credits_used END AS used
+           FROM locked, api_key_credits c JOIN api_keys k ON k.id = c.api_key_id
+          WHERE c.api_key_id = ANY($5::uuid[])
+            FOR UPDATE OF c
+       ), requests AS (
+         SELECT r.*, kc.cap, kc.used AS key_used
+           FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[])
+                WITH ORDINALITY AS r(id, user_id, api_key_id, key_prefix, operation, domain, n)
+           LEFT JOIN key_counters kc ON kc.api_key_id = r.api_key_id
+       ), within_key AS (
+         -- Each key's first requests, as many as its cap allows. Exact in arrival order: a request the
+         -- quota refuses means the quota refuses every later one too.
+         SELECT requests.*,
+                $2::int = 0 OR cap IS NULL
+                  OR key_used + $2::int * row_number() OVER (PARTITION BY api_key_id ORDER BY n) <= cap AS key_ok
+           FROM requests
+       ), decided AS (
+         SELECT w.*, w.key_ok AND ($2::int = 0 OR locked.used + $2::int
+                  * count(*) FILTER (WHERE w.key_ok) OVER (ORDER BY w.n) <= locked.monthly_credits) AS granted
+           FROM within_key w, locked
        ), spent AS (
-         UPDATE subscriptions s SET credits_used = plan.used + plan.granted * $2::int, period_start = plan.period
-           FROM plan WHERE s.organization_id = plan.organization_id
-         RETURNING plan.granted, s.period_start, s.monthly_credits - s.credits_used AS remaining
+         UPDATE subscriptions s
+            SET credits_used = locked.used + (SELECT count(*) FROM decided WHERE granted)::int * $2::int,
+                period_start = locked.period
+           FROM locked WHERE s.organization_id = locked.organization_id
+         RETURNING s.period_start, s.monthly_credits - s.credits_used AS remaining
+       ), key_spent AS (
+         UPDATE api_key_credits c SET credits_used = kc.used + g.n * $2::int, period_start = locked.period
+           FROM locked, key_counters kc,
+                (SELECT api_key_id, count(*)::int AS n FROM decided WHERE granted GROUP BY api_key_id) g
+          WHERE c.api_key_id = kc.api_key_id AND g.api_key_id = kc.api_key_id
        ), logged AS (
          INSERT INTO usage_events (id, organization_id, user_id, api_key_id, key_prefix, operation, domain, credits)
-         SELECT r.id, $1, r.user_id, r.api_key_id, r.key_prefix, r.operation, r.domain, $2::int
-           FROM unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[])
-                WITH ORDINALITY AS r(id, user_id, api_key_id, key_prefix, operation, domain, n)
-           JOIN spent ON r.n <= spent.granted
+         SELECT id, $1, user_id, api_key_id, key_prefix, operation, domain, $2::int FROM decided WHERE granted
        )
-       SELECT granted, period_start, remaining FROM spent`,
+       SELECT spent.period_start, spent.remaining,
+              (SELECT array_agg(CASE WHEN granted THEN 'granted' WHEN NOT key_ok THEN 'key_limit' ELSE 'quota' END
+                                ORDER BY n) FROM decided) AS outcomes
+         FROM spent`,
       [
         batch.organizationId,
         batch.cost,
-        batch.eventIds.length,
         batch.eventIds,
         batch.userIds,
         batch.apiKeyIds,
@@ -86,14 +123,31 @@ export class SubscriptionsRepository {
     return rows[0];
   }
 
-  /** The ledger line goes, and its credits come back if the subscription is still in that period. */
+  /** The ledger line goes, and its credits come back to the organization and to its key if the period is the same. */
   async refund(eventId: string, periodStart: string): Promise<void> {
+    // The key's counter is changed after the subscription row, in the order a spend locks them.
     await this.dataSource.query(
-      `WITH removed AS (DELETE FROM usage_events WHERE id = $1 RETURNING organization_id, credits)
-       UPDATE subscriptions s SET credits_used = GREATEST(s.credits_used - removed.credits, 0)
-         FROM removed WHERE s.organization_id = removed.organization_id AND s.period_start = $2`,
+      `WITH removed AS (DELETE FROM usage_events WHERE id = $1 RETURNING organization_id, api_key_id, credits),
+       organization AS (
+         UPDATE subscriptions s SET credits_used = GREATEST(s.credits_used - removed.credits, 0)
+           FROM removed WHERE s.organization_id = removed.organization_id AND s.period_start = $2
+         RETURNING removed.api_key_id, removed.credits
+       )
+       UPDATE api_key_credits c SET credits_used = GREATEST(c.credits_used - organization.credits, 0)
+         FROM organization WHERE c.api_key_id = organization.api_key_id AND c.period_start = $2`,
       [eventId, periodStart],
     );
+  }
+
+  /** A key's cap and this period's spend (after a refusal, for the 402's figures). */
+  async findKeyCredits(keyId: string): Promise<KeyCreditsRow | undefined> {
+    const rows: KeyCreditsRow[] = await this.dataSource.query(
+      `SELECT k.monthly_credit_limit, ${CURRENT_PERIOD_SQL}::text AS period_start,
+              CASE WHEN c.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE c.credits_used END AS credits_used
+         FROM api_keys k JOIN api_key_credits c ON c.api_key_id = k.id WHERE k.id = $1`,
+      [keyId],
+    );
+    return rows[0];
   }
 
   /** As of this month: a stored period older than this one counts as nothing used. */

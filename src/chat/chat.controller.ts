@@ -24,13 +24,13 @@ import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 
 const SESSION_ID = () => ApiUuidParam('sessionId', 'The id of one of your sessions.');
 const NO_SUCH_SESSION = "No such session, or another user's.";
-const DOMAIN_REFUSED = {
-  description: "The domain is outside the organization's `allowed_domains`.",
-  examples: ['domainNotAllowed'],
-} as const;
+const scopeOrDomainRefused = (scope: string) => ({
+  description: `The domain is outside the organization's \`allowed_domains\`; or the API key lacks the scope \`${scope}\`.`,
+  examples: ['domainNotAllowed', 'missingScope'] as const,
+});
 
 @ApiTags('chat')
-@Authenticated()
+@Authenticated({ scope: 'chat' })
 @Controller('v1/chat/sessions')
 export class ChatController {
   constructor(private readonly chat: ChatService) {}
@@ -38,7 +38,7 @@ export class ChatController {
   @Post()
   @ApiOperation({ summary: 'Start a chat session over a public domain or your private documents' })
   @ApiCreatedResponse({ type: ChatSessionResponse })
-  @ApiErrors({ 403: DOMAIN_REFUSED, 404: 'No active public domain has this slug.' })
+  @ApiErrors({ 403: scopeOrDomainRefused('chat'), 404: 'No active public domain has this slug.' })
   async createChatSession(@CurrentPrincipal() caller: Principal, @Body() body: CreateSessionDto) {
     return presentSession(await this.chat.create(caller, body.title, body.domain));
   }
@@ -109,6 +109,7 @@ export class ChatController {
   }
 
   @Post(':sessionId/messages')
+  @Authenticated({ scope: 'query' })
   @ApiOperation({
     summary: "Send a message: answered with the session's history in mind, costing credits like a query",
     description: 'Both messages are stored only once the answer exists; a failed request costs nothing.',
@@ -116,8 +117,8 @@ export class ChatController {
   @SESSION_ID()
   @ApiCreatedResponse({ type: ChatExchangeResponse, headers: CREDIT_HEADERS })
   @ApiErrors({
-    402: 'The monthly credit quota is exhausted.',
-    403: DOMAIN_REFUSED,
+    402: "The monthly credit quota, or the key's monthly credit limit, is exhausted.",
+    403: scopeOrDomainRefused('query'),
     404: "No such session, or another user's; or the session's domain is no longer active.",
   })
   async postChatMessage(

@@ -1,14 +1,17 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
-import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { NotAuthenticatedError } from './errors.js';
 import type { HttpRequest } from './http.js';
 import type { Principal } from './principal.js';
+import type { ApiKeyScope } from './scopes.js';
 
 export interface AuthRequirement {
   public?: boolean;
   jwtOnly?: boolean;
   adminOnly?: boolean;
+  /** The scope an API key needs here (JWTs are not scoped); a key without it gets 403. */
+  scope?: ApiKeyScope;
 }
 
 export const AUTH_REQUIREMENT = 'auth:requirement';
@@ -19,6 +22,8 @@ const API_OPERATION = 'swagger/apiOperation';
 const ADMIN_NOTE =
   "**Administrators only**: a platform administrator's JWT access token; anyone else, and any API key, gets 403.";
 const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) gets 401.';
+const scopeNote = (scope: ApiKeyScope) =>
+  `**Scope \`${scope}\`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.`;
 
 /** A shared response of the document (`#/components/responses/<name>`, defined in src/openapi/). */
 const sharedResponse = (status: number, name: string) =>
@@ -49,6 +54,10 @@ function documentation(requirement: AuthRequirement): MethodDecorator[] {
     sharedResponse(429, 'TooManyRequests'),
     ...(requirement.adminOnly ? [sharedResponse(403, 'Forbidden'), credentialNote(ADMIN_NOTE)] : []),
     ...(requirement.jwtOnly ? [credentialNote(JWT_ONLY_NOTE)] : []),
+    ...(requirement.scope
+      ? // The document builder adds the 403 for `x-required-scope` unless the route describes its own.
+        [ApiExtension('x-required-scope', requirement.scope), credentialNote(scopeNote(requirement.scope))]
+      : []),
   ];
 }
 
@@ -58,6 +67,7 @@ function documentation(requirement: AuthRequirement): MethodDecorator[] {
  * declare its own.
  *
  *     @Authenticated({ adminOnly: true })
+ *     @Authenticated({ scope: 'query' })
  */
 export function Authenticated(requirement: AuthRequirement = {}) {
   return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {

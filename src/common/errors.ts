@@ -107,6 +107,14 @@ export class PermissionDeniedError extends ApiError {
   }
 }
 
+/** An API key used on a route whose scope it was not given. */
+export class MissingScopeError extends ApiError {
+  readonly status = 403;
+  constructor(scope: string) {
+    super(`This API key lacks the scope "${scope}".`);
+  }
+}
+
 export class NotFoundError extends ApiError {
   readonly status = 404;
   constructor() {
@@ -165,6 +173,26 @@ export class QuotaExhaustedError extends ApiError {
       credits_total: this.quota.creditsTotal,
       credits_used: this.quota.creditsUsed,
       resets_at: this.quota.resetsAt,
+    };
+  }
+}
+
+/** The calling key's own `monthly_credit_limit` is spent (the organization may have credits left). */
+export class KeyCreditLimitExhaustedError extends ApiError {
+  readonly status = 402;
+  constructor(private readonly key: { creditsTotal: number; creditsUsed: number; resetsAt: string }) {
+    super("This API key's monthly credit limit is exhausted.");
+    // What this caller may still spend: nothing through this key until the reset.
+    this.headers['X-Credits-Remaining'] = String(Math.max(0, key.creditsTotal - key.creditsUsed));
+    this.headers['X-Credits-Reset'] = key.resetsAt;
+  }
+  body() {
+    return {
+      detail: this.message,
+      code: 'key_credit_limit_exhausted',
+      credits_total: this.key.creditsTotal,
+      credits_used: this.key.creditsUsed,
+      resets_at: this.key.resetsAt,
     };
   }
 }

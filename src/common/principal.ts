@@ -1,3 +1,5 @@
+import type { ApiKeyScope } from './scopes.js';
+
 /** Who is calling, whichever credential they used. Every controller reads this and nothing else. */
 export interface Principal {
   kind: 'jwt' | 'api_key';
@@ -7,4 +9,8 @@ export interface Principal {
   isAdmin: boolean;
   apiKeyId: string | null;
   keyPrefix: string | null;
+  /** An API key's scopes; null or absent: every scope (always so for a JWT). */
+  scopes?: readonly ApiKeyScope[] | null;
+  /** An API key's own per-minute limit; null or absent: RATE_LIMIT_PER_MINUTE. */
+  rateLimitPerMinute?: number | null;
 }

@@ -134,12 +134,18 @@ export function BooleanField() {
   );
 }
 
-/** Present, and either null or an ISO 8601 timestamp with a zone that lies in the future. */
-export function FutureTimestampOrNull() {
+/**
+ * Present, and either null or an ISO 8601 timestamp with a zone that lies in the future. With
+ * `unlessAnyOf`, it may be absent when one of those fields of the body is given.
+ */
+export function FutureTimestampOrNull(rule: { unlessAnyOf?: readonly string[] } = {}) {
   return fieldRule(
     'futureTimestampOrNull',
-    (value) => {
-      if (value === undefined) return REQUIRED;
+    (value, args) => {
+      if (value === undefined) {
+        const body = args.object as Record<string, unknown>;
+        return rule.unlessAnyOf?.some((field) => body[field] !== undefined) ? null : REQUIRED;
+      }
       if (value === null) return null;
       const date = typeof value === 'string' ? parseZonedTimestamp(value) : null;
       if (!date) return 'Datetime has wrong format. Use ISO 8601 with a time zone, e.g. 2026-12-31T23:59:59Z.';
@@ -150,7 +156,7 @@ export function FutureTimestampOrNull() {
       type: 'string',
       format: 'date-time',
       nullable: true,
-      required: true,
+      required: !rule.unlessAnyOf,
       description: 'ISO 8601 with a zone, in the future; null clears it',
     },
   );
@@ -194,11 +200,13 @@ export class BodyValidationPipe extends ValidationPipe {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 /** A path id that is not a UUID names nothing: 404, never a database error. */
 @Injectable()
 export class UuidPathPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (!UUID.test(value)) throw new NotFoundError();
+    if (!isUuid(value)) throw new NotFoundError();
     return value.toLowerCase();
   }
 }

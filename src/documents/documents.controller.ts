@@ -35,7 +35,7 @@ import { DocumentUploadInterceptor, UploadedDocument } from './upload.intercepto
 
 /** The caller's organization's private knowledge base; JWT or API key. */
 @ApiTags('documents')
-@Authenticated()
+@Authenticated({ scope: 'documents:read' })
 @Controller('v1/documents')
 export class DocumentsController {
   constructor(
@@ -45,6 +45,7 @@ export class DocumentsController {
 
   /** JSON `{title, content, metadata?}` or a multipart upload with `file`. The body is validated by the reader. */
   @Post()
+  @Authenticated({ scope: 'documents:write' })
   @UseInterceptors(DocumentUploadInterceptor)
   @ApiOperation({ summary: "Add a document to your organization's private knowledge base (JSON or file upload)" })
   @ApiJsonOrMultipartBody(CreateDocumentDto, DocumentUploadForm, UPLOAD_BODY_DESCRIPTION)
@@ -122,6 +123,7 @@ export class DocumentsController {
   }
 
   @Delete(':id')
+  @Authenticated({ scope: 'documents:write' })
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete one of your documents (and its passages)' })
   @ApiUuidParam('id', 'The document id.')

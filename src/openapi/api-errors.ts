@@ -34,7 +34,7 @@ export function ApiErrors(cases: Partial<Record<ErrorStatus, ErrorCase>>) {
 const DEFAULT_EXAMPLES: Record<ErrorStatus, ExampleName[]> = {
   400: ['validation'],
   401: ['notAuthenticated', 'accessTokenInvalid', 'apiKeyInvalid'],
-  402: ['quota'],
+  402: ['quota', 'keyCreditLimit'],
   403: ['permissionDenied'],
   404: ['notFound'],
   405: ['methodNotAllowed'],

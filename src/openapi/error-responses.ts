@@ -7,7 +7,9 @@ import {
   DomainNotAllowedError,
   FileTooLargeError,
   InvalidCredentialsError,
+  KeyCreditLimitExhaustedError,
   MethodNotAllowedError,
+  MissingScopeError,
   NotAuthenticatedError,
   NotFoundError,
   PayloadTooLargeError,
@@ -50,7 +52,13 @@ export const ERROR_EXAMPLES = {
   invalidCredentials: new InvalidCredentialsError().body(),
   tokenInvalid: new TokenInvalidError().body(),
   quota: new QuotaExhaustedError({ creditsTotal: 1000, creditsUsed: 1000, resetsAt: '2026-12-01T00:00:00Z' }).body(),
+  keyCreditLimit: new KeyCreditLimitExhaustedError({
+    creditsTotal: 30,
+    creditsUsed: 30,
+    resetsAt: '2026-12-01T00:00:00Z',
+  }).body(),
   permissionDenied: new PermissionDeniedError().body(),
+  missingScope: new MissingScopeError('documents:write').body(),
   domainNotAllowed: new DomainNotAllowedError().body(),
   notFound: new NotFoundError().body(),
   methodNotAllowed: new MethodNotAllowedError('PUT', ['GET', 'PATCH']).body(),
@@ -146,7 +154,12 @@ export const ERROR_COMPONENTS = {
       required: ['detail', 'code', 'credits_total', 'credits_used', 'resets_at'],
       properties: {
         detail,
-        code: { type: 'string', enum: ['quota_exhausted'] },
+        code: {
+          type: 'string',
+          enum: ['quota_exhausted', 'key_credit_limit_exhausted'],
+          description:
+            "`quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).",
+        },
         credits_total: CREDITS,
         credits_used: CREDITS,
         resets_at: { type: 'string', format: 'date-time' },
@@ -188,9 +201,19 @@ export const ERROR_COMPONENTS = {
         apiKeyNotAccepted: ERROR_EXAMPLES.apiKeyNotAccepted,
       },
     ),
-    PaymentRequired: errorResponse(402, 'The monthly credit quota is exhausted.', { quota: ERROR_EXAMPLES.quota }),
+    PaymentRequired: errorResponse(
+      402,
+      "The monthly credit quota, or the calling key's monthly credit limit, is exhausted.",
+      {
+        quota: ERROR_EXAMPLES.quota,
+        keyCreditLimit: ERROR_EXAMPLES.keyCreditLimit,
+      },
+    ),
     Forbidden: errorResponse(403, 'Administrators only: another user, or any API key, is refused.', {
       permission: ERROR_EXAMPLES.permissionDenied,
+    }),
+    MissingScope: errorResponse(403, 'The API key was not given the scope this route needs.', {
+      missingScope: ERROR_EXAMPLES.missingScope,
     }),
     NotFound: errorResponse(404, 'No such resource, or it belongs to someone else.', {
       notFound: ERROR_EXAMPLES.notFound,
@@ -229,7 +252,9 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
   return Object.fromEntries(
     Object.entries(responses).map(([name, response]) => {
       const limited =
-        /^(BadRequest|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(name);
+        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(
+          name,
+        );
       return [
         name,
         { ...response, headers: { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS } },
@@ -240,11 +265,12 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
 
 /**
  * The error responses every operation of a kind can give: 500 anywhere, 503 wherever the database is
- * used, 400/413 wherever a body is read, 404 wherever a path names something. The credential errors
- * (401/403/429) come with `@Authenticated`; what only some routes give (402, a domain's 403, a
- * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence.
+ * used, 400/413 wherever a body is read, 404 wherever a path names something, 403 wherever an API key
+ * needs a scope (`x-required-scope`). The credential errors (401/403/429) come with `@Authenticated`;
+ * what only some routes give (402, a domain's 403, a sign-in's 401...) is declared on the controller
+ * method with `@ApiErrors` and takes precedence (its 403 then lists the missing scope too).
  */
-export function errorResponsesFor(operation: { path: string; hasBody: boolean }) {
+export function errorResponsesFor(operation: { path: string; hasBody: boolean; scoped?: boolean }) {
   const { path, hasBody } = operation;
   const responses: Record<string, unknown> = { '500': ref('InternalError') };
   const liveness = path === '/health' || path === '/metrics';
@@ -252,5 +278,6 @@ export function errorResponsesFor(operation: { path: string; hasBody: boolean })
   if (hasBody) Object.assign(responses, { '400': ref('BadRequest'), '413': ref('PayloadTooLarge') });
   // Every path parameter is a UUID or a slug: one that names nothing (or another's resource) is a 404.
   if (path.includes('{')) responses['404'] = ref('NotFound');
+  if (operation.scoped) responses['403'] = ref('MissingScope');
   return responses;
 }

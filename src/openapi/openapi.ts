@@ -133,7 +133,11 @@ function complete(document: OpenAPIObject): void {
       delete extensions[BODY_BY_MEDIA_TYPE];
       if (bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, bodyByMediaType);
       const responses = {
-        ...errorResponsesFor({ path, hasBody: Boolean(operation.requestBody) }),
+        ...errorResponsesFor({
+          path,
+          hasBody: Boolean(operation.requestBody),
+          scoped: 'x-required-scope' in operation,
+        }),
         ...operation.responses,
       };
       addResponseHeaders(responses as Parameters<typeof addResponseHeaders>[0], authenticated);

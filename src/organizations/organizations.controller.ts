@@ -34,6 +34,7 @@ export class OrganizationsController {
   }
 
   @Patch('current')
+  @Authenticated({ scope: 'organization:write' })
   @ApiOperation({ summary: 'Rename the organization or restrict the domains it may query (owner only)' })
   @ApiOkResponse({ type: OrganizationResponse, description: 'The updated organization.' })
   @ApiErrors({
@@ -41,7 +42,10 @@ export class OrganizationsController {
       description: 'A bad field, or `allowed_domains` names a domain that does not exist.',
       bodies: { unknownDomain: ValidationFailedError.field('allowed_domains', 'Unknown domain: astrology.').body() },
     },
-    403: "The caller is not the organization's owner.",
+    403: {
+      description: "The caller is not the organization's owner, or the API key lacks the scope `organization:write`.",
+      examples: ['permissionDenied', 'missingScope'],
+    },
     404: 'The organization no longer exists.',
   })
   async updateCurrentOrganization(@CurrentPrincipal() caller: Principal, @Body() body: UpdateOrganizationDto) {

@@ -59,7 +59,7 @@ function abortedWhenClientGoes(reply: HttpReply): AbortSignal {
 }
 
 @ApiTags('query')
-@Authenticated()
+@Authenticated({ scope: 'query' })
 @Controller('v1/query')
 export class QueryController {
   private readonly logger = new Logger(QueryController.name);
@@ -92,8 +92,12 @@ export class QueryController {
       description: '`query` missing or blank, or a field of the wrong type or out of range.',
       bodies: { queryRequired: ValidationFailedError.field('query', 'This field is required.').body() },
     },
-    402: 'The monthly credit quota is exhausted.',
-    403: { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] },
+    402: "The monthly credit quota, or the key's monthly credit limit, is exhausted.",
+    403: {
+      description:
+        "The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`.",
+      examples: ['domainNotAllowed', 'missingScope'],
+    },
     404: 'No active public domain has this slug.',
   })
   async query(@CurrentPrincipal() caller: Principal, @Body() body: QueryDto, @Res() reply: HttpReply): Promise<void> {

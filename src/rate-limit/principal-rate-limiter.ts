@@ -40,7 +40,7 @@ interface Window {
 }
 
 /**
- * RATE_LIMIT_PER_MINUTE per API key and per user (JWT), in fixed one-minute windows. The decision is
+ * RATE_LIMIT_PER_MINUTE (or a key's own `rate_limit_per_minute`) per API key and per user (JWT), in fixed one-minute windows. The decision is
  * local and synchronous, so the request path never waits on Redis: each instance counts in memory
  * and every SYNC_INTERVAL_MS pushes its new counts to Redis in one pipeline (INCRBY) and reads the
  * shared totals of this minute's principals back. Alone, an instance is exact; several together can overshoot by what the others
@@ -84,14 +84,16 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
     }
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
     const used = entry.shared + entry.sending + entry.pending;
-    if (used >= this.limit) {
+    // A key's own limit (cached with its grant) overrides the default.
+    const limit = principal.rateLimitPerMinute ?? this.limit;
+    if (used >= limit) {
       rateLimited.inc({ limit: 'principal' });
       const throttled = new ThrottledError(resetSeconds);
-      Object.assign(throttled.headers, rateLimitHeaders({ limit: this.limit, remaining: 0, resetSeconds }));
+      Object.assign(throttled.headers, rateLimitHeaders({ limit, remaining: 0, resetSeconds }));
       throw throttled;
     }
     entry.pending++;
-    return { limit: this.limit, remaining: this.limit - used - 1, resetSeconds };
+    return { limit, remaining: limit - used - 1, resetSeconds };
   }
 
   /**

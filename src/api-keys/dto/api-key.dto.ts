@@ -1,22 +1,54 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { ApiKeyScope } from '../../common/scopes.js';
 import { FutureTimestampOrNull, IntegerField, StringField } from '../../common/validation.js';
+import type { KeyMetadata } from '../key-settings.js';
+import { CreditLimitField, MetadataField, RateLimitField, ScopesField } from './key-settings.rules.js';
 
-export class CreateApiKeyDto {
+/** The partner settings, each optional (absent: unchanged on update, the default on create). */
+class KeySettingsDto {
+  @ScopesField()
+  scopes?: ApiKeyScope[] | null;
+
+  @RateLimitField()
+  rate_limit_per_minute?: number | null;
+
+  @CreditLimitField()
+  monthly_credit_limit?: number | null;
+
+  @MetadataField()
+  metadata?: KeyMetadata;
+}
+
+export class CreateApiKeyDto extends KeySettingsDto {
   @StringField({ max: 100 })
   name: string;
 }
 
-export class UpdateApiKeyDto {
+/** The fields an update may carry; at least one of them must be given. */
+export const UPDATABLE_FIELDS = [
+  'expires_at',
+  'name',
+  'scopes',
+  'rate_limit_per_minute',
+  'monthly_credit_limit',
+  'metadata',
+] as const;
+
+export class UpdateApiKeyDto extends KeySettingsDto {
   @ApiProperty({
     type: 'string',
     format: 'date-time',
     nullable: true,
+    required: false,
     description:
-      'Required, may be null. A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it.',
+      'A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it; absent leaves it. Required when no other field is given (an empty body is a 400 naming `expires_at`).',
     example: '2026-12-31T23:59:59Z',
   })
-  @FutureTimestampOrNull()
-  expires_at: string | null;
+  @FutureTimestampOrNull({ unlessAnyOf: UPDATABLE_FIELDS })
+  expires_at?: string | null;
+
+  @StringField({ max: 100, optional: true, notNull: true })
+  name?: string;
 }
 
 export class RotateApiKeyDto {

@@ -1,5 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/scopes.js';
+import { integerSchema } from '../../common/validation.js';
+import { CREDITS } from '../../openapi/limits.js';
 import { API_KEY_PREFIX, checksumOf, keyPrefixOf } from '../key-format.js';
+import {
+  type KeyMetadata,
+  METADATA_MAX_BYTES,
+  METADATA_MAX_KEYS,
+  MONTHLY_CREDIT_LIMIT_MAX,
+  RATE_LIMIT_PER_MINUTE_MAX,
+} from '../key-settings.js';
 
 // A well-formed (checksum-valid) example that no stored key matches.
 const EXAMPLE_RANDOM = '7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J';
@@ -43,6 +53,48 @@ export class ApiKeyResponse {
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null: the key does not expire.' })
   expires_at: string | null;
+
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: [...API_KEY_SCOPES] },
+    maxItems: API_KEY_SCOPES.length,
+    nullable: true,
+    description: 'What the key may do; null: every scope.',
+    example: ['query', 'documents:read'],
+  })
+  scopes: ApiKeyScope[] | null;
+
+  @ApiProperty({
+    ...integerSchema(1, RATE_LIMIT_PER_MINUTE_MAX),
+    nullable: true,
+    description: "The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.",
+    example: 600,
+  })
+  rate_limit_per_minute: number | null;
+
+  @ApiProperty({
+    ...integerSchema(0, MONTHLY_CREDIT_LIMIT_MAX),
+    nullable: true,
+    description: "Credits the key may spend per billing period; null: no cap beyond the organization's quota.",
+    example: 500,
+  })
+  monthly_credit_limit: number | null;
+
+  @ApiProperty({
+    ...CREDITS,
+    description: 'Credits the key spent in the current billing period (0 after the period turns).',
+    example: 42,
+  })
+  credits_used_this_period: number;
+
+  @ApiProperty({
+    type: 'object',
+    maxProperties: METADATA_MAX_KEYS,
+    additionalProperties: { oneOf: [{ type: 'string', maxLength: METADATA_MAX_BYTES }, { type: 'number' }] },
+    description: 'Your labels, as given; `{}` when none.',
+    example: { customer_id: 'cus_8f2k', environment: 'production' },
+  })
+  metadata: KeyMetadata;
 }
 
 /** The create response: the record with the full key, shown this once. */

@@ -76,6 +76,15 @@ export class UsageRecordResponse {
 
   @ApiProperty({
     type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The API key that spent (the `key_id` filter), or null when a signed-in user (JWT) did.',
+    example: '3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01',
+  })
+  key_id: string | null;
+
+  @ApiProperty({
+    type: 'string',
     maxLength: 12,
     nullable: true,
     description: 'The API key that spent, or null when a signed-in user (JWT) did.',
@@ -95,5 +104,41 @@ export class DailyUsageResponse {
   date: string;
 
   @ApiProperty({ ...CREDITS, description: 'Credits spent that day (0 included).', example: 12 })
+  credits: number;
+}
+
+/** One row of `GET /v1/billings/usage/keys/`: a credential's spending in the current period. */
+export class KeyUsageResponse {
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The API key, or null for the row of what signed-in users (JWT) spent.',
+    example: '3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01',
+  })
+  key_id: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    maxLength: 12,
+    nullable: true,
+    description: 'Null on the JWT row.',
+    example: 'svc_7GkQ2mZp',
+  })
+  key_prefix: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    maxLength: 100,
+    nullable: true,
+    description: 'Null on the JWT row.',
+    example: 'ci server',
+  })
+  name: string | null;
+
+  @ApiProperty({ ...CREDITS, description: 'Metered requests (queries, chat messages) this period.', example: 42 })
+  requests: number;
+
+  @ApiProperty({ ...CREDITS, description: 'Credits spent this period.', example: 42 })
   credits: number;
 }

@@ -2,7 +2,9 @@ import { InitialSchema1763700000000 } from './1763700000000-InitialSchema.js';
 import { Knowledge1763700100000 } from './1763700100000-Knowledge.js';
 import { BillingAndChat1763700200000 } from './1763700200000-BillingAndChat.js';
 import { TokenLifecycle1763700310000 } from './1763700310000-TokenLifecycle.js';
+import { PartnerKeys1763700410000 } from './1763700410000-PartnerKeys.js';
 import { LocatedPassages1763700430000 } from './1763700430000-LocatedPassages.js';
+import { UsageByKey1763700440000 } from './1763700440000-UsageByKey.js';
 import { RankingTuning1763700450000 } from './1763700450000-RankingTuning.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
@@ -11,6 +13,8 @@ export const migrations = [
   Knowledge1763700100000,
   BillingAndChat1763700200000,
   TokenLifecycle1763700310000,
+  PartnerKeys1763700410000,
   LocatedPassages1763700430000,
+  UsageByKey1763700440000,
   RankingTuning1763700450000,
 ];

@@ -1,7 +1,7 @@
 import { api } from './client';
 import { publicClient, unwrap } from './public';
 import type { components } from './schema';
-import type { OrganizationChange } from './types';
+import type { KeySettings, OrganizationChange } from './types';
 
 const page = (limit: number, offset: number) => ({ query: { limit, offset } });
 
@@ -13,7 +13,14 @@ export const accounts = {
 
 export const keys = {
   list: () => api((client) => client.GET('/v1/billings/api-keys/')),
-  create: (name: string) => api((client) => client.POST('/v1/billings/api-keys/', { body: { name } })),
+  create: (name: string, settings: KeySettings = {}) =>
+    api((client) => client.POST('/v1/billings/api-keys/', { body: { ...settings, name } })),
+  update: (keyId: string, change: KeySettings & { name?: string }) =>
+    api((client) =>
+      client.PATCH('/v1/billings/api-keys/{keyId}/update/', { params: { path: { keyId } }, body: change }),
+    ),
+  events: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/billings/api-keys/events/', { params: page(limit, offset) })),
   setExpiry: (keyId: string, expiresAt: string | null) =>
     api((client) =>
       client.PATCH('/v1/billings/api-keys/{keyId}/update/', {
@@ -30,6 +37,7 @@ export const keys = {
 export const billing = {
   subscription: () => api((client) => client.GET('/v1/billings/subscription/')),
   daily: () => api((client) => client.GET('/v1/billings/usage/daily/')),
+  byKey: () => api((client) => client.GET('/v1/billings/usage/keys/')),
 };
 
 export const organizations = {

@@ -184,8 +184,32 @@ export interface paths {
         /**
          * Create an API key; the full key is returned this once
          * @description **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     Optionally limited to `scopes`, with its own `rate_limit_per_minute` and `monthly_credit_limit`, and labelled with `metadata`.
          */
         post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billings/api-keys/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of your organization's keys, newest first
+         * @description **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     One entry per create, update, rotate and revoke (either form), written with the change itself. `changes` lists what an update changed as `[before, after]`. Never carries a key value, hash or token.
+         */
+        get: operations["listApiKeyEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -206,10 +230,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set or clear a key's expiry
+         * Change a key's expiry, name, scopes, limits or metadata
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     `expires_at` must be present: a future ISO 8601 time with a zone, or null for no expiry.
+         *     Each field is optional and only the fields given change, but at least one must be given (an empty body is a 400 naming `expires_at`). `expires_at`: a future ISO 8601 time with a zone, or null for no expiry. Takes effect at once on every instance.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -224,10 +248,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate a key: a new key with the same name and expiry replaces it
+         * Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry).
+         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key carries on the old one's `credits_used_this_period`.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -292,7 +316,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename the organization or restrict the domains it may query (owner only) */
+        /**
+         * Rename the organization or restrict the domains it may query (owner only)
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         patch: operations["updateCurrentOrganization"];
         trace?: never;
     };
@@ -303,7 +330,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your organization's plan and the current period's credit quota */
+        /**
+         * Your organization's plan and the current period's credit quota
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["getSubscription"];
         put?: never;
         post?: never;
@@ -320,8 +350,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What your organization spent: when, by which user or API key, on what; newest first */
+        /**
+         * What your organization spent: when, by which user or API key, on what; newest first
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billings/usage/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests and credits per API key in the current period, and one row (`key_id: null`) for JWT use
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Keys that can still be used are listed even with zeros; revoked, expired and rotated-away keys only when they spent this period. The JWT row is always there. Most credits first; at most the 1,000 keys that spent the most. The rows add up to the period's `credits_used`.
+         */
+        get: operations["getUsageByKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -337,7 +392,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credits spent per UTC day of the current period (every day so far, zeros included) */
+        /**
+         * Credits spent per UTC day of the current period (every day so far, zeros included)
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["getDailyUsage"];
         put?: never;
         post?: never;
@@ -374,10 +432,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your organization's documents, newest first */
+        /**
+         * List your organization's documents, newest first
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listDocuments"];
         put?: never;
-        /** Add a document to your organization's private knowledge base (JSON or file upload) */
+        /**
+         * Add a document to your organization's private knowledge base (JSON or file upload)
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         post: operations["createDocument"];
         delete?: never;
         options?: never;
@@ -412,11 +476,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your documents, with its text */
+        /**
+         * One of your documents, with its text
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["getDocument"];
         put?: never;
         post?: never;
-        /** Delete one of your documents (and its passages) */
+        /**
+         * Delete one of your documents (and its passages)
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         delete: operations["deleteDocument"];
         options?: never;
         head?: never;
@@ -573,7 +643,9 @@ export interface paths {
         put?: never;
         /**
          * Ask a question of a public domain or of your organization's private documents
-         * @description Without `domain`, searches the organization's private knowledge base. Costs QUERY_CREDIT_COST credits; a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota).
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Without `domain`, searches the organization's private knowledge base. Costs QUERY_CREDIT_COST credits; a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota).
          *
          *     With `"stream": true`: Server-Sent Events. `sources` (`{sources}`) first, then `delta` events
          *     (`{text}`, pieces of the answer in order), then `done` (the JSON response's body). If the answer fails midway, an
@@ -593,10 +665,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your chat sessions, most recently active first */
+        /**
+         * List your chat sessions, most recently active first
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listChatSessions"];
         put?: never;
-        /** Start a chat session over a public domain or your private documents */
+        /**
+         * Start a chat session over a public domain or your private documents
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         post: operations["createChatSession"];
         delete?: never;
         options?: never;
@@ -613,16 +691,24 @@ export interface paths {
         };
         /**
          * One of your sessions, with its latest messages in order
-         * @description `messages` holds the newest 100, oldest first; `GET …/messages/` pages through all of them.
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     `messages` holds the newest 100, oldest first; `GET …/messages/` pages through all of them.
          */
         get: operations["getChatSession"];
         put?: never;
         post?: never;
-        /** Delete one of your sessions with its messages */
+        /**
+         * Delete one of your sessions with its messages
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         delete: operations["deleteChatSession"];
         options?: never;
         head?: never;
-        /** Rename one of your sessions */
+        /**
+         * Rename one of your sessions
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         patch: operations["renameChatSession"];
         trace?: never;
     };
@@ -633,12 +719,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your sessions' messages, oldest first, a page at a time */
+        /**
+         * One of your sessions' messages, oldest first, a page at a time
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listChatMessages"];
         put?: never;
         /**
          * Send a message: answered with the session's history in mind, costing credits like a query
-         * @description Both messages are stored only once the answer exists; a failed request costs nothing.
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Both messages are stored only once the answer exists; a failed request costs nothing.
          */
         post: operations["postChatMessage"];
         delete?: never;
@@ -763,8 +854,147 @@ export interface components {
              * @description Null: the key does not expire.
              */
             expires_at: string | null;
+            /**
+             * @description What the key may do; null: every scope.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
+             * @example 500
+             */
+            monthly_credit_limit: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key spent in the current billing period (0 after the period turns).
+             * @example 42
+             */
+            credits_used_this_period: number;
+            /**
+             * @description Your labels, as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+        };
+        ApiKeyEventResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @example updated
+             * @enum {string}
+             */
+            action: "created" | "updated" | "rotated" | "revoked";
+            /**
+             * Format: uuid
+             * @description The key acted on (for a rotation, the replaced key).
+             */
+            key_id: string;
+            /** @example svc_7GkQ2mZp */
+            key_prefix: string;
+            /**
+             * Format: uuid
+             * @description The user who made the change.
+             */
+            actor_user_id: string | null;
+            /**
+             * @description For `updated`: each field the update changed, as `[before, after]`; for `rotated`: the new key's `id` and `key_prefix` as `[old, new]`; otherwise null.
+             * @example {
+             *       "rate_limit_per_minute": [
+             *         null,
+             *         600
+             *       ],
+             *       "scopes": [
+             *         null,
+             *         [
+             *           "query"
+             *         ]
+             *       ]
+             *     }
+             */
+            changes: {
+                [key: string]: unknown[];
+            } | null;
+            /** @description The X-Request-Id of the request that made the change. */
+            request_id: string | null;
+            /**
+             * @description The client's address.
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+        };
+        ApiKeyEventPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["ApiKeyEventResponse"][];
         };
         CreateApiKeyDto: {
+            /**
+             * @description What the key may do; null (the default) means every scope. `query`: queries and chat messages; `documents:read`, `documents:write`; `chat`: chat sessions; `usage:read`: subscription and usage; `organization:write`: `PATCH /v1/organizations/current/`. JWTs are not scoped.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute?: number | null;
+            /**
+             * Format: int32
+             * @description Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.
+             * @example 500
+             */
+            monthly_credit_limit?: number | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys of 1 to 40 characters and 1024 bytes as JSON. Stored and returned as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production",
+             *       "tier": 2
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            };
             name: string;
         };
         CreatedApiKeyResponse: {
@@ -799,6 +1029,42 @@ export interface components {
              */
             expires_at: string | null;
             /**
+             * @description What the key may do; null: every scope.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
+             * @example 500
+             */
+            monthly_credit_limit: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key spent in the current billing period (0 after the period turns).
+             * @example 42
+             */
+            credits_used_this_period: number;
+            /**
+             * @description Your labels, as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+            /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
              */
@@ -806,11 +1072,43 @@ export interface components {
         };
         UpdateApiKeyDto: {
             /**
+             * @description What the key may do; null (the default) means every scope. `query`: queries and chat messages; `documents:read`, `documents:write`; `chat`: chat sessions; `usage:read`: subscription and usage; `organization:write`: `PATCH /v1/organizations/current/`. JWTs are not scoped.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute?: number | null;
+            /**
+             * Format: int32
+             * @description Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.
+             * @example 500
+             */
+            monthly_credit_limit?: number | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys of 1 to 40 characters and 1024 bytes as JSON. Stored and returned as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production",
+             *       "tier": 2
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            };
+            /**
              * Format: date-time
-             * @description Required, may be null. A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it.
+             * @description A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it; absent leaves it. Required when no other field is given (an empty body is a 400 naming `expires_at`).
              * @example 2026-12-31T23:59:59Z
              */
-            expires_at: string | null;
+            expires_at?: string | null;
+            name?: string;
         };
         RotateApiKeyDto: {
             /**
@@ -851,6 +1149,42 @@ export interface components {
              * @description Null: the key does not expire.
              */
             expires_at: string | null;
+            /**
+             * @description What the key may do; null: every scope.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
+             * @example 500
+             */
+            monthly_credit_limit: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key spent in the current billing period (0 after the period turns).
+             * @example 42
+             */
+            credits_used_this_period: number;
+            /**
+             * @description Your labels, as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
             /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
@@ -947,6 +1281,12 @@ export interface components {
              */
             user_id: string | null;
             /**
+             * Format: uuid
+             * @description The API key that spent (the `key_id` filter), or null when a signed-in user (JWT) did.
+             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
+             */
+            key_id: string | null;
+            /**
              * @description The API key that spent, or null when a signed-in user (JWT) did.
              * @example svc_7GkQ2mZp
              */
@@ -974,6 +1314,36 @@ export interface components {
              */
             previous: string | null;
             results: components["schemas"]["UsageRecordResponse"][];
+        };
+        KeyUsageResponse: {
+            /**
+             * Format: uuid
+             * @description The API key, or null for the row of what signed-in users (JWT) spent.
+             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
+             */
+            key_id: string | null;
+            /**
+             * @description Null on the JWT row.
+             * @example svc_7GkQ2mZp
+             */
+            key_prefix: string | null;
+            /**
+             * @description Null on the JWT row.
+             * @example ci server
+             */
+            name: string | null;
+            /**
+             * Format: int32
+             * @description Metered requests (queries, chat messages) this period.
+             * @example 42
+             */
+            requests: number;
+            /**
+             * Format: int32
+             * @description Credits spent this period.
+             * @example 42
+             */
+            credits: number;
         };
         DailyUsageResponse: {
             /**
@@ -1450,8 +1820,11 @@ export interface components {
         QuotaError: {
             /** @description Human-readable message; present in every error. */
             detail: string;
-            /** @enum {string} */
-            code: "quota_exhausted";
+            /**
+             * @description `quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).
+             * @enum {string}
+             */
+            code: "quota_exhausted" | "key_credit_limit_exhausted";
             /** Format: int32 */
             credits_total: number;
             /** Format: int32 */
@@ -1505,6 +1878,20 @@ export interface components {
         };
         /** @description Administrators only: another user, or any API key, is refused. */
         Forbidden: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key was not given the scope this route needs. */
+        MissingScope: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2027,9 +2414,69 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description `name` missing or too long; an unknown or repeated scope; a limit out of range; bad metadata. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["UnauthorizedJwtOnly"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeyEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyEventPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["UnauthorizedJwtOnly"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2045,7 +2492,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateApiKeyDto"];
             };
@@ -2065,7 +2512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
-            /** @description `expires_at` missing, malformed or not in the future; or the key is no longer active. */
+            /** @description An empty body; `expires_at` malformed or not in the future; a bad name, scope, limit or metadata; or the key is no longer active. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2339,7 +2786,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not the organization's owner. */
+            /** @description The caller is not the organization's owner, or the API key lacks the scope `organization:write`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2396,6 +2843,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description The organization has no subscription (it no longer exists). */
             404: {
                 headers: {
@@ -2422,6 +2870,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Only what this API key spent. A key of another organization (or none) matches nothing: the page is empty, never another organization's lines. */
+                key_id?: string;
+                /** @description Only lines at or after this instant: ISO 8601 with a zone (`2026-11-01T00:00:00Z`; encode `+` as `%2B`), or a date (`2026-11-01`, 00:00 UTC). */
+                from?: string;
+                /** @description Only lines before this instant (exclusive), in the same formats as `from`: `from=2026-11-01&to=2026-12-01` is November. Must not be before `from`. */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -2442,7 +2896,11 @@ export interface operations {
                     "application/json": components["schemas"]["UsagePage"];
                 };
             };
-            /** @description A `limit` or `offset` that is not a whole number in range. */
+            /**
+             * @description A `limit` or `offset` that is not a whole number in range.
+             *
+             *     A `key_id` that is not a UUID, a `from` or `to` that is not ISO 8601, `from` after `to`, a parameter given twice, or a bad `limit` or `offset`.
+             */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2457,6 +2915,36 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsageByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyUsageResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2485,6 +2973,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2585,6 +3074,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2634,6 +3124,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
             413: {
                 headers: {
@@ -2749,6 +3240,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such document, or another organization's. */
             404: {
                 headers: {
@@ -2793,6 +3285,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such document, or another organization's. */
             404: {
                 headers: {
@@ -3540,7 +4033,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The monthly credit quota is exhausted. */
+            /** @description The monthly credit quota, or the key's monthly credit limit, is exhausted. */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3556,7 +4049,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuotaError"];
                 };
             };
-            /** @description The domain is outside the organization's `allowed_domains`. */
+            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3632,6 +4125,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3665,7 +4159,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The domain is outside the organization's `allowed_domains`. */
+            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `chat`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3725,6 +4219,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -3769,6 +4264,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -3819,6 +4315,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -3884,6 +4381,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -3936,7 +4434,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The monthly credit quota is exhausted. */
+            /** @description The monthly credit quota, or the key's monthly credit limit, is exhausted. */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3952,7 +4450,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuotaError"];
                 };
             };
-            /** @description The domain is outside the organization's `allowed_domains`. */
+            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

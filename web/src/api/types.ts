@@ -10,8 +10,17 @@ export type User = Schemas['CurrentUserResponse'];
 /** A key as listed; the create and rotate answers add the full `key` (and `rotated_from`) once. */
 export type ApiKey = Schemas['ApiKeyResponse'] &
   Partial<Pick<Schemas['RotatedApiKeyResponse'], 'key' | 'rotated_from'>>;
+/** What a partner may set on a key: scopes, limits and metadata (create and update). */
+export type KeySettings = Pick<
+  Schemas['CreateApiKeyDto'],
+  'scopes' | 'rate_limit_per_minute' | 'monthly_credit_limit' | 'metadata'
+>;
+export type KeyScope = NonNullable<KeySettings['scopes']>[number];
+export type KeyEvent = Schemas['ApiKeyEventResponse'];
+export type KeyEventPage = Schemas['ApiKeyEventPage'];
 export type Subscription = Schemas['SubscriptionResponse'];
 export type DailyUsage = Schemas['DailyUsageResponse'];
+export type KeyUsage = Schemas['KeyUsageResponse'];
 export type Organization = Schemas['OrganizationResponse'];
 export type Domain = Schemas['DomainResponse'];
 export type Source = Schemas['SourceResponse'];

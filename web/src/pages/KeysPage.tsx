@@ -4,10 +4,13 @@ import type { ApiKey } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Dialog } from '../components/Dialog';
 import { ErrorText } from '../components/ErrorText';
+import { KeyEventsLog } from '../components/KeyEventsLog';
+import { KeySettingsFields } from '../components/KeySettingsFields';
 import { PageHeading } from '../components/PageHeading';
 import { SecretKeyDialog } from '../components/SecretKeyDialog';
 import { Time } from '../components/Time';
 import { endOfLocalDay, localTimeZone, toDateInput } from '../lib/format';
+import { accessSummary, draftOf, settingsOf } from '../lib/key-settings';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
 
@@ -22,7 +25,7 @@ export function keyStatus(key: ApiKey, now = Date.now()): KeyStatus {
 const STATUS_LABEL: Record<KeyStatus, string> = { active: 'Active', expired: 'Expired', revoked: 'Revoked' };
 
 interface Action {
-  kind: 'expiry' | 'rotate' | 'revoke';
+  kind: 'settings' | 'expiry' | 'rotate' | 'revoke';
   key: ApiKey;
 }
 
@@ -31,8 +34,12 @@ export function KeysPage() {
   const [action, setAction] = useState<Action | null>(null);
   const [revealed, setRevealed] = useState<{ key: ApiKey; rotated: boolean } | null>(null);
   const [status, setStatus] = useState('');
+  // Bumped after every change, so the audit log shows it.
+  const [changes, setChanges] = useState(0);
+  const changed = () => setChanges((count) => count + 1);
 
   const finish = async (message: string) => {
+    changed();
     await list.reload();
     setAction(null);
     setStatus(message);
@@ -50,6 +57,7 @@ export function KeysPage() {
         onCreated={(key) => {
           setStatus('');
           setRevealed({ key, rotated: false });
+          changed();
           void list.reload();
         }}
       />
@@ -70,6 +78,13 @@ export function KeysPage() {
         {!list.data && list.loading && <p aria-live="polite">Loading keys…</p>}
       </section>
 
+      {action?.kind === 'settings' && (
+        <KeySettingsDialog
+          apiKey={action.key}
+          onCancel={() => setAction(null)}
+          onSaved={(updated) => finish(`“${updated.name}” was saved.`)}
+        />
+      )}
       {action?.kind === 'expiry' && (
         <ExpiryDialog
           apiKey={action.key}
@@ -117,6 +132,8 @@ export function KeysPage() {
           </p>
         </ConfirmDialog>
       )}
+      <KeyEventsLog changes={changes} />
+
       {revealed && (
         <SecretKeyDialog apiKey={revealed.key} rotated={revealed.rotated} onClose={() => setRevealed(null)} />
       )}
@@ -126,13 +143,15 @@ export function KeysPage() {
 
 function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey) => void }) {
   const [name, setName] = useState('');
+  const [draft, setDraft] = useState(draftOf());
   const { busy, error, run } = useAction();
 
   async function submit(event: Event) {
     event.preventDefault();
     await run(async () => {
-      const created = await keysApi.create(name);
+      const created = await keysApi.create(name, settingsOf(draft));
       setName('');
+      setDraft(draftOf());
       onCreated(created);
     });
   }
@@ -140,23 +159,29 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey) => void }) {
   return (
     <section aria-labelledby="create-key-heading" class="card">
       <h2 id="create-key-heading">Create a key</h2>
-      <form onSubmit={submit} class="inline-form">
-        <div class="field grow">
-          <label for="key-name">Name</label>
-          <input
-            id="key-name"
-            required
-            maxLength={100}
-            placeholder="e.g. production server"
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? 'create-key-error' : undefined}
-          />
+      <form onSubmit={submit}>
+        <div class="inline-form">
+          <div class="field grow">
+            <label for="key-name">Name</label>
+            <input
+              id="key-name"
+              required
+              maxLength={100}
+              placeholder="e.g. production server"
+              value={name}
+              onInput={(event) => setName(event.currentTarget.value)}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? 'create-key-error' : undefined}
+            />
+          </div>
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create key'}
+          </button>
         </div>
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create key'}
-        </button>
+        <details>
+          <summary>Scopes, limits and metadata</summary>
+          <KeySettingsFields id="create-key" draft={draft} onChange={setDraft} />
+        </details>
       </form>
       <ErrorText error={error} id="create-key-error" />
     </section>
@@ -172,6 +197,7 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
           <th scope="col">Name</th>
           <th scope="col">Prefix</th>
           <th scope="col">Status</th>
+          <th scope="col">Access</th>
           <th scope="col">Created</th>
           <th scope="col">Last used</th>
           <th scope="col">Expires</th>
@@ -194,6 +220,9 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
               <td data-label="Status">
                 <span class={`badge badge-${status}`}>{STATUS_LABEL[status]}</span>
               </td>
+              <td data-label="Access" data-field="access" class="access">
+                {accessSummary(key)}
+              </td>
               <td data-label="Created">
                 <Time iso={key.created_at} />
               </td>
@@ -206,6 +235,9 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
               <td class="actions">
                 {status === 'active' && (
                   <div class="button-row">
+                    <button type="button" onClick={() => onAction({ kind: 'settings', key })}>
+                      Settings<span class="visually-hidden"> of {key.name}</span>
+                    </button>
                     <button type="button" onClick={() => onAction({ kind: 'expiry', key })}>
                       Expiry<span class="visually-hidden"> of {key.name}</span>
                     </button>
@@ -285,6 +317,56 @@ function ExpiryDialog({
               Remove expiry
             </button>
           )}
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function KeySettingsDialog({
+  apiKey,
+  onSaved,
+  onCancel,
+}: {
+  apiKey: ApiKey;
+  onSaved: (key: ApiKey) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [name, setName] = useState(apiKey.name);
+  const [draft, setDraft] = useState(draftOf(apiKey));
+  const { busy, error, run } = useAction();
+
+  return (
+    <Dialog title={`Settings of “${apiKey.name}”`} onDismiss={onCancel}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void run(async () => onSaved(await keysApi.update(apiKey.id, { name, ...settingsOf(draft) })), {
+            leaving: true,
+          });
+        }}
+        class="stack"
+      >
+        <div class="field">
+          <label for="settings-name">Name</label>
+          <input
+            id="settings-name"
+            required
+            maxLength={100}
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+            data-autofocus
+          />
+        </div>
+        <KeySettingsFields id="settings" draft={draft} onChange={setDraft} />
+        <ErrorText error={error} id="settings-error" />
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            Save settings
+          </button>
           <button type="button" onClick={onCancel}>
             Cancel
           </button>

@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { billing } from '../api/endpoints';
 import { ErrorText } from '../components/ErrorText';
+import { KeyUsageChart } from '../components/KeyUsageChart';
 import { PageHeading } from '../components/PageHeading';
 import { QuotaMeter } from '../components/QuotaMeter';
 import { UsageChart } from '../components/UsageChart';
@@ -12,6 +13,7 @@ import { quota, reloadQuota } from '../state';
 export function UsagePage() {
   const { subscription, error } = useStore(quota);
   const daily = useResource(() => billing.daily(), []);
+  const byKey = useResource(() => billing.byKey(), []);
   useEffect(() => {
     void reloadQuota();
   }, []);
@@ -48,6 +50,14 @@ export function UsagePage() {
         ) : (
           !daily.error && <p>Loading usage…</p>
         )}
+      </section>
+      <section aria-labelledby="by-key-heading" class="card">
+        <h2 id="by-key-heading">Usage by key</h2>
+        <p class="hint">
+          This period. Keys that still work are listed even when unused; revoked and expired keys only when they spent.
+        </p>
+        <ErrorText error={byKey.error} />
+        {byKey.data ? <KeyUsageChart rows={byKey.data} /> : !byKey.error && <p>Loading usage by key…</p>}
       </section>
     </>
   );
