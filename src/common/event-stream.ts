@@ -27,3 +27,12 @@ export function openEventStream(reply: HttpReply): EventStream {
     end: () => response.end(),
   };
 }
+
+/** Aborts when the connection closes before the response has been written in full. */
+export function abortedWhenClientGoes(reply: HttpReply): AbortSignal {
+  const clientGone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) clientGone.abort();
+  });
+  return clientGone.signal;
+}

@@ -62,10 +62,15 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     if (!error) {
       this.logFailure(exception, request);
-      void reply.status(500).send(this.inDialect(request, 500, { detail: INTERNAL_ERROR_DETAIL, request_id: request.id }));
+      void reply
+        .status(500)
+        .send(this.inDialect(request, 500, { detail: INTERNAL_ERROR_DETAIL, request_id: request.id }));
       return;
     }
-    void reply.status(error.status).headers(error.headers).send(this.inDialect(request, error.status, error.body()));
+    void reply
+      .status(error.status)
+      .headers(error.headers)
+      .send(this.inDialect(request, error.status, error.body()));
   }
 
   private inDialect(request: HttpRequest, status: number, body: Record<string, unknown>): Record<string, unknown> {

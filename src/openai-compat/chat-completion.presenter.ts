@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RetrievedSource } from '../retrieval/retriever.js';
 import { presentSource } from '../query/source.presenter.js';
-import type { ChatCompletionResponse, CompletionUsageResponse } from './dto/chat-completion.response.js';
+import type { Usage } from './chat-completions.service.js';
 
 /** What every chunk of one completion, and the completion itself, share. */
 export interface CompletionHeader {
@@ -14,16 +14,11 @@ export function newCompletionHeader(model: string): CompletionHeader {
   return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(Date.now() / 1000), model };
 }
 
-export function presentCompletion(
-  header: CompletionHeader,
-  answer: string,
-  sources: RetrievedSource[],
-  usage: CompletionUsageResponse,
-): ChatCompletionResponse {
+export function presentCompletion(header: CompletionHeader, answer: string, sources: RetrievedSource[], usage: Usage) {
   return {
     ...header,
-    object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+    object: 'chat.completion' as const,
+    choices: [{ index: 0, message: { role: 'assistant' as const, content: answer }, finish_reason: 'stop' as const }],
     usage,
     sources: sources.map(presentSource),
   };
@@ -39,7 +34,7 @@ export function presentChunk(header: CompletionHeader, delta: { role?: 'assistan
 }
 
 /** The last chunk: the finish reason, the usage, and the sources (which OpenAI's chunks do not have). */
-export function presentLastChunk(header: CompletionHeader, sources: RetrievedSource[], usage: CompletionUsageResponse) {
+export function presentLastChunk(header: CompletionHeader, sources: RetrievedSource[], usage: Usage) {
   return {
     ...header,
     object: 'chat.completion.chunk' as const,

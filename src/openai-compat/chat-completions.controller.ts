@@ -9,7 +9,7 @@ import {
   QuotaExhaustedError,
   ValidationFailedError,
 } from '../common/errors.js';
-import { openEventStream } from '../common/event-stream.js';
+import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -24,7 +24,12 @@ import {
   presentCompletion,
   presentLastChunk,
 } from './chat-completion.presenter.js';
-import { ChatCompletionsService, type Conversation, conversationOf, estimateUsage } from './chat-completions.service.js';
+import {
+  ChatCompletionsService,
+  type Conversation,
+  conversationOf,
+  estimateUsage,
+} from './chat-completions.service.js';
 import { ChatCompletionDto, MESSAGES_MAX } from './dto/chat-completion.dto.js';
 import { ChatCompletionResponse } from './dto/chat-completion.response.js';
 import { withOpenAiError } from './openai-errors.js';
@@ -97,7 +102,10 @@ export class ChatCompletionsController {
         noContent: openAi(400, ValidationFailedError.field('messages.0.content', 'This field is required.')),
       },
     },
-    401: { description: 'No credential, or a bad one.', bodies: { apiKeyInvalid: openAi(401, new ApiKeyInvalidError()) } },
+    401: {
+      description: 'No credential, or a bad one.',
+      bodies: { apiKeyInvalid: openAi(401, new ApiKeyInvalidError()) },
+    },
     402: {
       description: 'The monthly credit quota is exhausted.',
       bodies: {
@@ -119,7 +127,7 @@ export class ChatCompletionsController {
     @Res() reply: HttpReply,
   ): Promise<void> {
     const conversation = conversationOf(body.messages);
-    const prepared = await this.completions.prepare(caller, body.model, conversation);
+    const prepared = await this.completions.prepare(caller, body.model, conversation, abortedWhenClientGoes(reply));
     reply.headers(creditHeaders(prepared.reservation));
     const header = newCompletionHeader(body.model);
     if (body.stream) return this.stream(header, conversation, prepared, reply);
@@ -144,6 +152,10 @@ export class ChatCompletionsController {
       events.send(presentLastChunk(header, prepared.sources, estimateUsage(conversation, answer)));
       events.send('[DONE]');
     } catch (error) {
+      if (prepared.signal?.aborted) {
+        this.logger.log('client disconnected before the completion was streamed in full: the model stopped');
+        return;
+      }
       // Headers are gone: the failure travels as an event OpenAI clients raise (the credits were refunded).
       this.logger.error(`streamed completion failed: ${(error as Error).stack ?? String(error)}`);
       events.send(withOpenAiError(500, { detail: STREAM_FAILURE }));

@@ -26,8 +26,14 @@ export function conversationOf(messages: ChatCompletionMessageDto[]): Conversati
   return { question: textOf(messages[last].content).trim(), history };
 }
 
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
 /** OpenAI's token counts, estimated: the service bills credits, not tokens. */
-export function estimateUsage(conversation: Conversation, answer: string) {
+export function estimateUsage(conversation: Conversation, answer: string): Usage {
   const tokens = (text: string) => Math.ceil(text.length / CHARACTERS_PER_TOKEN);
   const prompt_tokens = [conversation.question, ...conversation.history.map((turn) => turn.content)].reduce(
     (sum, text) => sum + tokens(text),
@@ -42,13 +48,14 @@ export function estimateUsage(conversation: Conversation, answer: string) {
 export class ChatCompletionsService {
   constructor(private readonly queries: QueryService) {}
 
-  prepare(caller: Principal, model: string, conversation: Conversation): Promise<PreparedAnswer> {
+  prepare(caller: Principal, model: string, conversation: Conversation, signal: AbortSignal): Promise<PreparedAnswer> {
     return this.queries.prepare(caller, {
       text: conversation.question,
       domain: domainOfModel(model),
       topK: TOP_K,
       operation: 'chat_completion',
       history: conversation.history,
+      signal,
     });
   }
 

@@ -22,8 +22,8 @@ export class ModelsController {
       "`private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing.",
   })
   @ApiOkResponse({ type: ModelListResponse })
-  async listModels(@CurrentPrincipal() caller: Principal): Promise<ModelListResponse> {
-    return { object: 'list', data: await this.models.list(caller) };
+  async listModels(@CurrentPrincipal() caller: Principal) {
+    return { object: 'list' as const, data: await this.models.list(caller) };
   }
 
   @Get(':model')
@@ -36,7 +36,7 @@ export class ModelsController {
       bodies: { unknownModel: withOpenAiError(404, new NotFoundError().body()) },
     },
   })
-  retrieveModel(@CurrentPrincipal() caller: Principal, @Param('model') model: string): Promise<ModelResponse> {
+  retrieveModel(@CurrentPrincipal() caller: Principal, @Param('model') model: string) {
     return this.models.get(caller, model);
   }
 }

@@ -3,10 +3,17 @@ import { NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { OrganizationsService } from '../organizations/organizations.service.js';
-import type { ModelResponse } from './dto/chat-completion.response.js';
 
 /** The model that asks the organization's own documents; every other model is a public domain's slug. */
 export const PRIVATE_MODEL = 'private';
+
+/** The body of a ModelResponse. */
+export interface Model {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: 'organization' | 'public';
+}
 
 const unixSeconds = (date: Date | string) => Math.floor(new Date(date).getTime() / 1000);
 
@@ -19,7 +26,7 @@ export class ModelsService {
   ) {}
 
   /** `private` first, then the active public domains the organization's `allowed_domains` let it ask. */
-  async list(caller: Principal): Promise<ModelResponse[]> {
+  async list(caller: Principal): Promise<Model[]> {
     const [organization, domains] = await Promise.all([
       this.organizations.current(caller),
       this.domains.list({ includeInactive: false }),
@@ -38,7 +45,7 @@ export class ModelsService {
     ];
   }
 
-  async get(caller: Principal, id: string): Promise<ModelResponse> {
+  async get(caller: Principal, id: string): Promise<Model> {
     const model = (await this.list(caller)).find((candidate) => candidate.id === id);
     if (!model) throw new NotFoundError();
     return model;

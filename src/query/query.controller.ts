@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/env.schema.js';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
-import { openEventStream } from '../common/event-stream.js';
+import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -47,15 +47,6 @@ const STREAM_EXAMPLE = [
 ]
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
-
-/** Aborts when the connection closes before the response has been written in full. */
-function abortedWhenClientGoes(reply: HttpReply): AbortSignal {
-  const clientGone = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) clientGone.abort();
-  });
-  return clientGone.signal;
-}
 
 @ApiTags('query')
 @Authenticated()

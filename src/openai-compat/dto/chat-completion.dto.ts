@@ -1,7 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
-import { BooleanField, fieldRule, IntegerField, REQUIRED, StringField, unstorableText } from '../../common/validation.js';
+import {
+  BooleanField,
+  fieldRule,
+  IntegerField,
+  REQUIRED,
+  StringField,
+  unstorableText,
+} from '../../common/validation.js';
 import { MAX_QUERY_CHARACTERS } from '../../query/dto/query.dto.js';
 
 /** A conversation longer than a chat session shows (SESSION_MESSAGES_MAX) is refused, not cut. */
@@ -16,8 +23,15 @@ export interface TextPart {
   text: string;
 }
 
-const isTextPart = (part: unknown): part is TextPart =>
-  typeof part === 'object' && part !== null && (part as TextPart).type === 'text' && typeof (part as TextPart).text === 'string';
+const isTextPart = (part: unknown): part is TextPart => {
+  const candidate = part as { type?: unknown; text?: unknown } | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    candidate.type === 'text' &&
+    typeof candidate.text === 'string'
+  );
+};
 
 /** A message's text: OpenAI's content is a string or a list of parts, of which only text ones are read. */
 export function textOf(content: string | TextPart[]): string {
@@ -26,7 +40,8 @@ export function textOf(content: string | TextPart[]): string {
 
 const checkContent = (value: unknown): string | null => {
   if (value === undefined || value === null) return REQUIRED;
-  if (Array.isArray(value) && !value.every(isTextPart)) return 'Only text parts (`{"type": "text", "text": …}`) are read.';
+  if (Array.isArray(value) && !value.every(isTextPart))
+    return 'Only text parts (`{"type": "text", "text": …}`) are read.';
   if (typeof value !== 'string' && !Array.isArray(value)) return 'Expected a string or a list of text parts.';
   const text = textOf(value as string | TextPart[]);
   if (text.trim() === '') return REQUIRED;
@@ -38,7 +53,9 @@ export class ChatCompletionMessageDto {
   @ApiProperty({ type: 'string', enum: MESSAGE_ROLES, example: 'user' })
   @fieldRule('messageRole', (value) => {
     if (value === undefined || value === null) return REQUIRED;
-    return MESSAGE_ROLES.includes(value as MessageRole) ? null : `"${String(value)}" is not a valid choice.`;
+    return MESSAGE_ROLES.includes(value as MessageRole)
+      ? null
+      : `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`;
   })
   role: MessageRole;
 
@@ -51,7 +68,10 @@ export class ChatCompletionMessageDto {
         items: {
           type: 'object',
           required: ['type', 'text'],
-          properties: { type: { type: 'string', enum: ['text'] }, text: { type: 'string', maxLength: MESSAGE_CONTENT_MAX } },
+          properties: {
+            type: { type: 'string', enum: ['text'] },
+            text: { type: 'string', maxLength: MESSAGE_CONTENT_MAX },
+          },
         },
       },
     ],
@@ -72,7 +92,10 @@ const checkMessages = (value: unknown): string | null => {
     return 'Each message must be an object with a `role` and a `content`.';
   const question = (value as { role?: unknown; content?: unknown }[]).findLast((message) => message.role === 'user');
   if (!question) return 'Include at least one message with the role "user": its last one is the question.';
-  if (checkContent(question.content) === null && textOf(question.content as string | TextPart[]).length > MAX_QUERY_CHARACTERS)
+  if (
+    checkContent(question.content) === null &&
+    textOf(question.content as string | TextPart[]).length > MAX_QUERY_CHARACTERS
+  )
     return `The last user message is the question: at most ${MAX_QUERY_CHARACTERS} characters.`;
   return null;
 };
