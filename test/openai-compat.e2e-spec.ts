@@ -16,6 +16,15 @@ const ask = (model: string, content = 'What do penguins eat?') => ({
 /** The official client, as an integrator points it at the service. */
 const clientFor = (test: TestApp, apiKey: string) => new OpenAI({ baseURL: `${test.url}/v1`, apiKey, maxRetries: 0 });
 
+/** The error a call fails with (the test fails if it succeeds). */
+const failureOf = (call: Promise<unknown>) =>
+  call.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+  );
+
 describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
   let test: TestApp;
   let user: SignedInUser;
@@ -108,9 +117,10 @@ describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
     it('streams chat.completion.chunk events, the sources on the last one, then [DONE]', async () => {
       const whole = await openai.chat.completions.create(ask('zoo'));
       const stream = await openai.chat.completions.create({ ...ask('zoo'), stream: true });
-      const chunks = [];
+      const chunks: OpenAI.ChatCompletionChunk[] = [];
       for await (const chunk of stream) chunks.push(chunk);
-      expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.id === chunks[0].id)).toBe(true);
+      expect(new Set(chunks.map((chunk) => `${chunk.object} ${chunk.id}`)).size).toBe(1);
+      expect(chunks[0].object).toBe('chat.completion.chunk');
       expect(chunks[0].choices[0].delta.role).toBe('assistant');
       expect(chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('')).toBe(
         whole.choices[0].message.content,
@@ -134,9 +144,7 @@ describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
     });
 
     it('reports a bad key as the client’s AuthenticationError, with this service’s detail', async () => {
-      const error = await clientFor(test, 'svc_not-a-real-key')
-        .chat.completions.create(ask('zoo'))
-        .catch((e) => e);
+      const error = await failureOf(clientFor(test, 'svc_not-a-real-key').chat.completions.create(ask('zoo')));
       expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
       expect(error.status).toBe(401);
       expect(error.type).toBe('authentication_error');
@@ -145,7 +153,7 @@ describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
 
     it('reports an exhausted quota as an APIError with status 402, charging nothing', async () => {
       await setCredits(test, user.id, 1, 1);
-      const error = await openai.chat.completions.create(ask('zoo')).catch((e) => e);
+      const error = await failureOf(openai.chat.completions.create(ask('zoo')));
       expect(error).toBeInstanceOf(OpenAI.APIError);
       expect(error.status).toBe(402);
       expect(error.code).toBe('quota_exhausted');
@@ -154,7 +162,7 @@ describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
     });
 
     it('reports an unknown model as the client’s NotFoundError', async () => {
-      const error = await openai.chat.completions.create(ask('no-such-domain')).catch((e) => e);
+      const error = await failureOf(openai.chat.completions.create(ask('no-such-domain')));
       expect(error).toBeInstanceOf(OpenAI.NotFoundError);
       expect(error.code).toBe('model_not_found');
       expect(await creditsUsed(test, user.id)).toBe(0);
@@ -164,7 +172,7 @@ describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
       await test.db.query(`UPDATE organizations SET allowed_domains = '[]' WHERE id = $1`, [
         await organizationIdOf(test, user.id),
       ]);
-      const error = await openai.chat.completions.create(ask('zoo')).catch((e) => e);
+      const error = await failureOf(openai.chat.completions.create(ask('zoo')));
       expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
       expect(error.error.message).toBe('Your organization does not have access to this domain.');
     });
@@ -275,7 +283,7 @@ describe('OpenAI-compatible answers written by the upstream model (LLM_BASE_URL)
   beforeAll(async () => {
     upstream = createServer((request, response) => {
       let body = '';
-      request.on('data', (chunk) => (body += chunk));
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
         received.push(JSON.parse(body));
         response.writeHead(200, { 'content-type': 'application/json' });
@@ -314,7 +322,7 @@ describe('OpenAI-compatible answers written by the upstream model (LLM_BASE_URL)
     ]);
     expect(sent.at(-1)!.content).toContain('Penguins eat krill and small fish.');
 
-    const chunks = [];
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of await openai.chat.completions.create({ ...ask('zoo'), stream: true })) chunks.push(chunk);
     expect(chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('')).toBe('Feed them krill [1].');
     expect(await creditsUsed(test, user.id)).toBe(2);

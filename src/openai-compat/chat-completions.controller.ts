@@ -2,17 +2,10 @@ import { Body, Controller, HttpCode, Logger, Post, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
-import {
-  ApiKeyInvalidError,
-  DomainNotAllowedError,
-  NotFoundError,
-  QuotaExhaustedError,
-  ValidationFailedError,
-} from '../common/errors.js';
+import { DomainNotAllowedError, NotFoundError, QuotaExhaustedError, ValidationFailedError } from '../common/errors.js';
 import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
-import { ApiErrors } from '../openapi/api-errors.js';
 import { STREAM_MAX } from '../openapi/limits.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 import type { PreparedAnswer } from '../query/query.service.js';
@@ -32,7 +25,7 @@ import {
 } from './chat-completions.service.js';
 import { ChatCompletionDto, MESSAGES_MAX } from './dto/chat-completion.dto.js';
 import { ChatCompletionResponse } from './dto/chat-completion.response.js';
-import { withOpenAiError } from './openai-errors.js';
+import { ApiOpenAiErrors, withOpenAiError } from './openai-errors.js';
 
 const STREAM_DESCRIPTION = `With \`"stream": true\`: OpenAI's Server-Sent Events, each \`data: {chat.completion.chunk}\`: the first
 carries \`delta.role\`, the next ones pieces of \`delta.content\` in order, the last \`finish_reason: "stop"\`, \`usage\` and
@@ -58,9 +51,6 @@ const STREAM_EXAMPLE = [
   .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
   .concat('data: [DONE]\n\n')
   .join('');
-
-/** An error body as these routes give it, for the document's examples. */
-const openAi = (status: number, error: { body(): Record<string, unknown> }) => withOpenAiError(status, error.body());
 
 @ApiTags('openai')
 @Authenticated()
@@ -94,32 +84,29 @@ export class ChatCompletionsController {
       },
     },
   })
-  @ApiErrors({
+  @ApiOpenAiErrors({
     400: {
       description: `\`model\` or \`messages\` missing, no user message, a message without \`content\`, more than ${MESSAGES_MAX} messages, or a field of the wrong type.`,
       bodies: {
-        noMessages: openAi(400, ValidationFailedError.field('messages', 'This list may not be empty.')),
-        noContent: openAi(400, ValidationFailedError.field('messages.0.content', 'This field is required.')),
+        noMessages: ValidationFailedError.field('messages', 'This list may not be empty.').body(),
+        noContent: ValidationFailedError.field('messages.0.content', 'This field is required.').body(),
       },
-    },
-    401: {
-      description: 'No credential, or a bad one.',
-      bodies: { apiKeyInvalid: openAi(401, new ApiKeyInvalidError()) },
     },
     402: {
       description: 'The monthly credit quota is exhausted.',
       bodies: {
-        quota: openAi(
-          402,
-          new QuotaExhaustedError({ creditsTotal: 1000, creditsUsed: 1000, resetsAt: '2026-12-01T00:00:00Z' }),
-        ),
+        quota: new QuotaExhaustedError({
+          creditsTotal: 1000,
+          creditsUsed: 1000,
+          resetsAt: '2026-12-01T00:00:00Z',
+        }).body(),
       },
     },
     403: {
       description: "The model is a domain outside the organization's `allowed_domains`.",
-      bodies: { domainNotAllowed: openAi(403, new DomainNotAllowedError()) },
+      bodies: { domainNotAllowed: new DomainNotAllowedError().body() },
     },
-    404: { description: 'No such model.', bodies: { unknownModel: openAi(404, new NotFoundError()) } },
+    404: { description: 'No such model.', bodies: { unknownModel: new NotFoundError().body() } },
   })
   async createChatCompletion(
     @CurrentPrincipal() caller: Principal,

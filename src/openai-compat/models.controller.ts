@@ -4,13 +4,13 @@ import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { SLUG_SCHEMA } from '../domains/dto/slug.field.js';
-import { ApiErrors } from '../openapi/api-errors.js';
 import { ModelListResponse, ModelResponse } from './dto/chat-completion.response.js';
 import { ModelsService } from './models.service.js';
-import { withOpenAiError } from './openai-errors.js';
+import { ApiOpenAiErrors } from './openai-errors.js';
 
 @ApiTags('openai')
 @Authenticated()
+@ApiOpenAiErrors({})
 @Controller('v1/models')
 export class ModelsController {
   constructor(private readonly models: ModelsService) {}
@@ -30,10 +30,10 @@ export class ModelsController {
   @ApiOperation({ summary: 'One model this caller may ask, OpenAI-style', description: 'Costs nothing.' })
   @ApiParam({ name: 'model', schema: { ...SLUG_SCHEMA, example: 'private' } })
   @ApiOkResponse({ type: ModelResponse })
-  @ApiErrors({
+  @ApiOpenAiErrors({
     404: {
       description: 'No such model, or one the caller may not ask.',
-      bodies: { unknownModel: withOpenAiError(404, new NotFoundError().body()) },
+      bodies: { unknownModel: new NotFoundError().body() },
     },
   })
   retrieveModel(@CurrentPrincipal() caller: Principal, @Param('model') model: string) {

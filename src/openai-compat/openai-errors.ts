@@ -1,4 +1,9 @@
-import type { ErrorDialect } from '../http/exception.filter.js';
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiResponse, type ApiResponseOptions, getSchemaPath } from '@nestjs/swagger';
+import { AccessTokenInvalidError, ApiKeyInvalidError, ThrottledError } from '../common/errors.js';
+import { type ErrorDialect, INTERNAL_ERROR_DETAIL } from '../http/exception.filter.js';
+import { ERROR_COMPONENTS, type ErrorStatus, errorResponse } from '../openapi/error-responses.js';
+import { OpenAiErrorObject } from './dto/openai-error.response.js';
 
 /** The routes OpenAI clients call: `/v1/chat/completions` and `/v1/models[/{model}]`, trailing slash or not. */
 const OPENAI_ROUTES = /^\/v1\/(?:chat\/completions|models(?:\/[^/]*)?)\/?$/;
@@ -50,3 +55,63 @@ export const OPENAI_ERROR_DIALECT: ErrorDialect = {
   appliesTo: (path) => OPENAI_ROUTES.test(path),
   render: withOpenAiError,
 };
+
+/** The errors every OpenAI-compatible route can give, with the bodies they give on these routes. */
+const ERRORS_BY_DEFAULT = {
+  401: {
+    description: 'No credential, or a bad one.',
+    bodies: { apiKeyInvalid: new ApiKeyInvalidError().body(), invalidJwt: new AccessTokenInvalidError().body() },
+  },
+  429: {
+    description: 'Rate limited (per key or user per minute).',
+    bodies: { throttled: new ThrottledError(42).body() },
+  },
+  500: {
+    description: 'Unexpected, transient failure: retry with exponential back-off.',
+    bodies: { internal: { detail: INTERNAL_ERROR_DETAIL, request_id: '6f1c2a7e-3b7d-4d8e-9a51-0c2f4e8b9d10' } },
+  },
+};
+
+/** A shared error schema with OpenAI's `error` added (inlined: the shared ones admit no other field). */
+function withErrorObject(schema: unknown): unknown {
+  const { $ref, anyOf } = schema as { $ref?: string; anyOf?: unknown[] };
+  if (anyOf) return { anyOf: anyOf.map(withErrorObject) };
+  const name = ($ref ?? '').split('/').pop() as keyof typeof ERROR_COMPONENTS.schemas;
+  const shared = ERROR_COMPONENTS.schemas[name] as { required: string[]; properties: Record<string, unknown> };
+  return {
+    ...shared,
+    required: [...shared.required, 'error'],
+    properties: { ...shared.properties, error: { $ref: getSchemaPath(OpenAiErrorObject) } },
+  };
+}
+
+interface ErrorCase {
+  description: string;
+  bodies: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * `@ApiErrors` for these routes: each status's shared body schema with OpenAI's `error` object added,
+ * and examples rendered by the dialect itself (so the document shows exactly what is sent).
+ */
+export function ApiOpenAiErrors(cases: Partial<Record<ErrorStatus, ErrorCase>>) {
+  const all: Partial<Record<ErrorStatus, ErrorCase>> = { ...ERRORS_BY_DEFAULT, ...cases };
+  return applyDecorators(
+    ApiExtraModels(OpenAiErrorObject),
+    ...Object.entries(all).map(([code, errorCase]: [string, ErrorCase]) => {
+      const status = Number(code) as ErrorStatus;
+      const bodies = Object.entries(errorCase.bodies).map(([name, body]) => [name, withOpenAiError(status, body)]);
+      const response = errorResponse(
+        status,
+        errorCase.description,
+        Object.fromEntries(bodies) as Record<string, Record<string, unknown>>,
+      );
+      const media = response.content?.['application/json'];
+      return ApiResponse({
+        status,
+        ...response,
+        content: { 'application/json': { ...media, schema: withErrorObject(media?.schema) } },
+      } as ApiResponseOptions);
+    }),
+  );
+}
