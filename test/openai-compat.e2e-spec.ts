@@ -174,7 +174,7 @@ describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
       ]);
       const error = await failureOf(openai.chat.completions.create(ask('zoo')));
       expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
-      expect(error.error.message).toBe('Your organization does not have access to this domain.');
+      expect(error.message).toBe('403 Your organization does not have access to this domain.');
     });
   });
 

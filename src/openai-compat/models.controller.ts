@@ -19,7 +19,7 @@ export class ModelsController {
   @ApiOperation({
     summary: 'The models this caller may ask, OpenAI-style',
     description:
-      "`private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing.",
+      "`private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing. Errors here carry OpenAI's `error: {message, type, code, param}` beside `detail`.",
   })
   @ApiOkResponse({ type: ModelListResponse })
   async listModels(@CurrentPrincipal() caller: Principal) {

@@ -1,6 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, type ApiResponseOptions, getSchemaPath } from '@nestjs/swagger';
-import { AccessTokenInvalidError, ApiKeyInvalidError, ThrottledError } from '../common/errors.js';
 import { type ErrorDialect, INTERNAL_ERROR_DETAIL } from '../http/exception.filter.js';
 import { ERROR_COMPONENTS, type ErrorStatus, errorResponse } from '../openapi/error-responses.js';
 import { OpenAiErrorObject } from './dto/openai-error.response.js';
@@ -56,16 +55,11 @@ export const OPENAI_ERROR_DIALECT: ErrorDialect = {
   render: withOpenAiError,
 };
 
-/** The errors every OpenAI-compatible route can give, with the bodies they give on these routes. */
+/**
+ * The 500 every route can give, with the body it gives here. (401 and 429 stay the shared responses the
+ * auth decorator declares; on these routes their bodies carry `error` too, as the descriptions say.)
+ */
 const ERRORS_BY_DEFAULT = {
-  401: {
-    description: 'No credential, or a bad one.',
-    bodies: { apiKeyInvalid: new ApiKeyInvalidError().body(), invalidJwt: new AccessTokenInvalidError().body() },
-  },
-  429: {
-    description: 'Rate limited (per key or user per minute).',
-    bodies: { throttled: new ThrottledError(42).body() },
-  },
   500: {
     description: 'Unexpected, transient failure: retry with exponential back-off.',
     bodies: { internal: { detail: INTERNAL_ERROR_DETAIL, request_id: '6f1c2a7e-3b7d-4d8e-9a51-0c2f4e8b9d10' } },

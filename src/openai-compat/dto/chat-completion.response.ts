@@ -6,9 +6,17 @@ import { MAX_TOP_K } from '../../query/dto/query.dto.js';
 import { SourceResponse } from '../../query/dto/query.response.js';
 
 const COMPLETION_ID = { type: 'string', maxLength: 50, example: 'chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f' } as const;
-const UNIX_SECONDS = { type: 'integer', format: 'int64', minimum: 0, example: 1795000000 } as const;
+/** Up to the last second of year 9999. */
+const UNIX_SECONDS = {
+  type: 'integer',
+  format: 'int64',
+  minimum: 0,
+  maximum: 253_402_300_799,
+  example: 1795000000,
+} as const;
 const MODEL = { ...SLUG_SCHEMA, description: '`private` or the public domain asked.', example: 'private' } as const;
-const TOKENS = { type: 'integer', format: 'int64', minimum: 0 } as const;
+/** A conversation fits in a request body, and each token is at least a character. */
+const TOKENS = { type: 'integer', format: 'int64', minimum: 0, maximum: 1_000_000_000 } as const;
 
 /** Token counts as OpenAI reports them, estimated (4 characters a token); credits are what is billed. */
 export class CompletionUsageResponse {

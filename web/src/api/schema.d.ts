@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * The models this caller may ask, OpenAI-style
-         * @description `private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing.
+         * @description `private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing. Errors here carry OpenAI's `error: {message, type, code, param}` beside `detail`.
          */
         get: operations["listModels"];
         put?: never;
