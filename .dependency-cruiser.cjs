@@ -19,6 +19,7 @@ const FLOORS = [
   ['organizations', 'api-keys'],
   ['auth', 'query'],
   ['chat', 'dashboard'],
+  ['openai-compat'],
 ];
 /** The top floor: the composition root (app.module.ts, app.ts, main.ts, cli.ts) sits at src/'s own level. */
 const ROOT = '^src/[^/]+$';

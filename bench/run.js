@@ -41,6 +41,7 @@ const SECTIONS = {
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
   'query-floor': () => import('./sections/query-floor.js'),
+  openai: () => import('./sections/openai.js'),
   quota: () => import('./sections/quota.js'),
   scifact: () => import('./sections/scifact.js'),
   search: () => import('./sections/search.js'),

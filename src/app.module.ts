@@ -11,6 +11,7 @@ import { DomainDocumentsModule } from './documents/domain-documents.module.js';
 import { DomainsModule } from './domains/domains.module.js';
 import type { DatabaseTarget } from './database/database.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { OpenAiCompatModule } from './openai-compat/openai-compat.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
 import { QueryModule } from './query/query.module.js';
@@ -38,6 +39,7 @@ export class AppModule {
         DomainDocumentsModule,
         QueryModule,
         ChatModule,
+        OpenAiCompatModule,
       ],
     };
   }

@@ -17,6 +17,7 @@ import { readEveryBodyAsJson } from './http/json-body.js';
 import type { DestinationStream } from './observability/logger.js';
 import { requestIdFor } from './observability/request-id.js';
 import { createLogging, observeHttp } from './observability/setup.js';
+import { OPENAI_ERROR_DIALECT } from './openai-compat/openai-errors.js';
 import { setUpOpenApi } from './openapi/openapi.js';
 import { parseTrustProxy } from './rate-limit/client-address.js';
 
@@ -62,7 +63,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   await allowBrowsers(app, config);
   await acceptUploads(app, config);
   mountDashboard(app, config.DASHBOARD_DIR);
-  app.useGlobalFilters(new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES));
+  app.useGlobalFilters(new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES, [OPENAI_ERROR_DIALECT]));
   app.useGlobalPipes(new BodyValidationPipe());
   setUpOpenApi(app);
   // Nest hands out a Proxy whose `set` trap drops assignments, so `app.close = …` would be a silent

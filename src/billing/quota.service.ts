@@ -29,7 +29,7 @@ export interface Reservation {
   resetsAt: string;
 }
 
-export type MeteredOperation = 'query' | 'chat_message';
+export type MeteredOperation = 'query' | 'chat_message' | 'chat_completion';
 
 interface SpendRequest {
   eventId: string;

@@ -24,6 +24,15 @@ interface FastifyError {
   statusCode?: number;
 }
 
+/**
+ * How some routes add to the error body for clients that expect another API's errors (the
+ * OpenAI-compatible routes add OpenAI's `error` object); the body stays ours, fields are only added.
+ */
+export interface ErrorDialect {
+  appliesTo(path: string): boolean;
+  render(status: number, body: Record<string, unknown>): Record<string, unknown>;
+}
+
 export const INTERNAL_ERROR_DETAIL = 'A server error occurred. It is transient: retry with exponential back-off.';
 
 /**
@@ -37,6 +46,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   constructor(
     private readonly routes: RouteTable,
     private readonly maxBodyBytes: number,
+    private readonly dialects: ErrorDialect[] = [],
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -52,10 +62,21 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     if (!error) {
       this.logFailure(exception, request);
-      void reply.status(500).send({ detail: INTERNAL_ERROR_DETAIL, request_id: request.id });
+      void reply
+        .status(500)
+        .send(this.inDialect(request, 500, { detail: INTERNAL_ERROR_DETAIL, request_id: request.id }));
       return;
     }
-    void reply.status(error.status).headers(error.headers).send(error.body());
+    void reply
+      .status(error.status)
+      .headers(error.headers)
+      .send(this.inDialect(request, error.status, error.body()));
+  }
+
+  private inDialect(request: HttpRequest, status: number, body: Record<string, unknown>): Record<string, unknown> {
+    const path = pathOf(request.url);
+    const dialect = this.dialects.find((candidate) => candidate.appliesTo(path));
+    return dialect ? dialect.render(status, body) : body;
   }
 
   private toApiError(exception: unknown, request: HttpRequest): ApiError | null {

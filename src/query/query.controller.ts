@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/env.schema.js';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
+import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -15,7 +16,7 @@ import { presentSource } from './source.presenter.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 import { STREAM_MAX } from '../openapi/limits.js';
 
-const STREAM_FAILURE = 'The answer could not be completed. It is transient: retry with exponential back-off.';
+export const STREAM_FAILURE = 'The answer could not be completed. It is transient: retry with exponential back-off.';
 
 const STREAM_DESCRIPTION = `With \`"stream": true\`: Server-Sent Events. \`sources\` (\`{sources}\`) first, then \`delta\` events
 (\`{text}\`, pieces of the answer in order), then \`done\` (the JSON response's body). If the answer fails midway, an
@@ -48,15 +49,6 @@ const STREAM_EXAMPLE = (
 )
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
-
-/** Aborts when the connection closes before the response has been written in full. */
-function abortedWhenClientGoes(reply: HttpReply): AbortSignal {
-  const clientGone = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) clientGone.abort();
-  });
-  return clientGone.signal;
-}
 
 @ApiTags('query')
 @Authenticated({ scope: 'query' })
@@ -115,21 +107,11 @@ export class QueryController {
   }
 
   private async stream(prepared: PreparedAnswer, reply: HttpReply): Promise<void> {
-    // The stream is written to the socket directly; the headers set so far (request id, rate limits,
-    // credits, CORS, helmet's) go with it.
-    reply.hijack();
-    const response = reply.raw;
-    response.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    });
-    const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    send('sources', { sources: prepared.sources.map(presentSource) });
+    const events = openEventStream(reply);
+    events.send({ sources: prepared.sources.map(presentSource) }, 'sources');
     try {
-      const answer = await this.queries.complete(prepared, (text) => send('delta', { text }));
-      send('done', { answer, ...this.summary(prepared) });
+      const answer = await this.queries.complete(prepared, (text) => events.send({ text }, 'delta'));
+      events.send({ answer, ...this.summary(prepared) }, 'done');
     } catch (error) {
       if (prepared.signal?.aborted) {
         this.logger.log(
@@ -139,9 +121,9 @@ export class QueryController {
       }
       // Headers are gone: the failure travels as an event (the credits were refunded).
       this.logger.error(`streamed answer failed: ${(error as Error).stack ?? String(error)}`);
-      send('error', { detail: STREAM_FAILURE });
+      events.send({ detail: STREAM_FAILURE }, 'error');
     }
-    response.end();
+    events.end();
   }
 
   private summary(prepared: PreparedAnswer) {

@@ -738,6 +738,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a conversation, OpenAI-style (chat completions)
+         * @description For OpenAI client libraries (`baseURL` = `{base_url}/v1`, the API key or JWT as the key). `model` is `private` or a public domain's slug (see `GET /v1/models`). The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's `detail` and OpenAI's `error: {message, type, code, param}`. `max_tokens` and `temperature` are accepted and ignored, as are OpenAI's other fields (`n`, `top_p`, `stop`, `user`, …); one choice comes back.
+         *
+         *     With `"stream": true`: OpenAI's Server-Sent Events, each `data: {chat.completion.chunk}`: the first
+         *     carries `delta.role`, the next ones pieces of `delta.content` in order, the last `finish_reason: "stop"`, `usage` and
+         *     `sources`; then `data: [DONE]`. If the answer fails midway, a `data: {detail, error}` event ends the stream instead
+         *     (no `[DONE]`), and the credits are given back.
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The models this caller may ask, OpenAI-style
+         * @description `private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing. Errors here carry OpenAI's `error: {message, type, code, param}` beside `detail`.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One model this caller may ask, OpenAI-style
+         * @description Costs nothing.
+         */
+        get: operations["retrieveModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1267,7 +1332,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            operation: "query" | "chat_message";
+            operation: "query" | "chat_message" | "chat_completion";
             /**
              * Format: int32
              * @example 1
@@ -1790,6 +1855,134 @@ export interface components {
             user_message: components["schemas"]["ChatMessageResponse"];
             /** @description The answer, with the session's history in mind. */
             assistant_message: components["schemas"]["ChatMessageResponse"];
+        };
+        OpenAiErrorObject: {
+            /** @description The same text as `detail`. */
+            message: string;
+            /** @enum {string} */
+            type: "invalid_request_error" | "authentication_error" | "insufficient_quota" | "permission_error" | "not_found_error" | "rate_limit_error" | "server_error";
+            /**
+             * @description This body's own `code` when it has one (`quota_exhausted`, `token_not_valid`), else one per status (`invalid_value`, `invalid_api_key`, `model_not_found`, …).
+             * @example model_not_found
+             */
+            code: string | null;
+            /** @description The first field a 400 names (`messages`, `messages.0.content`), else null. */
+            param: string | null;
+        };
+        AssistantMessageResponse: {
+            /** @enum {string} */
+            role: "assistant";
+            /** @description The answer, citing sources as [n]. */
+            content: string;
+        };
+        CompletionChoiceResponse: {
+            /** Format: int32 */
+            index: number;
+            message: components["schemas"]["AssistantMessageResponse"];
+            /** @enum {string} */
+            finish_reason: "stop";
+        };
+        CompletionUsageResponse: {
+            /**
+             * Format: int64
+             * @description The conversation read, estimated.
+             * @example 12
+             */
+            prompt_tokens: number;
+            /**
+             * Format: int64
+             * @description The answer, estimated.
+             * @example 17
+             */
+            completion_tokens: number;
+            /**
+             * Format: int64
+             * @example 29
+             */
+            total_tokens: number;
+        };
+        ChatCompletionResponse: {
+            /** @example chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f */
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            /**
+             * Format: int64
+             * @description When it was answered, in Unix seconds.
+             * @example 1795000000
+             */
+            created: number;
+            /**
+             * @description `private` or the public domain asked.
+             * @example private
+             */
+            model: string;
+            choices: components["schemas"]["CompletionChoiceResponse"][];
+            usage: components["schemas"]["CompletionUsageResponse"];
+            /** @description The passages the answer draws on, best first; `[n]` in the answer is the n-th. */
+            sources: components["schemas"]["SourceResponse"][];
+        };
+        ChatCompletionMessageDto: {
+            /**
+             * @example user
+             * @enum {string}
+             */
+            role: "system" | "developer" | "user" | "assistant" | "tool";
+            /**
+             * @description The text, or a list of text parts (joined by new lines); at most 16000 characters.
+             * @example How do I rotate an API key?
+             */
+            content: string | {
+                /** @enum {string} */
+                type: "text";
+                text: string;
+            }[];
+        };
+        ChatCompletionDto: {
+            /**
+             * @description `private` (the organization's documents) or a public domain's slug, as `GET /v1/models` lists them.
+             * @example private
+             */
+            model: string;
+            /** @description The conversation, oldest first (at most 100 messages). Its last `user` message is the question (at most 4000 characters); the user and assistant messages before it are the history, as in a chat session. `system`, `developer` and `tool` messages are accepted and not read: the service grounds the answer itself. */
+            messages: components["schemas"]["ChatCompletionMessageDto"][];
+            /**
+             * @description Stream `chat.completion.chunk` Server-Sent Events ending with `data: [DONE]`.
+             * @default false
+             */
+            stream?: boolean;
+            /**
+             * Format: int32
+             * @description Accepted and ignored: the answer is as long as the sources call for.
+             */
+            max_tokens?: number;
+            /** @description Accepted and ignored. */
+            temperature?: number;
+        };
+        ModelResponse: {
+            /**
+             * @description `private` (the organization's documents) or a public domain's slug.
+             * @example private
+             */
+            id: string;
+            /** @enum {string} */
+            object: "model";
+            /**
+             * Format: int64
+             * @description When the organization or the domain was created, in Unix seconds.
+             * @example 1795000000
+             */
+            created: number;
+            /**
+             * @description `organization` for `private`, `public` for a public domain.
+             * @enum {string}
+             */
+            owned_by: "organization" | "public";
+        };
+        ModelListResponse: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ModelResponse"][];
         };
         Error: {
             /** @description Human-readable message; present in every error. */
@@ -4481,6 +4674,296 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatCompletionDto"];
+            };
+        };
+        responses: {
+            /** @description The completion with its sources (JSON), or `chat.completion.chunk` events when `stream` is true. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f",
+                     *       "created": 1795000000,
+                     *       "model": "private",
+                     *       "object": "chat.completion",
+                     *       "choices": [
+                     *         {
+                     *           "index": 0,
+                     *           "message": {
+                     *             "role": "assistant",
+                     *             "content": "To rotate an API key, call the rotate endpoint with a JWT access token. [1]"
+                     *           },
+                     *           "finish_reason": "stop"
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 7,
+                     *         "completion_tokens": 19,
+                     *         "total_tokens": 26
+                     *       },
+                     *       "sources": [
+                     *         {
+                     *           "document_id": "0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f",
+                     *           "chunk_id": "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *           "title": "Rotating API keys",
+                     *           "snippet": "To **rotate** an API key, call the **rotate** endpoint …",
+                     *           "score": 7.1234,
+                     *           "metadata": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatCompletionResponse"];
+                    /**
+                     * @example data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}
+                     *
+                     *     data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"To rotate an API key, call the rotate endpoint with a JWT access token. [1]"},"finish_reason":null}]}
+                     *
+                     *     data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":19,"total_tokens":26},"sources":[{"document_id":"0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f","chunk_id":"5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e","title":"Rotating API keys","snippet":"To **rotate** an API key, call the **rotate** endpoint …","score":7.1234,"metadata":{}}]}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `model` or `messages` missing, no user message, a message without `content`, more than 100 messages, or a field of the wrong type. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The monthly credit quota is exhausted. */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "quota_exhausted";
+                        /** Format: int32 */
+                        credits_total: number;
+                        /** Format: int32 */
+                        credits_used: number;
+                        /** Format: date-time */
+                        resets_at: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            /** @description The model is a domain outside the organization's `allowed_domains`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            /** @description No such model. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such model, or one the caller may not ask. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

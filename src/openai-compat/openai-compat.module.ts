@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { DomainsModule } from '../domains/domains.module.js';
+import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { QueryModule } from '../query/query.module.js';
+import { ChatCompletionsController } from './chat-completions.controller.js';
+import { ChatCompletionsService } from './chat-completions.service.js';
+import { ModelsController } from './models.controller.js';
+import { ModelsService } from './models.service.js';
+
+/** OpenAI's chat completions and models over the knowledge base, for OpenAI client libraries. */
+@Module({
+  imports: [DomainsModule, OrganizationsModule, QueryModule],
+  controllers: [ChatCompletionsController, ModelsController],
+  providers: [ChatCompletionsService, ModelsService],
+})
+export class OpenAiCompatModule {}
