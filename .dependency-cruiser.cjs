@@ -13,7 +13,7 @@ const FLOORS = [
   ['database', 'rate-limit'],
   // The published document's building blocks: they quote the messages and limits of the rooms below.
   ['openapi'],
-  ['retrieval'],
+  ['retrieval', 'idempotency'],
   ['domains'],
   ['documents', 'billing'],
   ['organizations', 'api-keys'],

@@ -6,6 +6,7 @@ import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { HttpReply } from '../common/http.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { QueryDto } from './dto/query.dto.js';
@@ -55,6 +56,7 @@ export class QueryController {
 
   constructor(
     private readonly queries: QueryService,
+    private readonly idempotency: IdempotencyService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -113,10 +115,16 @@ export class QueryController {
     send('sources', { sources: prepared.sources.map(presentSource) });
     try {
       const answer = await this.queries.complete(prepared, (text) => send('delta', { text }));
-      send('done', { answer, ...this.summary(prepared) });
+      const done = { answer, ...this.summary(prepared) };
+      // With an Idempotency-Key, a retry is answered this final JSON, not a stream.
+      const json = { ...reply.getHeaders(), 'content-type': 'application/json; charset=utf-8' };
+      await this.idempotency.settle(reply.request, 200, json, JSON.stringify(done));
+      send('done', done);
     } catch (error) {
-      // Headers are gone: the failure travels as an event (the credits were refunded).
+      // Headers are gone: the failure travels as an event (the credits were refunded), and a retry
+      // with the same Idempotency-Key runs again.
       this.logger.error(`streamed answer failed: ${(error as Error).stack ?? String(error)}`);
+      await this.idempotency.settle(reply.request, 500, {}, null);
       send('error', { detail: STREAM_FAILURE });
     }
     response.end();
