@@ -7,8 +7,6 @@ import {
   DomainNotAllowedError,
   FileTooLargeError,
   IdempotencyKeyInProgressError,
-  IdempotencyKeyInvalidError,
-  IdempotencyKeyOnUploadError,
   IdempotencyKeyReusedError,
   InvalidCredentialsError,
   MethodNotAllowedError,
@@ -63,8 +61,6 @@ export const ERROR_EXAMPLES = {
   throttled: new ThrottledError(42).body(),
   internal: { detail: INTERNAL_ERROR_DETAIL, request_id: '6f1c2a7e-3b7d-4d8e-9a51-0c2f4e8b9d10' },
   unavailable: new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL).body(),
-  idempotencyKeyInvalid: new IdempotencyKeyInvalidError().body(),
-  idempotencyKeyOnUpload: new IdempotencyKeyOnUploadError().body(),
   idempotencyInProgress: new IdempotencyKeyInProgressError().body(),
   idempotencyKeyReused: new IdempotencyKeyReusedError().body(),
 } satisfies Record<string, Example>;

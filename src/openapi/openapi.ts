@@ -4,7 +4,7 @@ import { ERROR_COMPONENTS, errorResponsesFor } from './error-responses.js';
 import { FORMAT_MAX_LENGTH } from './limits.js';
 import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
-import { describeIdempotentPost, IDEMPOTENCY_COMPONENTS } from './api-idempotency.js';
+import { describeIdempotentPost } from './api-idempotency.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -149,7 +149,6 @@ function complete(document: OpenAPIObject): void {
     }
   }
   document.components.headers = { ...HEADER_COMPONENTS };
-  document.components.parameters = { ...(document.components.parameters ?? {}), ...IDEMPOTENCY_COMPONENTS };
 
   // A body whose fields are all optional (e.g. rotate's grace period) may be left out entirely.
   for (const item of Object.values(document.paths)) {
