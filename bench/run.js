@@ -36,6 +36,7 @@ const SECTIONS = {
   abuse: () => import('./sections/abuse.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
+  idempotency: () => import('./sections/idempotency.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
   'query-floor': () => import('./sections/query-floor.js'),
