@@ -30,11 +30,11 @@ export async function run(ctx) {
       ),
     );
   const count = (responses) => {
-    const tally = { executed: 0, replayed: 0, 409: 0, other: 0 };
+    const tally = { executed: 0, replayed: 0, 'in progress (409)': 0, other: 0 };
     for (const response of responses) {
       if (response.status === 200 && response.headers.get('idempotent-replayed') === 'true') tally.replayed++;
       else if (response.status === 200) tally.executed++;
-      else if (response.status === 409) tally[409]++;
+      else if (response.status === 409) tally['in progress (409)']++;
       else tally.other++;
     }
     return tally;
