@@ -10,7 +10,7 @@ const FLOORS = [
   ['common'],
   ['lifecycle'],
   ['observability', 'http'],
-  ['database', 'rate-limit'],
+  ['database', 'rate-limit', 'idempotency'],
   // The published document's building blocks: they quote the messages and limits of the rooms below.
   ['openapi'],
   ['retrieval'],

@@ -38,6 +38,7 @@ const SECTIONS = {
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
   'key-caps': () => import('./sections/key-caps.js'),
+  idempotency: () => import('./sections/idempotency.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
   'query-floor': () => import('./sections/query-floor.js'),

@@ -9,6 +9,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { DomainDocumentsModule } from './documents/domain-documents.module.js';
 import { DomainsModule } from './domains/domains.module.js';
+import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import type { DatabaseTarget } from './database/database.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module.js';
@@ -29,6 +30,7 @@ export class AppModule {
         LifecycleModule,
         ObservabilityModule.forRoot(config),
         RateLimitModule,
+        IdempotencyModule,
         AuthModule,
         ApiKeysModule,
         OrganizationsModule,

@@ -14,6 +14,7 @@ import { acceptUploads } from './documents/upload.interceptor.js';
 import { allowBrowsers } from './http/browser-access.js';
 import { GlobalExceptionFilter } from './http/exception.filter.js';
 import { readEveryBodyAsJson } from './http/json-body.js';
+import { storeIdempotentAnswers } from './idempotency/store-answers.js';
 import type { DestinationStream } from './observability/logger.js';
 import { requestIdFor } from './observability/request-id.js';
 import { createLogging, observeHttp } from './observability/setup.js';
@@ -62,6 +63,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   observeHttp(app, logging);
   await allowBrowsers(app, config);
   await acceptUploads(app, config);
+  storeIdempotentAnswers(app);
   mountDashboard(app, config.DASHBOARD_DIR);
   app.useGlobalFilters(new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES, [OPENAI_ERROR_DIALECT]));
   app.useGlobalPipes(new BodyValidationPipe());

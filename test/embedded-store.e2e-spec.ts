@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/env.schema.js';
 import { migrations } from '../src/database/migrations/index.js';
+import { IdempotencyKeyPurger } from '../src/idempotency/idempotency-key-purger.js';
 import { ADMIN } from './support/app.js';
 import { connect, createTestDatabase } from './support/database.js';
 
@@ -117,6 +118,32 @@ describe('the embedded store (no DATABASE_URL)', () => {
       expect(admins[0].n).toBe(1);
     } finally {
       await second.app.close();
+    }
+  }, 120_000);
+
+  it('replays an Idempotency-Key (one document stored) and purges expired keys (the same SQL as on PostgreSQL)', async () => {
+    const embedded = await bootEmbedded(dataDir);
+    try {
+      const send = () =>
+        embedded
+          .http()
+          .post('/v1/documents/')
+          .set('X-API-Key', key)
+          .set('Idempotency-Key', 'embedded-1')
+          .send({ title: 'Embedded idempotency', content: 'Stored once.' });
+      const first = await send().expect(201);
+      const replay = await send().expect(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(first.body);
+      const store = embedded.app.get(DataSource);
+      const documents: { n: number }[] = await store.query(
+        `SELECT count(*)::int AS n FROM documents WHERE title = 'Embedded idempotency'`,
+      );
+      expect(documents[0].n).toBe(1);
+      await store.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second'`);
+      expect(await embedded.app.get(IdempotencyKeyPurger).purgeExpired()).toBe(1);
+    } finally {
+      await embedded.app.close();
     }
   }, 120_000);
 

@@ -222,3 +222,33 @@ export class UploadsBusyError extends ServiceUnavailableError {
     this.headers['Retry-After'] = '2';
   }
 }
+
+/** An `Idempotency-Key` whose first request has not answered yet (contract, "Idempotent POSTs"). */
+export class IdempotencyKeyInProgressError extends ApiError {
+  readonly status = 409;
+  constructor() {
+    super('A request with this Idempotency-Key is still in progress.');
+  }
+}
+
+/** An `Idempotency-Key` sent again with another method, path or body. */
+export class IdempotencyKeyReusedError extends ApiError {
+  readonly status = 422;
+  constructor() {
+    super('This Idempotency-Key was already used with a different request.');
+  }
+}
+
+/** An `Idempotency-Key` header that is empty, too long, or not visible ASCII. */
+export class IdempotencyKeyInvalidError extends BadRequestError {
+  constructor() {
+    super('Idempotency-Key must be 1 to 255 visible ASCII characters.');
+  }
+}
+
+/** A multipart upload with an `Idempotency-Key`: its parts arrive after the key must be claimed. */
+export class IdempotencyKeyOnUploadError extends BadRequestError {
+  constructor() {
+    super('Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.');
+  }
+}

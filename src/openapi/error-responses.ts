@@ -6,6 +6,8 @@ import {
   BadRequestError,
   DomainNotAllowedError,
   FileTooLargeError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
   InvalidCredentialsError,
   KeyCreditLimitExhaustedError,
   MethodNotAllowedError,
@@ -35,7 +37,7 @@ const detail = {
 const schema = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 413 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500 | 503;
 type Example = Record<string, unknown>;
 
 /**
@@ -67,6 +69,8 @@ export const ERROR_EXAMPLES = {
   throttled: new ThrottledError(42).body(),
   internal: { detail: INTERNAL_ERROR_DETAIL, request_id: '6f1c2a7e-3b7d-4d8e-9a51-0c2f4e8b9d10' },
   unavailable: new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL).body(),
+  idempotencyInProgress: new IdempotencyKeyInProgressError().body(),
+  idempotencyKeyReused: new IdempotencyKeyReusedError().body(),
 } satisfies Record<string, Example>;
 
 const SCHEMA_OF: Record<ErrorStatus, SchemaObject | ReferenceObject> = {
@@ -78,7 +82,9 @@ const SCHEMA_OF: Record<ErrorStatus, SchemaObject | ReferenceObject> = {
   403: schema('Error'),
   404: schema('Error'),
   405: schema('Error'),
+  409: schema('Error'),
   413: schema('Error'),
+  422: schema('Error'),
   429: schema('Error'),
   500: schema('ServerError'),
   503: schema('Error'),
@@ -225,6 +231,16 @@ export const ERROR_COMPONENTS = {
         methodNotAllowed: ERROR_EXAMPLES.methodNotAllowed,
       },
     ),
+    IdempotencyInProgress: errorResponse(
+      409,
+      'The first request with this `Idempotency-Key` is still running: retry after it has answered.',
+      { idempotencyInProgress: ERROR_EXAMPLES.idempotencyInProgress },
+    ),
+    IdempotencyKeyReused: errorResponse(
+      422,
+      'This `Idempotency-Key` was already used with another method, path or body.',
+      { idempotencyKeyReused: ERROR_EXAMPLES.idempotencyKeyReused },
+    ),
     PayloadTooLarge: errorResponse(413, 'Body over the size limit.', {
       payloadTooLarge: ERROR_EXAMPLES.payloadTooLarge,
     }),
@@ -252,7 +268,7 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
   return Object.fromEntries(
     Object.entries(responses).map(([name, response]) => {
       const limited =
-        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|PayloadTooLarge|TooManyRequests)$/.test(
+        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|IdempotencyInProgress|IdempotencyKeyReused|PayloadTooLarge|TooManyRequests)$/.test(
           name,
         );
       return [
@@ -266,12 +282,13 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
 /**
  * The error responses every operation of a kind can give: 500 anywhere, 503 wherever the database is
  * used, 400/413 wherever a body is read, 404 wherever a path names something, 403 wherever an API key
- * needs a scope (`x-required-scope`). The credential errors (401/403/429) come with `@Authenticated`;
- * what only some routes give (402, a domain's 403, a sign-in's 401...) is declared on the controller
- * method with `@ApiErrors` and takes precedence (its 403 then lists the missing scope too).
+ * needs a scope (`x-required-scope`), 409/422 wherever an `Idempotency-Key` is accepted. The credential
+ * errors (401/403/429) come with `@Authenticated`; what only some routes give (402, a domain's 403, a
+ * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence (its
+ * 403 then lists the missing scope too).
  */
-export function errorResponsesFor(operation: { path: string; hasBody: boolean; scoped?: boolean }) {
-  const { path, hasBody } = operation;
+export function errorResponsesFor(operation: { path: string; hasBody: boolean; scoped?: boolean; idempotent: boolean }) {
+  const { path, hasBody, idempotent } = operation;
   const responses: Record<string, unknown> = { '500': ref('InternalError') };
   const liveness = path === '/health' || path === '/metrics';
   if (!liveness) responses['503'] = ref('ServiceUnavailable');
@@ -279,5 +296,6 @@ export function errorResponsesFor(operation: { path: string; hasBody: boolean; s
   // Every path parameter is a UUID or a slug: one that names nothing (or another's resource) is a 404.
   if (path.includes('{')) responses['404'] = ref('NotFound');
   if (operation.scoped) responses['403'] = ref('MissingScope');
+  if (idempotent) Object.assign(responses, { '409': ref('IdempotencyInProgress'), '422': ref('IdempotencyKeyReused') });
   return responses;
 }

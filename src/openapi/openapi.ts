@@ -4,6 +4,7 @@ import { ERROR_COMPONENTS, errorResponsesFor } from './error-responses.js';
 import { FORMAT_MAX_LENGTH } from './limits.js';
 import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
+import { describeIdempotentPost } from './api-idempotency.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -23,6 +24,9 @@ answers 405 \`{"detail": "Method \\"PUT\\" not allowed."}\` with an \`Allow\` he
 
 **Rate limits.** Every response to a request whose credentials were accepted carries \`RateLimit-Limit\`,
 \`RateLimit-Remaining\`, \`RateLimit-Reset\` (seconds) and \`RateLimit-Policy\` (\`<limit>;w=60\`); beyond the limit, 429.
+
+**Retries.** Every authenticated \`POST\` accepts an \`Idempotency-Key\` header: a retry with the same key and request
+gets the first answer again (\`Idempotent-Replayed: true\`), without running or being charged twice.
 
 **Browsers on another origin** listed in \`CORS_ORIGINS\` get \`Access-Control-Allow-Origin\` (and preflights answered);
 credentials are bearer headers, never cookies.`;
@@ -133,15 +137,18 @@ function complete(document: OpenAPIObject): void {
       const bodyByMediaType = extensions[BODY_BY_MEDIA_TYPE] as BodyByMediaType | undefined;
       delete extensions[BODY_BY_MEDIA_TYPE];
       if (bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, bodyByMediaType);
+      const idempotent = method === 'post' && authenticated;
       const responses = {
         ...errorResponsesFor({
           path,
           hasBody: Boolean(operation.requestBody),
           scoped: 'x-required-scope' in operation,
+          idempotent,
         }),
         ...operation.responses,
       };
       addResponseHeaders(responses as Parameters<typeof addResponseHeaders>[0], authenticated);
+      if (idempotent) describeIdempotentPost(operation, responses as Parameters<typeof describeIdempotentPost>[1]);
       operation.responses = Object.fromEntries(
         Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
       ) as typeof operation.responses;

@@ -47,6 +47,11 @@ export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
     description: 'The scheme to authenticate with.',
     schema: { type: 'string', enum: ['Bearer realm="api"'] },
   },
+  'Idempotent-Replayed': {
+    description:
+      "Present (`true`) when this answer is the stored answer of an earlier request with the same `Idempotency-Key`: the route did not run again and nothing was charged. `Content-Type` and the credit headers are those of the first answer; the request id and rate-limit headers are this request's own.",
+    schema: { type: 'string', enum: ['true'] },
+  },
   Allow: {
     description: 'The methods the path accepts.',
     schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$', example: 'GET, PATCH' },

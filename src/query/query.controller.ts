@@ -7,6 +7,7 @@ import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { QueryDto } from './dto/query.dto.js';
@@ -58,6 +59,7 @@ export class QueryController {
 
   constructor(
     private readonly queries: QueryService,
+    private readonly idempotency: IdempotencyService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -111,12 +113,16 @@ export class QueryController {
     events.send({ sources: prepared.sources.map(presentSource) }, 'sources');
     try {
       const answer = await this.queries.complete(prepared, (text) => events.send({ text }, 'delta'));
-      events.send({ answer, ...this.summary(prepared) }, 'done');
+      const done = { answer, ...this.summary(prepared) };
+      // With an Idempotency-Key, a retry is answered this final JSON, not a stream.
+      const json = { ...reply.getHeaders(), 'content-type': 'application/json; charset=utf-8' };
+      await this.idempotency.settle(reply.request, 200, json, JSON.stringify(done));
+      events.send(done, 'done');
     } catch (error) {
+      // Unfinished: a retry with the same Idempotency-Key runs again.
+      await this.idempotency.settle(reply.request, 500, {}, null);
       if (prepared.signal?.aborted) {
-        this.logger.log(
-          'client disconnected before the answer was complete: the model stopped; charged only if part of the answer was delivered',
-        );
+        this.logger.log('client gone mid-answer: model call aborted (charged only if part was delivered)');
         return;
       }
       // Headers are gone: the failure travels as an event (the credits were refunded).

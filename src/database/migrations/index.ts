@@ -2,6 +2,7 @@ import { InitialSchema1763700000000 } from './1763700000000-InitialSchema.js';
 import { Knowledge1763700100000 } from './1763700100000-Knowledge.js';
 import { BillingAndChat1763700200000 } from './1763700200000-BillingAndChat.js';
 import { TokenLifecycle1763700310000 } from './1763700310000-TokenLifecycle.js';
+import { IdempotencyKeys1763700400000 } from './1763700400000-IdempotencyKeys.js';
 import { PartnerKeys1763700410000 } from './1763700410000-PartnerKeys.js';
 import { LocatedPassages1763700430000 } from './1763700430000-LocatedPassages.js';
 import { UsageByKey1763700440000 } from './1763700440000-UsageByKey.js';
@@ -13,6 +14,7 @@ export const migrations = [
   Knowledge1763700100000,
   BillingAndChat1763700200000,
   TokenLifecycle1763700310000,
+  IdempotencyKeys1763700400000,
   PartnerKeys1763700410000,
   LocatedPassages1763700430000,
   UsageByKey1763700440000,

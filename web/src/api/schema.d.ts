@@ -184,32 +184,8 @@ export interface paths {
         /**
          * Create an API key; the full key is returned this once
          * @description **JWT access token only**: an API key (either header) gets 401.
-         *
-         *     Optionally limited to `scopes`, with its own `rate_limit_per_minute` and `monthly_credit_limit`, and labelled with `metadata`.
          */
         post: operations["createApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/billings/api-keys/events/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The audit log of your organization's keys, newest first
-         * @description **JWT access token only**: an API key (either header) gets 401.
-         *
-         *     One entry per create, update, rotate and revoke (either form), written with the change itself. `changes` lists what an update changed as `[before, after]`. Never carries a key value, hash or token.
-         */
-        get: operations["listApiKeyEvents"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -230,10 +206,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a key's expiry, name, scopes, limits or metadata
+         * Set or clear a key's expiry
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     Each field is optional and only the fields given change, but at least one must be given (an empty body is a 400 naming `expires_at`). `expires_at`: a future ISO 8601 time with a zone, or null for no expiry. Takes effect at once on every instance.
+         *     `expires_at` must be present: a future ISO 8601 time with a zone, or null for no expiry.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -248,10 +224,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it
+         * Rotate a key: a new key with the same name and expiry replaces it
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key carries on the old one's `credits_used_this_period`.
+         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry).
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -316,10 +292,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /**
-         * Rename the organization or restrict the domains it may query (owner only)
-         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Rename the organization or restrict the domains it may query (owner only) */
         patch: operations["updateCurrentOrganization"];
         trace?: never;
     };
@@ -330,10 +303,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Your organization's plan and the current period's credit quota
-         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Your organization's plan and the current period's credit quota */
         get: operations["getSubscription"];
         put?: never;
         post?: never;
@@ -350,33 +320,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * What your organization spent: when, by which user or API key, on what; newest first
-         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** What your organization spent: when, by which user or API key, on what; newest first */
         get: operations["listUsage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/billings/usage/keys/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Requests and credits per API key in the current period, and one row (`key_id: null`) for JWT use
-         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         *
-         *     Keys that can still be used are listed even with zeros; revoked, expired and rotated-away keys only when they spent this period. The JWT row is always there. Most credits first; at most the 1,000 keys that spent the most. The rows add up to the period's `credits_used`.
-         */
-        get: operations["getUsageByKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -392,10 +337,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Credits spent per UTC day of the current period (every day so far, zeros included)
-         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Credits spent per UTC day of the current period (every day so far, zeros included) */
         get: operations["getDailyUsage"];
         put?: never;
         post?: never;
@@ -432,37 +374,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List your organization's documents, newest first
-         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** List your organization's documents, newest first */
         get: operations["listDocuments"];
         put?: never;
-        /**
-         * Add a document to your organization's private knowledge base (JSON or file upload)
-         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Add a document to your organization's private knowledge base (JSON or file upload) */
         post: operations["createDocument"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/documents/batch/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add up to 100 documents at once, all or none
-         * @description Stores the documents in one transaction, in the order given: one invalid document is a 400 naming it (`documents[3].content: This field is required.`) and none is stored.
-         */
-        post: operations["createDocumentBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -476,17 +392,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * One of your documents, with its text
-         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** One of your documents, with its text */
         get: operations["getDocument"];
         put?: never;
         post?: never;
-        /**
-         * Delete one of your documents (and its passages)
-         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Delete one of your documents (and its passages) */
         delete: operations["deleteDocument"];
         options?: never;
         head?: never;
@@ -643,9 +553,7 @@ export interface paths {
         put?: never;
         /**
          * Ask a question of a public domain or of your organization's private documents
-         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         *
-         *     Without `domain`, searches the organization's private knowledge base. Costs QUERY_CREDIT_COST credits; a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota).
+         * @description Without `domain`, searches the organization's private knowledge base. Costs QUERY_CREDIT_COST credits; a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota).
          *
          *     With `"stream": true`: Server-Sent Events. `sources` (`{sources}`) first, then `delta` events
          *     (`{text}`, pieces of the answer in order), then `done` (the JSON response's body). If the answer fails midway, an
@@ -665,16 +573,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List your chat sessions, most recently active first
-         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** List your chat sessions, most recently active first */
         get: operations["listChatSessions"];
         put?: never;
-        /**
-         * Start a chat session over a public domain or your private documents
-         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Start a chat session over a public domain or your private documents */
         post: operations["createChatSession"];
         delete?: never;
         options?: never;
@@ -691,24 +593,16 @@ export interface paths {
         };
         /**
          * One of your sessions, with its latest messages in order
-         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         *
-         *     `messages` holds the newest 100, oldest first; `GET …/messages/` pages through all of them.
+         * @description `messages` holds the newest 100, oldest first; `GET …/messages/` pages through all of them.
          */
         get: operations["getChatSession"];
         put?: never;
         post?: never;
-        /**
-         * Delete one of your sessions with its messages
-         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Delete one of your sessions with its messages */
         delete: operations["deleteChatSession"];
         options?: never;
         head?: never;
-        /**
-         * Rename one of your sessions
-         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** Rename one of your sessions */
         patch: operations["renameChatSession"];
         trace?: never;
     };
@@ -719,84 +613,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * One of your sessions' messages, oldest first, a page at a time
-         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         */
+        /** One of your sessions' messages, oldest first, a page at a time */
         get: operations["listChatMessages"];
         put?: never;
         /**
          * Send a message: answered with the session's history in mind, costing credits like a query
-         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
-         *
-         *     Both messages are stored only once the answer exists; a failed request costs nothing.
+         * @description Both messages are stored only once the answer exists; a failed request costs nothing.
          */
         post: operations["postChatMessage"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/chat/completions/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Answer a conversation, OpenAI-style (chat completions)
-         * @description For OpenAI client libraries (`baseURL` = `{base_url}/v1`, the API key or JWT as the key). `model` is `private` or a public domain's slug (see `GET /v1/models`). The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's `detail` and OpenAI's `error: {message, type, code, param}`. `max_tokens` and `temperature` are accepted and ignored, as are OpenAI's other fields (`n`, `top_p`, `stop`, `user`, …); one choice comes back.
-         *
-         *     With `"stream": true`: OpenAI's Server-Sent Events, each `data: {chat.completion.chunk}`: the first
-         *     carries `delta.role`, the next ones pieces of `delta.content` in order, the last `finish_reason: "stop"`, `usage` and
-         *     `sources`; then `data: [DONE]`. If the answer fails midway, a `data: {detail, error}` event ends the stream instead
-         *     (no `[DONE]`), and the credits are given back.
-         */
-        post: operations["createChatCompletion"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/models/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The models this caller may ask, OpenAI-style
-         * @description `private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing. Errors here carry OpenAI's `error: {message, type, code, param}` beside `detail`.
-         */
-        get: operations["listModels"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/models/{model}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One model this caller may ask, OpenAI-style
-         * @description Costs nothing.
-         */
-        get: operations["retrieveModel"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -919,147 +743,8 @@ export interface components {
              * @description Null: the key does not expire.
              */
             expires_at: string | null;
-            /**
-             * @description What the key may do; null: every scope.
-             * @example [
-             *       "query",
-             *       "documents:read"
-             *     ]
-             */
-            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
-            /**
-             * Format: int32
-             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
-             * @example 600
-             */
-            rate_limit_per_minute: number | null;
-            /**
-             * Format: int32
-             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
-             * @example 500
-             */
-            monthly_credit_limit: number | null;
-            /**
-             * Format: int32
-             * @description Credits the key spent in the current billing period (0 after the period turns).
-             * @example 42
-             */
-            credits_used_this_period: number;
-            /**
-             * @description Your labels, as given; `{}` when none.
-             * @example {
-             *       "customer_id": "cus_8f2k",
-             *       "environment": "production"
-             *     }
-             */
-            metadata: {
-                [key: string]: string | number;
-            };
-        };
-        ApiKeyEventResponse: {
-            /** Format: uuid */
-            id: string;
-            /**
-             * @example updated
-             * @enum {string}
-             */
-            action: "created" | "updated" | "rotated" | "revoked";
-            /**
-             * Format: uuid
-             * @description The key acted on (for a rotation, the replaced key).
-             */
-            key_id: string;
-            /** @example svc_7GkQ2mZp */
-            key_prefix: string;
-            /**
-             * Format: uuid
-             * @description The user who made the change.
-             */
-            actor_user_id: string | null;
-            /**
-             * @description For `updated`: each field the update changed, as `[before, after]`; for `rotated`: the new key's `id` and `key_prefix` as `[old, new]`; otherwise null.
-             * @example {
-             *       "rate_limit_per_minute": [
-             *         null,
-             *         600
-             *       ],
-             *       "scopes": [
-             *         null,
-             *         [
-             *           "query"
-             *         ]
-             *       ]
-             *     }
-             */
-            changes: {
-                [key: string]: unknown[];
-            } | null;
-            /** @description The X-Request-Id of the request that made the change. */
-            request_id: string | null;
-            /**
-             * @description The client's address.
-             * @example 203.0.113.7
-             */
-            ip: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:14:03.482913Z
-             */
-            created_at: string;
-        };
-        ApiKeyEventPage: {
-            /**
-             * Format: int64
-             * @description All the items, across pages.
-             * @example 42
-             */
-            count: number;
-            /**
-             * Format: uri-reference
-             * @description The next page (path and query, relative to the service's origin), or null on the last.
-             * @example /v1/documents/?limit=20&offset=20
-             */
-            next: string | null;
-            /**
-             * Format: uri-reference
-             * @description The previous page (path and query, relative to the service's origin), or null on the first.
-             * @example null
-             */
-            previous: string | null;
-            results: components["schemas"]["ApiKeyEventResponse"][];
         };
         CreateApiKeyDto: {
-            /**
-             * @description What the key may do; null (the default) means every scope. `query`: queries and chat messages; `documents:read`, `documents:write`; `chat`: chat sessions; `usage:read`: subscription and usage; `organization:write`: `PATCH /v1/organizations/current/`. JWTs are not scoped.
-             * @example [
-             *       "query",
-             *       "documents:read"
-             *     ]
-             */
-            scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
-            /**
-             * Format: int32
-             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
-             * @example 600
-             */
-            rate_limit_per_minute?: number | null;
-            /**
-             * Format: int32
-             * @description Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.
-             * @example 500
-             */
-            monthly_credit_limit?: number | null;
-            /**
-             * @description Your own labels: a flat object of strings and numbers, at most 16 keys of 1 to 40 characters and 1024 bytes as JSON. Stored and returned as given; `{}` when none.
-             * @example {
-             *       "customer_id": "cus_8f2k",
-             *       "environment": "production",
-             *       "tier": 2
-             *     }
-             */
-            metadata?: {
-                [key: string]: string | number;
-            };
             name: string;
         };
         CreatedApiKeyResponse: {
@@ -1094,42 +779,6 @@ export interface components {
              */
             expires_at: string | null;
             /**
-             * @description What the key may do; null: every scope.
-             * @example [
-             *       "query",
-             *       "documents:read"
-             *     ]
-             */
-            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
-            /**
-             * Format: int32
-             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
-             * @example 600
-             */
-            rate_limit_per_minute: number | null;
-            /**
-             * Format: int32
-             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
-             * @example 500
-             */
-            monthly_credit_limit: number | null;
-            /**
-             * Format: int32
-             * @description Credits the key spent in the current billing period (0 after the period turns).
-             * @example 42
-             */
-            credits_used_this_period: number;
-            /**
-             * @description Your labels, as given; `{}` when none.
-             * @example {
-             *       "customer_id": "cus_8f2k",
-             *       "environment": "production"
-             *     }
-             */
-            metadata: {
-                [key: string]: string | number;
-            };
-            /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
              */
@@ -1137,43 +786,11 @@ export interface components {
         };
         UpdateApiKeyDto: {
             /**
-             * @description What the key may do; null (the default) means every scope. `query`: queries and chat messages; `documents:read`, `documents:write`; `chat`: chat sessions; `usage:read`: subscription and usage; `organization:write`: `PATCH /v1/organizations/current/`. JWTs are not scoped.
-             * @example [
-             *       "query",
-             *       "documents:read"
-             *     ]
-             */
-            scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
-            /**
-             * Format: int32
-             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
-             * @example 600
-             */
-            rate_limit_per_minute?: number | null;
-            /**
-             * Format: int32
-             * @description Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.
-             * @example 500
-             */
-            monthly_credit_limit?: number | null;
-            /**
-             * @description Your own labels: a flat object of strings and numbers, at most 16 keys of 1 to 40 characters and 1024 bytes as JSON. Stored and returned as given; `{}` when none.
-             * @example {
-             *       "customer_id": "cus_8f2k",
-             *       "environment": "production",
-             *       "tier": 2
-             *     }
-             */
-            metadata?: {
-                [key: string]: string | number;
-            };
-            /**
              * Format: date-time
-             * @description A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it; absent leaves it. Required when no other field is given (an empty body is a 400 naming `expires_at`).
+             * @description Required, may be null. A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it.
              * @example 2026-12-31T23:59:59Z
              */
-            expires_at?: string | null;
-            name?: string;
+            expires_at: string | null;
         };
         RotateApiKeyDto: {
             /**
@@ -1214,42 +831,6 @@ export interface components {
              * @description Null: the key does not expire.
              */
             expires_at: string | null;
-            /**
-             * @description What the key may do; null: every scope.
-             * @example [
-             *       "query",
-             *       "documents:read"
-             *     ]
-             */
-            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
-            /**
-             * Format: int32
-             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
-             * @example 600
-             */
-            rate_limit_per_minute: number | null;
-            /**
-             * Format: int32
-             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
-             * @example 500
-             */
-            monthly_credit_limit: number | null;
-            /**
-             * Format: int32
-             * @description Credits the key spent in the current billing period (0 after the period turns).
-             * @example 42
-             */
-            credits_used_this_period: number;
-            /**
-             * @description Your labels, as given; `{}` when none.
-             * @example {
-             *       "customer_id": "cus_8f2k",
-             *       "environment": "production"
-             *     }
-             */
-            metadata: {
-                [key: string]: string | number;
-            };
             /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
@@ -1332,7 +913,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            operation: "query" | "chat_message" | "chat_completion";
+            operation: "query" | "chat_message";
             /**
              * Format: int32
              * @example 1
@@ -1345,12 +926,6 @@ export interface components {
              * @description The user who spent (directly or through one of their keys).
              */
             user_id: string | null;
-            /**
-             * Format: uuid
-             * @description The API key that spent (the `key_id` filter), or null when a signed-in user (JWT) did.
-             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
-             */
-            key_id: string | null;
             /**
              * @description The API key that spent, or null when a signed-in user (JWT) did.
              * @example svc_7GkQ2mZp
@@ -1379,36 +954,6 @@ export interface components {
              */
             previous: string | null;
             results: components["schemas"]["UsageRecordResponse"][];
-        };
-        KeyUsageResponse: {
-            /**
-             * Format: uuid
-             * @description The API key, or null for the row of what signed-in users (JWT) spent.
-             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
-             */
-            key_id: string | null;
-            /**
-             * @description Null on the JWT row.
-             * @example svc_7GkQ2mZp
-             */
-            key_prefix: string | null;
-            /**
-             * @description Null on the JWT row.
-             * @example ci server
-             */
-            name: string | null;
-            /**
-             * Format: int32
-             * @description Metered requests (queries, chat messages) this period.
-             * @example 42
-             */
-            requests: number;
-            /**
-             * Format: int32
-             * @description Credits spent this period.
-             * @example 42
-             */
-            credits: number;
         };
         DailyUsageResponse: {
             /**
@@ -1496,28 +1041,6 @@ export interface components {
              * @example 2026-11-21T09:14:03.482913Z
              */
             created_at: string;
-        };
-        CreateDocumentBatchDto: {
-            /**
-             * @description 1 to 100 documents, stored all or none; the whole body within MAX_BODY_BYTES (1 MB by default).
-             * @example [
-             *       {
-             *         "title": "Rotating API keys",
-             *         "content": "Rotate a key from the dashboard…",
-             *         "metadata": {
-             *           "source": "handbook"
-             *         }
-             *       },
-             *       {
-             *         "title": "Billing periods",
-             *         "content": "Credits reset on the first day of each period…"
-             *       }
-             *     ]
-             */
-            documents: components["schemas"]["CreateDocumentDto"][];
-        };
-        DocumentBatchResponse: {
-            results: components["schemas"]["DocumentResponse"][];
         };
         DocumentPage: {
             /**
@@ -1673,24 +1196,6 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
-            /**
-             * Format: int32
-             * @description Where the passage starts in the document's stored `content` (UTF-16 code units, as JavaScript indexes strings): `content.slice(start, end)` is the passage, its white space as stored. Null for passages stored before offsets were kept (re-upload the document to locate them).
-             * @example 1204
-             */
-            start: number | null;
-            /**
-             * Format: int32
-             * @description Where the passage ends (exclusive); see `start`.
-             * @example 2311
-             */
-            end: number | null;
-            /**
-             * Format: int32
-             * @description The 1-based PDF page the passage starts on; null for documents that are not PDFs.
-             * @example 3
-             */
-            page: number | null;
         };
         QueryResponse: {
             /** @description The answer, drawn from the sources. */
@@ -1856,134 +1361,6 @@ export interface components {
             /** @description The answer, with the session's history in mind. */
             assistant_message: components["schemas"]["ChatMessageResponse"];
         };
-        OpenAiErrorObject: {
-            /** @description The same text as `detail`. */
-            message: string;
-            /** @enum {string} */
-            type: "invalid_request_error" | "authentication_error" | "insufficient_quota" | "permission_error" | "not_found_error" | "rate_limit_error" | "server_error";
-            /**
-             * @description This body's own `code` when it has one (`quota_exhausted`, `token_not_valid`), else one per status (`invalid_value`, `invalid_api_key`, `model_not_found`, …).
-             * @example model_not_found
-             */
-            code: string | null;
-            /** @description The first field a 400 names (`messages`, `messages.0.content`), else null. */
-            param: string | null;
-        };
-        AssistantMessageResponse: {
-            /** @enum {string} */
-            role: "assistant";
-            /** @description The answer, citing sources as [n]. */
-            content: string;
-        };
-        CompletionChoiceResponse: {
-            /** Format: int32 */
-            index: number;
-            message: components["schemas"]["AssistantMessageResponse"];
-            /** @enum {string} */
-            finish_reason: "stop";
-        };
-        CompletionUsageResponse: {
-            /**
-             * Format: int64
-             * @description The conversation read, estimated.
-             * @example 12
-             */
-            prompt_tokens: number;
-            /**
-             * Format: int64
-             * @description The answer, estimated.
-             * @example 17
-             */
-            completion_tokens: number;
-            /**
-             * Format: int64
-             * @example 29
-             */
-            total_tokens: number;
-        };
-        ChatCompletionResponse: {
-            /** @example chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f */
-            id: string;
-            /** @enum {string} */
-            object: "chat.completion";
-            /**
-             * Format: int64
-             * @description When it was answered, in Unix seconds.
-             * @example 1795000000
-             */
-            created: number;
-            /**
-             * @description `private` or the public domain asked.
-             * @example private
-             */
-            model: string;
-            choices: components["schemas"]["CompletionChoiceResponse"][];
-            usage: components["schemas"]["CompletionUsageResponse"];
-            /** @description The passages the answer draws on, best first; `[n]` in the answer is the n-th. */
-            sources: components["schemas"]["SourceResponse"][];
-        };
-        ChatCompletionMessageDto: {
-            /**
-             * @example user
-             * @enum {string}
-             */
-            role: "system" | "developer" | "user" | "assistant" | "tool";
-            /**
-             * @description The text, or a list of text parts (joined by new lines); at most 16000 characters.
-             * @example How do I rotate an API key?
-             */
-            content: string | {
-                /** @enum {string} */
-                type: "text";
-                text: string;
-            }[];
-        };
-        ChatCompletionDto: {
-            /**
-             * @description `private` (the organization's documents) or a public domain's slug, as `GET /v1/models` lists them.
-             * @example private
-             */
-            model: string;
-            /** @description The conversation, oldest first (at most 100 messages). Its last `user` message is the question (at most 4000 characters); the user and assistant messages before it are the history, as in a chat session. `system`, `developer` and `tool` messages are accepted and not read: the service grounds the answer itself. */
-            messages: components["schemas"]["ChatCompletionMessageDto"][];
-            /**
-             * @description Stream `chat.completion.chunk` Server-Sent Events ending with `data: [DONE]`.
-             * @default false
-             */
-            stream?: boolean;
-            /**
-             * Format: int32
-             * @description Accepted and ignored: the answer is as long as the sources call for.
-             */
-            max_tokens?: number;
-            /** @description Accepted and ignored. */
-            temperature?: number;
-        };
-        ModelResponse: {
-            /**
-             * @description `private` (the organization's documents) or a public domain's slug.
-             * @example private
-             */
-            id: string;
-            /** @enum {string} */
-            object: "model";
-            /**
-             * Format: int64
-             * @description When the organization or the domain was created, in Unix seconds.
-             * @example 1795000000
-             */
-            created: number;
-            /**
-             * @description `organization` for `private`, `public` for a public domain.
-             * @enum {string}
-             */
-            owned_by: "organization" | "public";
-        };
-        ModelListResponse: {
-            /** @enum {string} */
-            object: "list";
-            data: components["schemas"]["ModelResponse"][];
-        };
         Error: {
             /** @description Human-readable message; present in every error. */
             detail: string;
@@ -2013,11 +1390,8 @@ export interface components {
         QuotaError: {
             /** @description Human-readable message; present in every error. */
             detail: string;
-            /**
-             * @description `quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).
-             * @enum {string}
-             */
-            code: "quota_exhausted" | "key_credit_limit_exhausted";
+            /** @enum {string} */
+            code: "quota_exhausted";
             /** Format: int32 */
             credits_total: number;
             /** Format: int32 */
@@ -2083,8 +1457,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key was not given the scope this route needs. */
-        MissingScope: {
+        /** @description The first request with this `Idempotency-Key` is still running: retry after it has answered. */
+        IdempotencyInProgress: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description This `Idempotency-Key` was already used with another method, path or body. */
+        IdempotencyKeyReused: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2168,6 +1556,8 @@ export interface components {
         "X-Credits-Reset": string;
         /** @description The scheme to authenticate with. */
         "WWW-Authenticate": "Bearer realm=\"api\"";
+        /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same `Idempotency-Key`: the route did not run again and nothing was charged. `Content-Type` and the credit headers are those of the first answer; the request id and rate-limit headers are this request's own. */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -2583,7 +1973,19 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2601,75 +2003,18 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedApiKeyResponse"];
                 };
             };
-            /** @description `name` missing or too long; an unknown or repeated scope; a limit out of range; bad metadata. */
-            400: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["UnauthorizedJwtOnly"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listApiKeyEvents: {
-        parameters: {
-            query?: {
-                /** @description Page size. */
-                limit?: number;
-                /** @description Items to skip. */
-                offset?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyEventPage"];
-                };
-            };
-            /** @description A `limit` or `offset` that is not a whole number in range. */
-            400: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
-                };
-            };
-            401: components["responses"]["UnauthorizedJwtOnly"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2685,7 +2030,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateApiKeyDto"];
             };
@@ -2705,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
-            /** @description An empty body; `expires_at` malformed or not in the future; a bad name, scope, limit or metadata; or the key is no longer active. */
+            /** @description `expires_at` missing, malformed or not in the future; or the key is no longer active. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2743,7 +2088,19 @@ export interface operations {
     rotateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The id of one of your keys. */
                 keyId: string;
@@ -2764,6 +2121,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2778,6 +2136,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2793,13 +2152,16 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2808,7 +2170,19 @@ export interface operations {
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The id of one of your keys. */
                 keyId: string;
@@ -2825,6 +2199,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2840,12 +2215,15 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2979,7 +2357,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not the organization's owner, or the API key lacks the scope `organization:write`. */
+            /** @description The caller is not the organization's owner. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3036,7 +2414,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             /** @description The organization has no subscription (it no longer exists). */
             404: {
                 headers: {
@@ -3063,12 +2440,6 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
-                /** @description Only what this API key spent. A key of another organization (or none) matches nothing: the page is empty, never another organization's lines. */
-                key_id?: string;
-                /** @description Only lines at or after this instant: ISO 8601 with a zone (`2026-11-01T00:00:00Z`; encode `+` as `%2B`), or a date (`2026-11-01`, 00:00 UTC). */
-                from?: string;
-                /** @description Only lines before this instant (exclusive), in the same formats as `from`: `from=2026-11-01&to=2026-12-01` is November. Must not be before `from`. */
-                to?: string;
             };
             header?: never;
             path?: never;
@@ -3089,11 +2460,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsagePage"];
                 };
             };
-            /**
-             * @description A `limit` or `offset` that is not a whole number in range.
-             *
-             *     A `key_id` that is not a UUID, a `from` or `to` that is not ISO 8601, `from` after `to`, a parameter given twice, or a bad `limit` or `offset`.
-             */
+            /** @description A `limit` or `offset` that is not a whole number in range. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3108,36 +2475,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getUsageByKey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["KeyUsageResponse"][];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3166,7 +2503,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3267,7 +2603,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3276,7 +2611,19 @@ export interface operations {
     createDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3296,6 +2643,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3310,6 +2658,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3317,7 +2666,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
+            409: components["responses"]["IdempotencyInProgress"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
             413: {
                 headers: {
@@ -3326,12 +2675,14 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description MAX_UPLOADS_IN_FLIGHT uploads are already being read (retry after `Retry-After`), or the database is unreachable. */
@@ -3344,67 +2695,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    createDocumentBatch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateDocumentBatchDto"];
-            };
-        };
-        responses: {
-            /** @description Stored and searchable, in the order given. */
-            201: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DocumentBatchResponse"];
-                };
-            };
-            /** @description `documents` is not a list of 1 to 100, or a document is invalid (named by its index). */
-            400: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description The JSON body is over MAX_BODY_BYTES. */
-            413: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDocument: {
@@ -3433,7 +2723,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             /** @description No such document, or another organization's. */
             404: {
                 headers: {
@@ -3478,7 +2767,6 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             /** @description No such document, or another organization's. */
             404: {
                 headers: {
@@ -3529,7 +2817,19 @@ export interface operations {
     createRegion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3546,6 +2846,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3560,6 +2861,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3568,7 +2870,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3718,7 +3022,19 @@ export interface operations {
     createDomain: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3735,6 +3051,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3749,6 +3066,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3757,7 +3075,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3986,7 +3306,19 @@ export interface operations {
     createDomainDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The domain's slug. */
                 slug: string;
@@ -4009,6 +3341,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4023,6 +3356,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4039,12 +3373,14 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyInProgress"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
             413: {
                 headers: {
@@ -4053,12 +3389,14 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description MAX_UPLOADS_IN_FLIGHT uploads are already being read (retry after `Retry-After`), or the database is unreachable. */
@@ -4171,7 +3509,19 @@ export interface operations {
     query: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4191,6 +3541,7 @@ export interface operations {
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,6 +3570,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4226,7 +3578,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The monthly credit quota, or the key's monthly credit limit, is exhausted. */
+            /** @description The monthly credit quota is exhausted. */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4236,13 +3588,14 @@ export interface operations {
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QuotaError"];
                 };
             };
-            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`. */
+            /** @description The domain is outside the organization's `allowed_domains`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4250,6 +3603,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4264,13 +3618,16 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4318,7 +3675,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4327,7 +3683,19 @@ export interface operations {
     createChatSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4344,6 +3712,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4352,7 +3721,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `chat`. */
+            /** @description The domain is outside the organization's `allowed_domains`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4360,6 +3729,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4374,13 +3744,16 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4412,7 +3785,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -4457,7 +3829,6 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -4508,7 +3879,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -4574,7 +3944,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -4597,7 +3966,19 @@ export interface operations {
     postChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The id of one of your sessions. */
                 sessionId: string;
@@ -4619,6 +4000,7 @@ export interface operations {
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4627,7 +4009,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The monthly credit quota, or the key's monthly credit limit, is exhausted. */
+            /** @description The monthly credit quota is exhausted. */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4637,13 +4019,14 @@ export interface operations {
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QuotaError"];
                 };
             };
-            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`. */
+            /** @description The domain is outside the organization's `allowed_domains`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4651,6 +4034,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4665,305 +4049,18 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    createChatCompletion: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ChatCompletionDto"];
-            };
-        };
-        responses: {
-            /** @description The completion with its sources (JSON), or `chat.completion.chunk` events when `stream` is true. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
-                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f",
-                     *       "created": 1795000000,
-                     *       "model": "private",
-                     *       "object": "chat.completion",
-                     *       "choices": [
-                     *         {
-                     *           "index": 0,
-                     *           "message": {
-                     *             "role": "assistant",
-                     *             "content": "To rotate an API key, call the rotate endpoint with a JWT access token. [1]"
-                     *           },
-                     *           "finish_reason": "stop"
-                     *         }
-                     *       ],
-                     *       "usage": {
-                     *         "prompt_tokens": 7,
-                     *         "completion_tokens": 19,
-                     *         "total_tokens": 26
-                     *       },
-                     *       "sources": [
-                     *         {
-                     *           "document_id": "0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f",
-                     *           "chunk_id": "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
-                     *           "title": "Rotating API keys",
-                     *           "snippet": "To **rotate** an API key, call the **rotate** endpoint …",
-                     *           "score": 7.1234,
-                     *           "metadata": {}
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ChatCompletionResponse"];
-                    /**
-                     * @example data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}
-                     *
-                     *     data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"To rotate an API key, call the rotate endpoint with a JWT access token. [1]"},"finish_reason":null}]}
-                     *
-                     *     data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":19,"total_tokens":26},"sources":[{"document_id":"0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f","chunk_id":"5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e","title":"Rotating API keys","snippet":"To **rotate** an API key, call the **rotate** endpoint …","score":7.1234,"metadata":{}}]}
-                     *
-                     *     data: [DONE]
-                     */
-                    "text/event-stream": string;
-                };
-            };
-            /** @description `model` or `messages` missing, no user message, a message without `content`, more than 100 messages, or a field of the wrong type. */
-            400: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Names the first bad field, e.g. `query: This field is required.` */
-                        detail: string;
-                        /** @description Every bad field with its messages. */
-                        fields: {
-                            [key: string]: string[];
-                        };
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    } | {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description The monthly credit quota is exhausted. */
-            402: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
-                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        /** @enum {string} */
-                        code: "quota_exhausted";
-                        /** Format: int32 */
-                        credits_total: number;
-                        /** Format: int32 */
-                        credits_used: number;
-                        /** Format: date-time */
-                        resets_at: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
-            /** @description The model is a domain outside the organization's `allowed_domains`. */
-            403: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
-            /** @description No such model. */
-            404: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            /** @description Unexpected, transient failure: retry with exponential back-off. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        /** @description Also in the X-Request-Id header and the log. */
-                        request_id: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listModels: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ModelListResponse"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
-            /** @description Unexpected, transient failure: retry with exponential back-off. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        /** @description Also in the X-Request-Id header and the log. */
-                        request_id: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    retrieveModel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                model: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ModelResponse"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description No such model, or one the caller may not ask. */
-            404: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
-            429: components["responses"]["TooManyRequests"];
-            /** @description Unexpected, transient failure: retry with exponential back-off. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message; present in every error. */
-                        detail: string;
-                        /** @description Also in the X-Request-Id header and the log. */
-                        request_id: string;
-                        error: components["schemas"]["OpenAiErrorObject"];
-                    };
-                };
-            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -1,0 +1,24 @@
+import type { INestApplication } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import { IdempotencyService } from './idempotency.service.js';
+
+/**
+ * Stores the answer of each request that holds an idempotency key before it is sent, so a client that
+ * has its answer and retries anyway is replayed, never told "in progress". A streamed query is stored
+ * by its controller (a hijacked reply skips this hook).
+ */
+export function storeIdempotentAnswers(app: INestApplication): void {
+  const idempotency = app.get(IdempotencyService);
+  const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
+  instance.addHook('onSend', async (request, reply, payload) => {
+    await idempotency.settle(request, reply.statusCode, reply.getHeaders(), storable(payload));
+    return payload;
+  });
+}
+
+/** The body as text; null for a streamed payload, which cannot be stored. */
+function storable(payload: unknown): string | null {
+  if (payload === undefined || payload === null) return '';
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) return payload.toString();
+  return null;
+}

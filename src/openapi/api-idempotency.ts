@@ -1,0 +1,34 @@
+import type { OperationObject, ParameterObject } from '@nestjs/swagger';
+import { IdempotencyKeyInvalidError, IdempotencyKeyOnUploadError } from '../common/errors.js';
+import { CLAIM_SECONDS, KEY_TTL_SECONDS } from '../idempotency/idempotency.service.js';
+import { headerRef } from './response-headers.js';
+
+/** The request header of every authenticated POST (inline in each, as every parameter of the document is). */
+export const IDEMPOTENCY_PARAMETER: ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: `Makes the POST safe to retry. Scoped to your organization and remembered for ${KEY_TTL_SECONDS / 3600} hours. The first request runs
+and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+method, path and body gets the stored answer with \`Idempotent-Replayed: true\`, without running or being charged again.
+The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 \`${new IdempotencyKeyInvalidError().message}\`.
+Not accepted on a multipart upload (400 \`${new IdempotencyKeyOnUploadError().message}\`).
+A request whose instance died before answering holds the key for at most ${CLAIM_SECONDS / 60} minutes.`,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+  example: 'order-7f3c2a1e-retry-safe',
+};
+
+type Responses = Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
+
+/**
+ * An authenticated POST: the `Idempotency-Key` parameter, and `Idempotent-Replayed` on the answers it
+ * can replay (the shared error responses, by reference, say it themselves: see the parameter).
+ */
+export function describeIdempotentPost(operation: OperationObject, responses: Responses): void {
+  operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_PARAMETER];
+  for (const [status, response] of Object.entries(responses)) {
+    if (response.$ref || !/^[24]/.test(status) || status === '401') continue;
+    response.headers = { ...response.headers, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') };
+  }
+}
