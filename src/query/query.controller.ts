@@ -12,6 +12,7 @@ import { QueryDto } from './dto/query.dto.js';
 import { QueryResponse } from './dto/query.response.js';
 import { type PreparedAnswer, QueryService } from './query.service.js';
 import { presentSource } from './source.presenter.js';
+import { FILTER_MALFORMED } from './dto/metadata-filter.field.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 import { STREAM_MAX } from '../openapi/limits.js';
 
@@ -78,8 +79,11 @@ export class QueryController {
   })
   @ApiErrors({
     400: {
-      description: '`query` missing or blank, or a field of the wrong type or out of range.',
-      bodies: { queryRequired: ValidationFailedError.field('query', 'This field is required.').body() },
+      description: '`query` missing or blank, a malformed `filter`, or a field of the wrong type or out of range.',
+      bodies: {
+        queryRequired: ValidationFailedError.field('query', 'This field is required.').body(),
+        filterMalformed: FILTER_MALFORMED.body(),
+      },
     },
     402: 'The monthly credit quota is exhausted.',
     403: { description: "The domain is outside the organization's `allowed_domains`.", examples: ['domainNotAllowed'] },
@@ -90,6 +94,7 @@ export class QueryController {
       text: body.query,
       domain: body.domain,
       topK: body.top_k ?? 5,
+      filter: body.filter,
       operation: 'query',
     });
     reply.headers(creditHeaders(prepared.reservation));

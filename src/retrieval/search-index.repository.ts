@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { compileMetadataFilter, type MetadataFilter } from './metadata-filter.js';
 import { TEXT_SEARCH_CONFIG } from './text-search.js';
 
 export interface ChunkedDocument {
@@ -157,9 +158,17 @@ export class SearchIndexRepository {
    * Scores the chunks matching `tsquery` against all the weighted terms; returns the best chunk of each of
    * the top `limit` documents. Per chunk: setweight+ts_filter keep only the query's lexemes (with their
    * positions), so tf is the number of positions, and width_bucket counts those inside the title
-   * (positions 1..title_end, see addDocuments).
+   * (positions 1..title_end, see addDocuments). A metadata filter joins the chunk's document in this same
+   * statement, so the top `limit` are taken among the documents that match it.
    */
-  scoreChunks(scopeId: string, tsquery: string, weights: ScoringWeights, limit: number): Promise<ScoredChunkRow[]> {
+  scoreChunks(
+    scopeId: string,
+    tsquery: string,
+    weights: ScoringWeights,
+    limit: number,
+    filter?: MetadataFilter,
+  ): Promise<ScoredChunkRow[]> {
+    const matching = filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'd.metadata', 10) : null;
     return this.dataSource.query(
       `SELECT chunk_id, document_id, score FROM (
          SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
@@ -172,6 +181,7 @@ export class SearchIndexRepository {
                SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
              ) f
           ) s
+          ${matching ? `JOIN documents d ON d.id = c.document_id AND ${matching.sql}` : ''}
           WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
           ORDER BY c.document_id, s.score DESC
        ) best
@@ -187,6 +197,7 @@ export class SearchIndexRepository {
         weights.avgLength,
         weights.titleWeight,
         limit,
+        ...(matching?.params ?? []),
       ],
     );
   }
