@@ -36,10 +36,10 @@ const OPERATOR_LIST = FILTER_OPERATORS.join(', ');
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A thrown problem, with the path inside the filter it is about (`year`, or '' for the filter itself). */
+/** A thrown problem, with the field it is about (null: the filter as a whole). */
 class FilterProblem extends Error {
   constructor(
-    readonly at: string,
+    readonly at: string | null,
     message: string,
   ) {
     super(message);
@@ -53,17 +53,17 @@ export function metadataFilterProblem(value: unknown): string | null {
     return null;
   } catch (error) {
     if (!(error instanceof FilterProblem)) throw error;
-    return error.at === '' ? error.message : `"${error.at}": ${error.message}`;
+    return error.at === null ? error.message : `"${error.at}": ${error.message}`;
   }
 }
 
 /** The checked filter, or undefined when none (absent, null or `{}`); throws a FilterProblem when malformed. */
 export function parseMetadataFilter(value: unknown): MetadataFilter | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw new FilterProblem('', 'Must be an object of metadata fields, e.g. {"year": 2024}.');
+  if (!isObject(value)) throw new FilterProblem(null, 'Must be an object of metadata fields, e.g. {"year": 2024}.');
   const fields = Object.entries(value);
   if (fields.length > FILTER_FIELDS_MAX)
-    throw new FilterProblem('', `Ensure this object has no more than ${FILTER_FIELDS_MAX} fields.`);
+    throw new FilterProblem(null, `Ensure this object has no more than ${FILTER_FIELDS_MAX} fields.`);
   if (fields.length === 0) return undefined;
   for (const [key, condition] of fields) checkField(key, condition);
   return value as MetadataFilter;
