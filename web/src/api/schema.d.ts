@@ -566,6 +566,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/search/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retrieve passages without an answer, from a public domain or your organization's private documents
+         * @description The passages a query would cite, best first, each a source object. Costs SEARCH_CREDIT_COST credits (default 0: free, unmetered); when above 0 it is metered like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota, when metered).
+         */
+        post: operations["search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/sessions/": {
         parameters: {
             query?: never;
@@ -913,7 +933,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            operation: "query" | "chat_message";
+            operation: "query" | "chat_message" | "search";
             /**
              * Format: int32
              * @example 1
@@ -1238,10 +1258,93 @@ export interface components {
              */
             top_k?: number;
             /**
+             * @description Only documents whose metadata match contribute passages. Fields are ANDed (at most 20); each maps a metadata key to a value (equality) or to operators: `$eq`, `$ne`, `$in`, `$nin` (lists of up to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers or strings, one type per field), `$exists` (boolean). A document without the field matches only `$ne`, `$nin` and `$exists: false`.
+             * @example {
+             *       "source": "handbook",
+             *       "year": {
+             *         "$gte": 2024
+             *       },
+             *       "team": {
+             *         "$in": [
+             *           "billing",
+             *           "security"
+             *         ]
+             *       }
+             *     }
+             */
+            filter?: {
+                [key: string]: string | number | {
+                    $eq?: string | number;
+                    $ne?: string | number;
+                    $in?: (string | number)[];
+                    $nin?: (string | number)[];
+                    $gt?: string | number;
+                    $gte?: string | number;
+                    $lt?: string | number;
+                    $lte?: string | number;
+                    $exists?: boolean;
+                };
+            } | null;
+            /**
              * @description Answer as Server-Sent Events (`text/event-stream`) instead of one JSON body.
              * @default false
              */
             stream?: boolean;
+        };
+        SearchDto: {
+            /**
+             * @description The question; not blank.
+             * @example How do I rotate an API key?
+             */
+            query: string;
+            /**
+             * @description A public domain's slug. Absent or null: the organization's private documents.
+             * @example medicine
+             */
+            domain?: string | null;
+            /**
+             * Format: int32
+             * @description How many sources come back, best first.
+             * @default 5
+             */
+            top_k?: number;
+            /**
+             * @description Only documents whose metadata match contribute passages. Fields are ANDed (at most 20); each maps a metadata key to a value (equality) or to operators: `$eq`, `$ne`, `$in`, `$nin` (lists of up to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers or strings, one type per field), `$exists` (boolean). A document without the field matches only `$ne`, `$nin` and `$exists: false`.
+             * @example {
+             *       "source": "handbook",
+             *       "year": {
+             *         "$gte": 2024
+             *       },
+             *       "team": {
+             *         "$in": [
+             *           "billing",
+             *           "security"
+             *         ]
+             *       }
+             *     }
+             */
+            filter?: {
+                [key: string]: string | number | {
+                    $eq?: string | number;
+                    $ne?: string | number;
+                    $in?: (string | number)[];
+                    $nin?: (string | number)[];
+                    $gt?: string | number;
+                    $gte?: string | number;
+                    $lt?: string | number;
+                    $lte?: string | number;
+                    $exists?: boolean;
+                };
+            } | null;
+        };
+        SearchResponse: {
+            /** @description Up to `top_k` passages, best first, from distinct documents (the same objects as a query's `sources`). */
+            results: components["schemas"]["SourceResponse"][];
+            /**
+             * @description The public domain searched, or null for the organization's private documents.
+             * @example medicine
+             */
+            domain: string | null;
         };
         CreateSessionDto: {
             /** @description Default: "New chat". */
@@ -1355,6 +1458,34 @@ export interface components {
         };
         PostMessageDto: {
             content: string;
+            /**
+             * @description Only documents whose metadata match contribute passages. Fields are ANDed (at most 20); each maps a metadata key to a value (equality) or to operators: `$eq`, `$ne`, `$in`, `$nin` (lists of up to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers or strings, one type per field), `$exists` (boolean). A document without the field matches only `$ne`, `$nin` and `$exists: false`.
+             * @example {
+             *       "source": "handbook",
+             *       "year": {
+             *         "$gte": 2024
+             *       },
+             *       "team": {
+             *         "$in": [
+             *           "billing",
+             *           "security"
+             *         ]
+             *       }
+             *     }
+             */
+            filter?: {
+                [key: string]: string | number | {
+                    $eq?: string | number;
+                    $ne?: string | number;
+                    $in?: (string | number)[];
+                    $nin?: (string | number)[];
+                    $gt?: string | number;
+                    $gte?: string | number;
+                    $lt?: string | number;
+                    $lte?: string | number;
+                    $exists?: boolean;
+                };
+            } | null;
         };
         ChatExchangeResponse: {
             user_message: components["schemas"]["ChatMessageResponse"];
@@ -3404,7 +3535,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `query` missing or blank, or a field of the wrong type or out of range. */
+            /** @description `query` missing or blank, a malformed `filter`, or a field of the wrong type or out of range. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3420,6 +3551,100 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             /** @description The monthly credit quota is exhausted. */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaError"];
+                };
+            };
+            /** @description The domain is outside the organization's `allowed_domains`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No active public domain has this slug. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchDto"];
+            };
+        };
+        responses: {
+            /** @description The passages found (possibly none). With SEARCH_CREDIT_COST above 0, the credit headers too. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            /** @description `query` missing or blank, a malformed `filter`, or a field of the wrong type or out of range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Searches are metered (SEARCH_CREDIT_COST above 0) and the monthly credit quota is exhausted. */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
