@@ -31,7 +31,10 @@ const MALFORMED: [string, unknown, string][] = [
   ['not an object', ['year'], 'filter: Must be an object of metadata fields, e.g. {"year": 2024}.'],
 ];
 
-type Source = { title: string; metadata: Record<string, string | number> };
+interface Source {
+  title: string;
+  metadata: Record<string, string | number>;
+}
 
 describe('metadata filters (query, search, chat messages)', () => {
   let test: TestApp;
@@ -96,7 +99,7 @@ describe('metadata filters (query, search, chat messages)', () => {
     it('keeps top_k full with documents that match, when better ones are filtered out', async () => {
       const response = await post()
         .send({ ...body, top_k: 5, filter: { kind: 'target' } })
-        .expect(body.content ? 201 : 200);
+        .expect('content' in body ? 201 : 200);
       const sources: Source[] =
         response.body.sources ?? response.body.results ?? response.body.assistant_message.sources;
       expect(sources).toHaveLength(5);

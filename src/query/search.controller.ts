@@ -11,7 +11,7 @@ import { FILTER_MALFORMED } from './dto/metadata-filter.field.js';
 import { SearchDto } from './dto/search.dto.js';
 import { SearchResponse } from './dto/search.response.js';
 import { SearchService } from './search.service.js';
-import { presentSource } from './source.presenter.js';
+import { presentSearch } from './search.presenter.js';
 
 @ApiTags('query')
 @Authenticated()
@@ -55,6 +55,6 @@ export class SearchController {
       filter: body.filter,
     });
     if (outcome.reservation) reply.headers(creditHeaders(outcome.reservation));
-    return { results: outcome.sources.map(presentSource), domain: outcome.domain };
+    return presentSearch(outcome);
   }
 }
