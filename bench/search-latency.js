@@ -232,6 +232,7 @@ export async function run({
     const dataSource = app.get(DataSource);
     await dataSource.query('VACUUM ANALYZE document_chunks');
     await dataSource.query('VACUUM ANALYZE term_stats');
+    await dataSource.query('VACUUM ANALYZE documents');
     const [{ chunks }] = await dataSource.query(
       'SELECT count(*)::int AS chunks FROM document_chunks WHERE scope_id = $1',
       [domain.id],

@@ -158,8 +158,12 @@ export class SearchIndexRepository {
    * Scores the chunks matching `tsquery` against all the weighted terms; returns the best chunk of each of
    * the top `limit` documents. Per chunk: setweight+ts_filter keep only the query's lexemes (with their
    * positions), so tf is the number of positions, and width_bucket counts those inside the title
-   * (positions 1..title_end, see addDocuments). A metadata filter joins the chunk's document in this same
-   * statement, so the top `limit` are taken among the documents that match it.
+   * (positions 1..title_end, see addDocuments).
+   *
+   * A metadata filter joins the chunk's document in this same statement, so the top `limit` are taken
+   * among the documents that match it. The candidates still come from the text index first, once (the
+   * materialized CTE keeps the planner from starting at the matching documents and reading every chunk
+   * of each), and only the chunks of matching documents are scored (the OFFSET 0 fence).
    */
   scoreChunks(
     scopeId: string,
@@ -169,10 +173,14 @@ export class SearchIndexRepository {
     filter?: MetadataFilter,
   ): Promise<ScoredChunkRow[]> {
     const matching = filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'd.metadata', 10) : null;
+    const candidates = matching
+      ? `(SELECT c.* FROM candidates c JOIN documents d ON d.id = c.document_id AND ${matching.sql} OFFSET 0)`
+      : 'document_chunks';
     return this.dataSource.query(
-      `SELECT chunk_id, document_id, score FROM (
+      `${matching ? 'WITH candidates AS MATERIALIZED (SELECT * FROM document_chunks WHERE scope_id = $1 AND search_vector @@ $2::tsquery)' : ''}
+       SELECT chunk_id, document_id, score FROM (
          SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
-           FROM document_chunks c
+           FROM ${candidates} c
           CROSS JOIN LATERAL (
             SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5::float8 + 1) * f.tf
                        / (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.token_count / $7::float8))) AS score
@@ -181,7 +189,6 @@ export class SearchIndexRepository {
                SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
              ) f
           ) s
-          ${matching ? `JOIN documents d ON d.id = c.document_id AND ${matching.sql}` : ''}
           WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
           ORDER BY c.document_id, s.score DESC
        ) best
