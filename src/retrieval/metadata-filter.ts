@@ -127,9 +127,8 @@ const COMPARISONS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
 
 /**
  * The predicate on `column` (a jsonb expression) for a checked filter, its placeholders numbered from
- * `firstParam`. Equality and lists use jsonb containment (`@>`), which a GIN index on the column
- * (jsonb_path_ops) serves; a missing field contains nothing, so it matches only `$ne`, `$nin` and
- * `$exists: false`. Ranges compare jsonb values of the filter's own type only (jsonb orders every
+ * `firstParam`. Equality and lists use jsonb containment (`@>`): a missing field contains nothing, so
+ * it matches only `$ne`, `$nin` and `$exists: false`. Ranges compare jsonb values of the filter's own type only (jsonb orders every
  * number above every string, which would otherwise let a string match `$lt: 5`).
  */
 export function compileMetadataFilter(filter: MetadataFilter, column: string, firstParam: number): CompiledFilter {

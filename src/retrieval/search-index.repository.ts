@@ -160,10 +160,11 @@ export class SearchIndexRepository {
    * positions), so tf is the number of positions, and width_bucket counts those inside the title
    * (positions 1..title_end, see addDocuments).
    *
-   * A metadata filter joins the chunk's document in this same statement, so the top `limit` are taken
-   * among the documents that match it. The candidates still come from the text index first, once (the
-   * materialized CTE keeps the planner from starting at the matching documents and reading every chunk
-   * of each), and only the chunks of matching documents are scored (the OFFSET 0 fence).
+   * A metadata filter is a condition of this same statement, so the top `limit` are taken among the
+   * documents that match it. It is a per-candidate lookup of the chunk's document (primary key): the
+   * candidates come from the text index, and only those of matching documents are scored. (A join let
+   * the planner start from the matching documents and read every chunk of each, or hash every document
+   * of the table for a range; EXPLAIN on 2,500 documents / 13k chunks: 54 ms against 5 ms for one round.)
    */
   scoreChunks(
     scopeId: string,
@@ -173,14 +174,10 @@ export class SearchIndexRepository {
     filter?: MetadataFilter,
   ): Promise<ScoredChunkRow[]> {
     const matching = filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'd.metadata', 10) : null;
-    const candidates = matching
-      ? `(SELECT c.* FROM candidates c JOIN documents d ON d.id = c.document_id AND ${matching.sql} OFFSET 0)`
-      : 'document_chunks';
     return this.dataSource.query(
-      `${matching ? 'WITH candidates AS MATERIALIZED (SELECT * FROM document_chunks WHERE scope_id = $1 AND search_vector @@ $2::tsquery)' : ''}
-       SELECT chunk_id, document_id, score FROM (
+      `SELECT chunk_id, document_id, score FROM (
          SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
-           FROM ${candidates} c
+           FROM document_chunks c
           CROSS JOIN LATERAL (
             SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5::float8 + 1) * f.tf
                        / (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.token_count / $7::float8))) AS score
@@ -190,6 +187,7 @@ export class SearchIndexRepository {
              ) f
           ) s
           WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
+            ${matching ? `AND (SELECT ${matching.sql} FROM documents d WHERE d.id = c.document_id)` : ''}
           ORDER BY c.document_id, s.score DESC
        ) best
        ORDER BY score DESC, chunk_id
