@@ -157,6 +157,18 @@ export function makeCorpus({ documents, seed = 20261121 }) {
   return { docs, queries };
 }
 
+/** Metadata of the d-th document: a category of ten and a year of 26, so filters keep 4 % to 30 % of the corpus. */
+function metadataOf(d) {
+  return { n: d, category: `c${d % 10}`, year: 2000 + ((d * 7) % 26) };
+}
+
+/** The filters timed against the same queries unfiltered: equality, a range, and a list with a range. */
+const FILTERS = [
+  { category: 'c3' },
+  { year: { $gte: 2018 } },
+  { category: { $in: ['c1', 'c2', 'c5'] }, year: { $lt: 2010 } },
+];
+
 export function summarize(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -206,12 +218,12 @@ export async function run({
     const loadStarted = performance.now();
     let bytes = 0;
     for (let i = 0; i < docs.length; i += 100) {
-      const batch = docs.slice(i, i + 100).map((doc) => {
+      const batch = docs.slice(i, i + 100).map((doc, j) => {
         bytes += Buffer.byteLength(doc.content) + Buffer.byteLength(doc.title);
         return {
           title: doc.title,
           content: doc.content,
-          metadata: { n: i },
+          metadata: metadataOf(i + j),
           contentType: 'text/plain',
           sizeBytes: Buffer.byteLength(doc.content),
         };
@@ -223,6 +235,7 @@ export async function run({
     const dataSource = app.get(DataSource);
     await dataSource.query('VACUUM ANALYZE document_chunks');
     await dataSource.query('VACUUM ANALYZE term_stats');
+    await dataSource.query('VACUUM ANALYZE documents');
     const [{ chunks }] = await dataSource.query(
       'SELECT count(*)::int AS chunks FROM document_chunks WHERE scope_id = $1',
       [domain.id],
@@ -234,13 +247,25 @@ export async function run({
     const retriever = app.get(RETRIEVER);
     const all = queries(queryCount + 30);
     for (const query of all.slice(0, 30)) await retriever.search(query.text, { domainId: domain.id }, { limit: 10 });
-    const timings = { keywords: [], sentence: [] };
-    let empty = 0;
-    for (const query of all.slice(30)) {
+    const timings = { keywords: [], sentence: [], filtered: [], unfilteredPaired: [] };
+    const timed = async (query, filter) => {
       const started = performance.now();
-      const results = await retriever.search(query.text, { domainId: domain.id }, { limit: 10 });
-      timings[query.kind].push(performance.now() - started);
-      if (results.length === 0) empty++;
+      const results = await retriever.search(query.text, { domainId: domain.id }, { limit: 10, filter });
+      return { ms: performance.now() - started, results };
+    };
+    let empty = 0;
+    let shortFiltered = 0;
+    for (const [i, query] of all.slice(30).entries()) {
+      // Each query runs unfiltered and filtered back to back, in alternating order, so both see the same load.
+      const filter = FILTERS[i % FILTERS.length];
+      const plain = i % 2 === 0 ? await timed(query) : undefined;
+      const narrowed = await timed(query, filter);
+      const unfiltered = plain ?? (await timed(query));
+      timings[query.kind].push(unfiltered.ms);
+      timings.unfilteredPaired.push(unfiltered.ms);
+      timings.filtered.push(narrowed.ms);
+      if (unfiltered.results.length === 0) empty++;
+      if (narrowed.results.length < 10) shortFiltered++;
     }
     const figures = {
       documents: docs.length,
@@ -251,12 +276,20 @@ export async function run({
       sentenceMs: summarize(timings.sentence),
       emptyResults: empty,
       target: { p50: 20, p95: 50 },
+      filteredMs: summarize(timings.filtered),
+      filteredOverUnfilteredP95:
+        Math.round((summarize(timings.filtered).p95 / summarize(timings.unfilteredPaired).p95) * 100) / 100,
+      filteredShortOfTopK: shortFiltered,
+      filters: FILTERS,
     };
     log(
       `search, top 10, ${figures.latencyMs.count} queries one at a time: p50 ${figures.latencyMs.p50} ms, p95 ${figures.latencyMs.p95} ms, p99 ${figures.latencyMs.p99} ms (target p50 < 20, p95 < 50)`,
     );
     log(
       `  keyword queries p50 ${figures.keywordsMs.p50} / p95 ${figures.keywordsMs.p95} ms; sentence queries p50 ${figures.sentenceMs.p50} / p95 ${figures.sentenceMs.p95} ms`,
+    );
+    log(
+      `filtered search (same queries, ${FILTERS.length} filters in turn): p50 ${figures.filteredMs.p50} ms, p95 ${figures.filteredMs.p95} ms = ${figures.filteredOverUnfilteredP95} × unfiltered p95 (target ≤ 1.5); ${shortFiltered} returned fewer than 10`,
     );
     return figures;
   } finally {

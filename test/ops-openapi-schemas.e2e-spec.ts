@@ -684,6 +684,35 @@ describe('OpenAPI document: schemas', () => {
       await http().post('/v1/query/').set(auth).send({ query: 'Penguins?', domain: other }),
       403,
     );
+    check(
+      'post',
+      '/v1/search/',
+      await http()
+        .post('/v1/search/')
+        .set(byKey)
+        .send({ query: 'rotate an API key', domain, filter: { year: { $gte: 2000 } } }),
+      200,
+    );
+    check('post', '/v1/search/', await http().post('/v1/search/').set(auth).send({ query: 'rotation' }), 200);
+    check(
+      'post',
+      '/v1/search/',
+      await http()
+        .post('/v1/search/')
+        .set(auth)
+        .send({ query: 'rotation', filter: { year: { $foo: 1 } } }),
+      400,
+    );
+    check(
+      'post',
+      '/v1/search/',
+      await http()
+        .post('/v1/search/')
+        .set(auth)
+        .send({ query: 'x', domain: `no-such-${suffix}` }),
+      404,
+    );
+    check('post', '/v1/search/', await http().post('/v1/search/').set(auth).send({ query: 'x', domain: other }), 403);
     const address = test.server.address() as { port: number };
     const streamed = await fetch(`http://127.0.0.1:${address.port}/v1/query/`, {
       method: 'POST',

@@ -93,4 +93,25 @@ describe('retrieval on the embedded store (no DATABASE_URL)', () => {
     expect(check.stored.map((row: { term: string }) => row.term)).not.toContain('jupit');
     await expect(retriever.search('storm', { domainId }, { limit: 3 })).resolves.toEqual([]);
   }, 60_000);
+
+  it('filters by metadata in the ranking statement', async () => {
+    for (const [title, era, year] of [
+      ['Apollo 11', 'space race', 1969],
+      ['Apollo 17', 'space race', 1972],
+      ['Artemis I', 'artemis', 2022],
+    ] as const) {
+      await http()
+        .post('/v1/domains/astronomy/documents/')
+        .set(auth)
+        .send({ title, content: `${title} flew a crew capsule around the moon.`, metadata: { era, year } })
+        .expect(201);
+    }
+    const search = (filter: unknown) =>
+      http().post('/v1/search/').set(auth).send({ query: 'moon capsule', domain: 'astronomy', filter }).expect(200);
+    const titles = async (filter: unknown) =>
+      ((await search(filter)).body.results as { title: string }[]).map((r) => r.title).sort();
+    expect(await titles({ era: 'space race' })).toEqual(['Apollo 11', 'Apollo 17']);
+    expect(await titles({ year: { $gte: 1970, $lt: 2030 } })).toEqual(['Apollo 17', 'Artemis I']);
+    expect(await titles({ era: { $nin: ['artemis'] }, year: { $exists: true } })).toEqual(['Apollo 11', 'Apollo 17']);
+  }, 60_000);
 });

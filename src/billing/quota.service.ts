@@ -29,10 +29,11 @@ export interface Reservation {
   resetsAt: string;
 }
 
-export type MeteredOperation = 'query' | 'chat_message' | 'chat_completion';
+export type MeteredOperation = 'query' | 'chat_message' | 'chat_completion' | 'search';
 
 interface SpendRequest {
   eventId: string;
+  credits: number;
   caller: Principal;
   operation: MeteredOperation;
   domain: string | null;
@@ -59,15 +60,23 @@ export class QuotaService {
     await this.subscriptions.open(manager, organizationId, this.config.DEFAULT_MONTHLY_CREDITS);
   }
 
+  /** What one operation costs: SEARCH_CREDIT_COST for a search, QUERY_CREDIT_COST for the rest. */
+  cost(operation: MeteredOperation): number {
+    return operation === 'search' ? this.config.SEARCH_CREDIT_COST : this.config.QUERY_CREDIT_COST;
+  }
+
   /**
-   * Spends QUERY_CREDIT_COST and writes the ledger line. Concurrent spends of one organization go out
+   * Spends the operation's cost and writes the ledger line. Concurrent spends of one organization go out
    * together (group commit: the subscription row is held through each commit, which serialized every
    * query of an organization behind the disk). Over quota: a QuotaExhaustedError (402); over the
    * calling key's monthly credit limit: a KeyCreditLimitExhaustedError (402, the key's figures).
    */
   async spend(caller: Principal, operation: MeteredOperation, domain: string | null): Promise<Reservation> {
-    const outcome = await this.spends.submit(caller.organizationId, {
+    const credits = this.cost(operation);
+    // A batch has one price, so spends of different prices queue apart (the row lock still orders them).
+    const outcome = await this.spends.submit(`${caller.organizationId}:${credits}`, {
       eventId: randomUUID(),
+      credits,
       caller,
       operation,
       domain,
@@ -90,9 +99,9 @@ export class QuotaService {
     });
   }
 
-  /** One organization's batch of spends (see SubscriptionsRepository.spendBatch); why, for each request not granted. */
+  /** One organization's batch of spends at one price (see SubscriptionsRepository.spendBatch); why, for each request not granted. */
   private async spendBatch(requests: SpendRequest[]): Promise<(Reservation | Exclude<SpendOutcome, 'granted'>)[]> {
-    const cost = this.config.QUERY_CREDIT_COST;
+    const cost = requests[0].credits;
     const column = <T>(pick: (request: SpendRequest) => T) => requests.map(pick);
     const spent = await this.subscriptions.spendBatch({
       organizationId: requests[0].caller.organizationId,

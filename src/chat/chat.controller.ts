@@ -127,7 +127,7 @@ export class ChatController {
     @Body() body: PostMessageDto,
     @Res({ passthrough: true }) reply: HttpReply,
   ) {
-    const { user, assistant, reservation } = await this.chat.post(caller, sessionId, body.content);
+    const { user, assistant, reservation } = await this.chat.post(caller, sessionId, body.content, body.filter);
     reply.headers(creditHeaders(reservation));
     return { user_message: presentMessage(user), assistant_message: presentMessage(assistant) };
   }

@@ -7,6 +7,7 @@ import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
 import { QueryService } from '../query/query.service.js';
 import { presentSource } from '../query/source.presenter.js';
 import { QuotaService, type Reservation } from '../billing/quota.service.js';
+import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { ChatMessage } from './chat-message.entity.js';
 import type { ChatSession } from './chat-session.entity.js';
 import { ChatRepository } from './chat.repository.js';
@@ -80,6 +81,7 @@ export class ChatService {
     caller: Principal,
     sessionId: string,
     content: string,
+    filter?: MetadataFilter | null,
   ): Promise<{ user: ChatMessage; assistant: ChatMessage; reservation: Reservation }> {
     const session = await this.get(caller, sessionId);
     const history = (await this.recentMessages(session.id)).map((message) => ({
@@ -90,6 +92,7 @@ export class ChatService {
       text: content,
       domain: session.domain,
       topK: DEFAULT_TOP_K,
+      filter,
       operation: 'chat_message',
       history,
     });

@@ -137,6 +137,12 @@ export class EnvSchema {
   @Min(0)
   QUERY_CREDIT_COST = 1;
 
+  /** Credits a `POST /v1/search/` costs (retrieval only); 0 leaves searches unmetered. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SEARCH_CREDIT_COST = 0;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -65,6 +65,7 @@ export class DocumentsController {
 
   /** The list is checked by the pipe, each document by the reader, before anything is stored. */
   @Post('batch')
+  @Authenticated({ scope: 'documents:write' })
   @ApiOperation({
     summary: 'Add up to 100 documents at once, all or none',
     description:

@@ -24,6 +24,7 @@ import {
   estimateUsage,
 } from './chat-completions.service.js';
 import { ChatCompletionDto, MESSAGES_MAX } from './dto/chat-completion.dto.js';
+import { EXAMPLE_SOURCE } from '../query/dto/query.response.js';
 import { ChatCompletionResponse } from './dto/chat-completion.response.js';
 import { ApiOpenAiErrors, withOpenAiError } from './openai-errors.js';
 
@@ -33,14 +34,6 @@ carries \`delta.role\`, the next ones pieces of \`delta.content\` in order, the 
 (no \`[DONE]\`), and the credits are given back.`;
 
 const EXAMPLE_HEADER = { id: 'chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f', created: 1795000000, model: 'private' };
-const EXAMPLE_SOURCE = {
-  document_id: '0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f',
-  chunk_id: '5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
-  title: 'Rotating API keys',
-  snippet: 'To **rotate** an API key, call the **rotate** endpoint …',
-  score: 7.1234,
-  metadata: {},
-};
 const EXAMPLE_ANSWER = 'To rotate an API key, call the rotate endpoint with a JWT access token. [1]';
 const EXAMPLE_USAGE = { prompt_tokens: 7, completion_tokens: 19, total_tokens: 26 };
 const STREAM_EXAMPLE = [
@@ -53,7 +46,7 @@ const STREAM_EXAMPLE = [
   .join('');
 
 @ApiTags('openai')
-@Authenticated()
+@Authenticated({ scope: 'query' })
 @Controller('v1/chat/completions')
 export class ChatCompletionsController {
   private readonly logger = new Logger(ChatCompletionsController.name);

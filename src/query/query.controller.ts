@@ -11,9 +11,10 @@ import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { QueryDto } from './dto/query.dto.js';
-import { QueryResponse } from './dto/query.response.js';
+import { EXAMPLE_SOURCE, QueryResponse } from './dto/query.response.js';
 import { type PreparedAnswer, QueryService } from './query.service.js';
 import { presentSource } from './source.presenter.js';
+import { FILTER_MALFORMED } from './dto/metadata-filter.field.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 import { STREAM_MAX } from '../openapi/limits.js';
 
@@ -23,14 +24,6 @@ const STREAM_DESCRIPTION = `With \`"stream": true\`: Server-Sent Events. \`sourc
 (\`{text}\`, pieces of the answer in order), then \`done\` (the JSON response's body). If the answer fails midway, an
 \`error\` event (\`{detail}\`) ends the stream instead of \`done\`, and the credits are given back.`;
 
-const EXAMPLE_SOURCE = {
-  document_id: '0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f',
-  chunk_id: '5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
-  title: 'Rotating API keys',
-  snippet: 'Rotate a key with **POST** …/rotate/ …',
-  score: 7.1234,
-  metadata: {},
-};
 const STREAM_EXAMPLE = (
   [
     ['sources', { sources: [EXAMPLE_SOURCE] }],
@@ -83,8 +76,11 @@ export class QueryController {
   })
   @ApiErrors({
     400: {
-      description: '`query` missing or blank, or a field of the wrong type or out of range.',
-      bodies: { queryRequired: ValidationFailedError.field('query', 'This field is required.').body() },
+      description: '`query` missing or blank, a malformed `filter`, or a field of the wrong type or out of range.',
+      bodies: {
+        queryRequired: ValidationFailedError.field('query', 'This field is required.').body(),
+        filterMalformed: FILTER_MALFORMED.body(),
+      },
     },
     402: "The monthly credit quota, or the key's monthly credit limit, is exhausted.",
     403: {
@@ -99,6 +95,7 @@ export class QueryController {
       text: body.query,
       domain: body.domain,
       topK: body.top_k ?? 5,
+      filter: body.filter,
       operation: 'query',
       signal: abortedWhenClientGoes(reply),
     });

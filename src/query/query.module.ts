@@ -11,6 +11,8 @@ import { LlmAnswerer } from './answerers/llm.answerer.js';
 import { KnowledgeScopeService } from './knowledge-scope.service.js';
 import { QueryController } from './query.controller.js';
 import { QueryService } from './query.service.js';
+import { SearchController } from './search.controller.js';
+import { SearchService } from './search.service.js';
 
 /** With LLM_BASE_URL a model writes the answer; without, the extractive answerer does (no model). */
 function chooseAnswerer(config: AppConfig) {
@@ -26,9 +28,10 @@ function chooseAnswerer(config: AppConfig) {
 
 @Module({
   imports: [BillingModule, DomainsModule, OrganizationsModule, RetrievalModule],
-  controllers: [QueryController],
+  controllers: [QueryController, SearchController],
   providers: [
     QueryService,
+    SearchService,
     KnowledgeScopeService,
     { provide: ANSWERER, inject: [APP_CONFIG], useFactory: chooseAnswerer },
   ],

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type MeteredOperation, QuotaService, type Reservation } from '../billing/quota.service.js';
 import type { Principal } from '../common/principal.js';
+import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import { RETRIEVER, type RetrievedSource, type Retriever } from '../retrieval/retriever.js';
 import { ANSWERER, type Answerer, type ConversationTurn } from './answerers/answerer.js';
 import { KnowledgeScopeService } from './knowledge-scope.service.js';
@@ -9,6 +10,8 @@ export interface Question {
   text: string;
   domain?: string | null;
   topK: number;
+  /** Only documents whose metadata match contribute passages. */
+  filter?: MetadataFilter | null;
   operation: MeteredOperation;
   /** Chat: earlier turns, oldest first. Their user turns also widen the search. */
   history?: ConversationTurn[];
@@ -52,6 +55,7 @@ export class QueryService {
       const sources = await this.retriever.search(question.text, scope.search, {
         limit: question.topK,
         contextQueries,
+        filter: question.filter ?? undefined,
       });
       const deltas = this.answerer.answer({
         question: question.text,

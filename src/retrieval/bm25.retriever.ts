@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type RetrievedSource, type Retriever, type SearchScope, scopeIdOf } from './retriever.js';
+import type { MetadataFilter } from './metadata-filter.js';
+import { type RetrievedSource, type Retriever, type SearchOptions, type SearchScope, scopeIdOf } from './retriever.js';
 import { SearchIndexRepository } from './search-index.repository.js';
 import { anyOf, atLeast, except } from './text-search.js';
 
@@ -69,16 +70,12 @@ export class Bm25Retriever implements Retriever {
 
   constructor(private readonly index: SearchIndexRepository) {}
 
-  async search(
-    query: string,
-    scope: SearchScope,
-    options: { limit: number; contextQueries?: string[] },
-  ): Promise<RetrievedSource[]> {
+  async search(query: string, scope: SearchScope, options: SearchOptions): Promise<RetrievedSource[]> {
     const limit = Math.max(1, Math.floor(options.limit));
     const scopeId = scopeIdOf(scope);
     const plan = await this.plan(scopeId, query, options.contextQueries ?? []);
     if (!plan) return [];
-    const hits = await this.rank(scopeId, plan, limit);
+    const hits = await this.rank(scopeId, plan, limit, options.filter);
     return this.present(hits, plan);
   }
 
@@ -115,8 +112,11 @@ export class Bm25Retriever implements Retriever {
    * frequencies, about `candidateCap` chunks hold k of them. Chunks holding fewer are skipped; they
    * share the fewest of the query's words, so they are the least likely to belong in the top k. Such a
    * search is approximate; every other one is exact.
+   *
+   * A metadata filter narrows every round to the matching documents (in the ranking statement itself),
+   * so the bounds still hold and the top k are the best matching documents, not fewer.
    */
-  private async rank(scopeId: string, plan: QueryPlan, limit: number): Promise<Hit[]> {
+  private async rank(scopeId: string, plan: QueryPlan, limit: number, filter?: MetadataFilter): Promise<Hit[]> {
     const { terms } = plan;
     const { roundBudget, candidateCap, k1 } = this.params;
     const upperBound = (from: number) => terms.slice(from).reduce((sum, t) => sum + t.weightedIdf * (k1 + 1), 0);
@@ -152,6 +152,7 @@ export class Bm25Retriever implements Retriever {
                 exclude,
               ),
               limit,
+              filter,
             ),
           );
         }
@@ -162,7 +163,13 @@ export class Bm25Retriever implements Retriever {
       while (end < terms.length && estimate + terms[end].df <= Math.min(roundBudget, budget))
         estimate += terms[end++].df;
       merge(
-        await this.scoreRound(scopeId, plan, except(anyOf(terms.slice(next, end).map((t) => t.term)), exclude), limit),
+        await this.scoreRound(
+          scopeId,
+          plan,
+          except(anyOf(terms.slice(next, end).map((t) => t.term)), exclude),
+          limit,
+          filter,
+        ),
       );
       next = end;
       scored += estimate;
@@ -193,7 +200,13 @@ export class Bm25Retriever implements Retriever {
    * Scores the chunks matching `tsquery` against all the plan's terms (see SearchIndexRepository.scoreChunks);
    * returns the best chunk of each of the top `limit` documents.
    */
-  private async scoreRound(scopeId: string, plan: QueryPlan, tsquery: string, limit: number): Promise<Hit[]> {
+  private async scoreRound(
+    scopeId: string,
+    plan: QueryPlan,
+    tsquery: string,
+    limit: number,
+    filter?: MetadataFilter,
+  ): Promise<Hit[]> {
     const { k1, b, titleWeight } = this.params;
     const weights = {
       terms: plan.terms.map((t) => t.term),
@@ -203,7 +216,7 @@ export class Bm25Retriever implements Retriever {
       avgLength: plan.avgLength,
       titleWeight,
     };
-    const rows = await this.index.scoreChunks(scopeId, tsquery, weights, limit);
+    const rows = await this.index.scoreChunks(scopeId, tsquery, weights, limit, filter);
     return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: row.score }));
   }
 

@@ -1,3 +1,5 @@
+import type { MetadataFilter } from './metadata-filter.js';
+
 /** Which corpus a search runs over: a public domain's documents, or one organization's private ones. */
 export type SearchScope = { domainId: string } | { organizationId: string };
 
@@ -19,12 +21,16 @@ export interface RetrievedSource {
 
 /** The seam between the API and the ranking method: BM25 today, a vector or hybrid retriever later. */
 export interface Retriever {
-  /** Best chunk per document, the top `limit` distinct documents, best first. `contextQueries` (earlier user turns of a chat) widen the search with a lower weight. */
-  search(
-    query: string,
-    scope: SearchScope,
-    options: { limit: number; contextQueries?: string[] },
-  ): Promise<RetrievedSource[]>;
+  /** Best chunk per document, the top `limit` distinct documents, best first. */
+  search(query: string, scope: SearchScope, options: SearchOptions): Promise<RetrievedSource[]>;
+}
+
+export interface SearchOptions {
+  limit: number;
+  /** Earlier user turns of a chat: they widen the search with a lower weight. */
+  contextQueries?: string[];
+  /** Only documents whose metadata match contribute passages. */
+  filter?: MetadataFilter;
 }
 
 export const RETRIEVER = Symbol('RETRIEVER');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { compileMetadataFilter, type MetadataFilter } from './metadata-filter.js';
 import { TEXT_SEARCH_CONFIG, tsvectorSql } from './text-search.js';
 
 /** A chunk to index, and where its passage lies in its document's content (see the documents' chunker). */
@@ -176,8 +177,21 @@ export class SearchIndexRepository {
    * the top `limit` documents. Per chunk: setweight+ts_filter keep only the query's lexemes (with their
    * positions), so tf is the number of positions, and width_bucket counts those inside the title
    * (positions 1..title_end, see addDocuments).
+   *
+   * A metadata filter is a condition of this same statement, so the top `limit` are taken among the
+   * documents that match it. It is a per-candidate lookup of the chunk's document (primary key): the
+   * candidates come from the text index, and only those of matching documents are scored. (A join let
+   * the planner start from the matching documents and read every chunk of each, or hash every document
+   * of the table for a range; EXPLAIN on 2,500 documents / 13k chunks: 54 ms against 5 ms for one round.)
    */
-  scoreChunks(scopeId: string, tsquery: string, weights: ScoringWeights, limit: number): Promise<ScoredChunkRow[]> {
+  scoreChunks(
+    scopeId: string,
+    tsquery: string,
+    weights: ScoringWeights,
+    limit: number,
+    filter?: MetadataFilter,
+  ): Promise<ScoredChunkRow[]> {
+    const matching = filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'd.metadata', 10) : null;
     return this.dataSource.query(
       `SELECT chunk_id, document_id, score FROM (
          SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
@@ -191,6 +205,7 @@ export class SearchIndexRepository {
              ) f
           ) s
           WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
+            ${matching ? `AND (SELECT ${matching.sql} FROM documents d WHERE d.id = c.document_id)` : ''}
           ORDER BY c.document_id, s.score DESC
        ) best
        ORDER BY score DESC, chunk_id
@@ -205,6 +220,7 @@ export class SearchIndexRepository {
         weights.avgLength,
         weights.titleWeight,
         limit,
+        ...(matching?.params ?? []),
       ],
     );
   }

@@ -53,7 +53,7 @@ export class UsageRecordResponse {
   @ApiProperty({ type: 'string', format: 'uuid' })
   id: string;
 
-  @ApiProperty({ type: 'string', enum: ['query', 'chat_message', 'chat_completion'] })
+  @ApiProperty({ type: 'string', enum: ['query', 'chat_message', 'chat_completion', 'search'] })
   operation: string;
 
   @ApiProperty({ ...CREDITS, example: 1 })

@@ -1,6 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { StringField } from '../../common/validation.js';
 import { DomainSlugField, MAX_QUERY_CHARACTERS } from '../../query/dto/query.dto.js';
+import { MetadataFilterField } from '../../query/dto/metadata-filter.field.js';
+import type { MetadataFilter } from '../../retrieval/metadata-filter.js';
 
 export class CreateSessionDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'Default: "New chat".' })
@@ -19,4 +21,7 @@ export class UpdateSessionDto {
 export class PostMessageDto {
   @StringField({ max: MAX_QUERY_CHARACTERS })
   content: string;
+
+  @MetadataFilterField()
+  filter?: MetadataFilter | null;
 }

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BooleanField, IntegerField, StringField } from '../../common/validation.js';
+import type { MetadataFilter } from '../../retrieval/metadata-filter.js';
+import { MetadataFilterField } from './metadata-filter.field.js';
 
 export const MAX_QUERY_CHARACTERS = 4000;
 export const MAX_TOP_K = 100;
@@ -40,6 +42,9 @@ export class QueryDto {
   })
   @IntegerField({ min: 1, max: MAX_TOP_K })
   top_k?: number;
+
+  @MetadataFilterField()
+  filter?: MetadataFilter | null;
 
   @ApiPropertyOptional({
     type: 'boolean',

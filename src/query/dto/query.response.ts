@@ -83,3 +83,16 @@ export class QueryResponse {
   @ApiProperty({ ...CREDITS, description: 'Credits left in the current period.', example: 999 })
   credits_remaining: number;
 }
+
+/** One source as the examples of the answering routes show it. */
+export const EXAMPLE_SOURCE = {
+  document_id: '0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f',
+  chunk_id: '5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
+  title: 'Rotating API keys',
+  snippet: 'Rotate a key with **POST** …/rotate/ …',
+  score: 7.1234,
+  metadata: {},
+  start: 1204,
+  end: 1890,
+  page: null,
+};

@@ -184,8 +184,32 @@ export interface paths {
         /**
          * Create an API key; the full key is returned this once
          * @description **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     Optionally limited to `scopes`, with its own `rate_limit_per_minute` and `monthly_credit_limit`, and labelled with `metadata`.
          */
         post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billings/api-keys/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of your organization's keys, newest first
+         * @description **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     One entry per create, update, rotate and revoke (either form), written with the change itself. `changes` lists what an update changed as `[before, after]`. Never carries a key value, hash or token.
+         */
+        get: operations["listApiKeyEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -206,10 +230,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set or clear a key's expiry
+         * Change a key's expiry, name, scopes, limits or metadata
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     `expires_at` must be present: a future ISO 8601 time with a zone, or null for no expiry.
+         *     Each field is optional and only the fields given change, but at least one must be given (an empty body is a 400 naming `expires_at`). `expires_at`: a future ISO 8601 time with a zone, or null for no expiry. Takes effect at once on every instance.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -224,10 +248,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate a key: a new key with the same name and expiry replaces it
+         * Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry).
+         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key carries on the old one's `credits_used_this_period`.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -292,7 +316,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename the organization or restrict the domains it may query (owner only) */
+        /**
+         * Rename the organization or restrict the domains it may query (owner only)
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         patch: operations["updateCurrentOrganization"];
         trace?: never;
     };
@@ -303,7 +330,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your organization's plan and the current period's credit quota */
+        /**
+         * Your organization's plan and the current period's credit quota
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["getSubscription"];
         put?: never;
         post?: never;
@@ -320,8 +350,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What your organization spent: when, by which user or API key, on what; newest first */
+        /**
+         * What your organization spent: when, by which user or API key, on what; newest first
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billings/usage/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests and credits per API key in the current period, and one row (`key_id: null`) for JWT use
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Keys that can still be used are listed even with zeros; revoked, expired and rotated-away keys only when they spent this period. The JWT row is always there. Most credits first; at most the 1,000 keys that spent the most. The rows add up to the period's `credits_used`.
+         */
+        get: operations["getUsageByKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -337,7 +392,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credits spent per UTC day of the current period (every day so far, zeros included) */
+        /**
+         * Credits spent per UTC day of the current period (every day so far, zeros included)
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["getDailyUsage"];
         put?: never;
         post?: never;
@@ -374,11 +432,39 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your organization's documents, newest first */
+        /**
+         * List your organization's documents, newest first
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listDocuments"];
         put?: never;
-        /** Add a document to your organization's private knowledge base (JSON or file upload) */
+        /**
+         * Add a document to your organization's private knowledge base (JSON or file upload)
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         post: operations["createDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/batch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add up to 100 documents at once, all or none
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Stores the documents in one transaction, in the order given: one invalid document is a 400 naming it (`documents[3].content: This field is required.`) and none is stored.
+         */
+        post: operations["createDocumentBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -392,11 +478,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your documents, with its text */
+        /**
+         * One of your documents, with its text
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["getDocument"];
         put?: never;
         post?: never;
-        /** Delete one of your documents (and its passages) */
+        /**
+         * Delete one of your documents (and its passages)
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         delete: operations["deleteDocument"];
         options?: never;
         head?: never;
@@ -553,13 +645,37 @@ export interface paths {
         put?: never;
         /**
          * Ask a question of a public domain or of your organization's private documents
-         * @description Without `domain`, searches the organization's private knowledge base. Costs QUERY_CREDIT_COST credits; a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota).
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Without `domain`, searches the organization's private knowledge base. Costs QUERY_CREDIT_COST credits; a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota).
          *
          *     With `"stream": true`: Server-Sent Events. `sources` (`{sources}`) first, then `delta` events
          *     (`{text}`, pieces of the answer in order), then `done` (the JSON response's body). If the answer fails midway, an
          *     `error` event (`{detail}`) ends the stream instead of `done`, and the credits are given back.
          */
         post: operations["query"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retrieve passages without an answer, from a public domain or your organization's private documents
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     The passages a query would cite, best first, each a source object. Costs SEARCH_CREDIT_COST credits (default 0: free, unmetered); when above 0 it is metered like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (domain), 403 (allowed_domains), 402 (quota, when metered).
+         */
+        post: operations["search"];
         delete?: never;
         options?: never;
         head?: never;
@@ -573,10 +689,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your chat sessions, most recently active first */
+        /**
+         * List your chat sessions, most recently active first
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listChatSessions"];
         put?: never;
-        /** Start a chat session over a public domain or your private documents */
+        /**
+         * Start a chat session over a public domain or your private documents
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         post: operations["createChatSession"];
         delete?: never;
         options?: never;
@@ -593,16 +715,24 @@ export interface paths {
         };
         /**
          * One of your sessions, with its latest messages in order
-         * @description `messages` holds the newest 100, oldest first; `GET …/messages/` pages through all of them.
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     `messages` holds the newest 100, oldest first; `GET …/messages/` pages through all of them.
          */
         get: operations["getChatSession"];
         put?: never;
         post?: never;
-        /** Delete one of your sessions with its messages */
+        /**
+         * Delete one of your sessions with its messages
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         delete: operations["deleteChatSession"];
         options?: never;
         head?: never;
-        /** Rename one of your sessions */
+        /**
+         * Rename one of your sessions
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         patch: operations["renameChatSession"];
         trace?: never;
     };
@@ -613,14 +743,86 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your sessions' messages, oldest first, a page at a time */
+        /**
+         * One of your sessions' messages, oldest first, a page at a time
+         * @description **Scope `chat`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
         get: operations["listChatMessages"];
         put?: never;
         /**
          * Send a message: answered with the session's history in mind, costing credits like a query
-         * @description Both messages are stored only once the answer exists; a failed request costs nothing.
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Both messages are stored only once the answer exists; a failed request costs nothing.
          */
         post: operations["postChatMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat/completions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a conversation, OpenAI-style (chat completions)
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     For OpenAI client libraries (`baseURL` = `{base_url}/v1`, the API key or JWT as the key). `model` is `private` or a public domain's slug (see `GET /v1/models`). The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's `detail` and OpenAI's `error: {message, type, code, param}`. `max_tokens` and `temperature` are accepted and ignored, as are OpenAI's other fields (`n`, `top_p`, `stop`, `user`, …); one choice comes back.
+         *
+         *     With `"stream": true`: OpenAI's Server-Sent Events, each `data: {chat.completion.chunk}`: the first
+         *     carries `delta.role`, the next ones pieces of `delta.content` in order, the last `finish_reason: "stop"`, `usage` and
+         *     `sources`; then `data: [DONE]`. If the answer fails midway, a `data: {detail, error}` event ends the stream instead
+         *     (no `[DONE]`), and the credits are given back.
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The models this caller may ask, OpenAI-style
+         * @description `private` (the organization's documents), then each active public domain the organization's `allowed_domains` let it ask. Costs nothing. Errors here carry OpenAI's `error: {message, type, code, param}` beside `detail`.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One model this caller may ask, OpenAI-style
+         * @description Costs nothing.
+         */
+        get: operations["retrieveModel"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -743,8 +945,147 @@ export interface components {
              * @description Null: the key does not expire.
              */
             expires_at: string | null;
+            /**
+             * @description What the key may do; null: every scope.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
+             * @example 500
+             */
+            monthly_credit_limit: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key spent in the current billing period (0 after the period turns).
+             * @example 42
+             */
+            credits_used_this_period: number;
+            /**
+             * @description Your labels, as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+        };
+        ApiKeyEventResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @example updated
+             * @enum {string}
+             */
+            action: "created" | "updated" | "rotated" | "revoked";
+            /**
+             * Format: uuid
+             * @description The key acted on (for a rotation, the replaced key).
+             */
+            key_id: string;
+            /** @example svc_7GkQ2mZp */
+            key_prefix: string;
+            /**
+             * Format: uuid
+             * @description The user who made the change.
+             */
+            actor_user_id: string | null;
+            /**
+             * @description For `updated`: each field the update changed, as `[before, after]`; for `rotated`: the new key's `id` and `key_prefix` as `[old, new]`; otherwise null.
+             * @example {
+             *       "rate_limit_per_minute": [
+             *         null,
+             *         600
+             *       ],
+             *       "scopes": [
+             *         null,
+             *         [
+             *           "query"
+             *         ]
+             *       ]
+             *     }
+             */
+            changes: {
+                [key: string]: unknown[];
+            } | null;
+            /** @description The X-Request-Id of the request that made the change. */
+            request_id: string | null;
+            /**
+             * @description The client's address.
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+        };
+        ApiKeyEventPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["ApiKeyEventResponse"][];
         };
         CreateApiKeyDto: {
+            /**
+             * @description What the key may do; null (the default) means every scope. `query`: queries and chat messages; `documents:read`, `documents:write`; `chat`: chat sessions; `usage:read`: subscription and usage; `organization:write`: `PATCH /v1/organizations/current/`. JWTs are not scoped.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute?: number | null;
+            /**
+             * Format: int32
+             * @description Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.
+             * @example 500
+             */
+            monthly_credit_limit?: number | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys of 1 to 40 characters and 1024 bytes as JSON. Stored and returned as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production",
+             *       "tier": 2
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            };
             name: string;
         };
         CreatedApiKeyResponse: {
@@ -779,6 +1120,42 @@ export interface components {
              */
             expires_at: string | null;
             /**
+             * @description What the key may do; null: every scope.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
+             * @example 500
+             */
+            monthly_credit_limit: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key spent in the current billing period (0 after the period turns).
+             * @example 42
+             */
+            credits_used_this_period: number;
+            /**
+             * @description Your labels, as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+            /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
              */
@@ -786,11 +1163,43 @@ export interface components {
         };
         UpdateApiKeyDto: {
             /**
+             * @description What the key may do; null (the default) means every scope. `query`: queries and chat messages; `documents:read`, `documents:write`; `chat`: chat sessions; `usage:read`: subscription and usage; `organization:write`: `PATCH /v1/organizations/current/`. JWTs are not scoped.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute?: number | null;
+            /**
+             * Format: int32
+             * @description Credits this key may spend per billing period (a calendar month, UTC), within the organization's quota; null (the default) means no cap of its own. 0 stops its metered requests.
+             * @example 500
+             */
+            monthly_credit_limit?: number | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys of 1 to 40 characters and 1024 bytes as JSON. Stored and returned as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production",
+             *       "tier": 2
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            };
+            /**
              * Format: date-time
-             * @description Required, may be null. A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it.
+             * @description A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it; absent leaves it. Required when no other field is given (an empty body is a 400 naming `expires_at`).
              * @example 2026-12-31T23:59:59Z
              */
-            expires_at: string | null;
+            expires_at?: string | null;
+            name?: string;
         };
         RotateApiKeyDto: {
             /**
@@ -831,6 +1240,42 @@ export interface components {
              * @description Null: the key does not expire.
              */
             expires_at: string | null;
+            /**
+             * @description What the key may do; null: every scope.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
+             * @example 500
+             */
+            monthly_credit_limit: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key spent in the current billing period (0 after the period turns).
+             * @example 42
+             */
+            credits_used_this_period: number;
+            /**
+             * @description Your labels, as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
             /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
@@ -913,7 +1358,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            operation: "query" | "chat_message";
+            operation: "query" | "chat_message" | "chat_completion" | "search";
             /**
              * Format: int32
              * @example 1
@@ -926,6 +1371,12 @@ export interface components {
              * @description The user who spent (directly or through one of their keys).
              */
             user_id: string | null;
+            /**
+             * Format: uuid
+             * @description The API key that spent (the `key_id` filter), or null when a signed-in user (JWT) did.
+             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
+             */
+            key_id: string | null;
             /**
              * @description The API key that spent, or null when a signed-in user (JWT) did.
              * @example svc_7GkQ2mZp
@@ -954,6 +1405,36 @@ export interface components {
              */
             previous: string | null;
             results: components["schemas"]["UsageRecordResponse"][];
+        };
+        KeyUsageResponse: {
+            /**
+             * Format: uuid
+             * @description The API key, or null for the row of what signed-in users (JWT) spent.
+             * @example 3f1e7c2a-9b4d-4c1e-8f2a-5d6b7c8e9f01
+             */
+            key_id: string | null;
+            /**
+             * @description Null on the JWT row.
+             * @example svc_7GkQ2mZp
+             */
+            key_prefix: string | null;
+            /**
+             * @description Null on the JWT row.
+             * @example ci server
+             */
+            name: string | null;
+            /**
+             * Format: int32
+             * @description Metered requests (queries, chat messages) this period.
+             * @example 42
+             */
+            requests: number;
+            /**
+             * Format: int32
+             * @description Credits spent this period.
+             * @example 42
+             */
+            credits: number;
         };
         DailyUsageResponse: {
             /**
@@ -1041,6 +1522,28 @@ export interface components {
              * @example 2026-11-21T09:14:03.482913Z
              */
             created_at: string;
+        };
+        CreateDocumentBatchDto: {
+            /**
+             * @description 1 to 100 documents, stored all or none; the whole body within MAX_BODY_BYTES (1 MB by default).
+             * @example [
+             *       {
+             *         "title": "Rotating API keys",
+             *         "content": "Rotate a key from the dashboard…",
+             *         "metadata": {
+             *           "source": "handbook"
+             *         }
+             *       },
+             *       {
+             *         "title": "Billing periods",
+             *         "content": "Credits reset on the first day of each period…"
+             *       }
+             *     ]
+             */
+            documents: components["schemas"]["CreateDocumentDto"][];
+        };
+        DocumentBatchResponse: {
+            results: components["schemas"]["DocumentResponse"][];
         };
         DocumentPage: {
             /**
@@ -1196,6 +1699,24 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
+            /**
+             * Format: int32
+             * @description Where the passage starts in the document's stored `content` (UTF-16 code units, as JavaScript indexes strings): `content.slice(start, end)` is the passage, its white space as stored. Null for passages stored before offsets were kept (re-upload the document to locate them).
+             * @example 1204
+             */
+            start: number | null;
+            /**
+             * Format: int32
+             * @description Where the passage ends (exclusive); see `start`.
+             * @example 2311
+             */
+            end: number | null;
+            /**
+             * Format: int32
+             * @description The 1-based PDF page the passage starts on; null for documents that are not PDFs.
+             * @example 3
+             */
+            page: number | null;
         };
         QueryResponse: {
             /** @description The answer, drawn from the sources. */
@@ -1238,10 +1759,93 @@ export interface components {
              */
             top_k?: number;
             /**
+             * @description Only documents whose metadata match contribute passages. Fields are ANDed (at most 20); each maps a metadata key to a value (equality) or to operators: `$eq`, `$ne`, `$in`, `$nin` (lists of up to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers or strings, one type per field), `$exists` (boolean). A document without the field matches only `$ne`, `$nin` and `$exists: false`.
+             * @example {
+             *       "source": "handbook",
+             *       "year": {
+             *         "$gte": 2024
+             *       },
+             *       "team": {
+             *         "$in": [
+             *           "billing",
+             *           "security"
+             *         ]
+             *       }
+             *     }
+             */
+            filter?: {
+                [key: string]: string | number | {
+                    $eq?: string | number;
+                    $ne?: string | number;
+                    $in?: (string | number)[];
+                    $nin?: (string | number)[];
+                    $gt?: string | number;
+                    $gte?: string | number;
+                    $lt?: string | number;
+                    $lte?: string | number;
+                    $exists?: boolean;
+                };
+            } | null;
+            /**
              * @description Answer as Server-Sent Events (`text/event-stream`) instead of one JSON body.
              * @default false
              */
             stream?: boolean;
+        };
+        SearchDto: {
+            /**
+             * @description The question; not blank.
+             * @example How do I rotate an API key?
+             */
+            query: string;
+            /**
+             * @description A public domain's slug. Absent or null: the organization's private documents.
+             * @example medicine
+             */
+            domain?: string | null;
+            /**
+             * Format: int32
+             * @description How many sources come back, best first.
+             * @default 5
+             */
+            top_k?: number;
+            /**
+             * @description Only documents whose metadata match contribute passages. Fields are ANDed (at most 20); each maps a metadata key to a value (equality) or to operators: `$eq`, `$ne`, `$in`, `$nin` (lists of up to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers or strings, one type per field), `$exists` (boolean). A document without the field matches only `$ne`, `$nin` and `$exists: false`.
+             * @example {
+             *       "source": "handbook",
+             *       "year": {
+             *         "$gte": 2024
+             *       },
+             *       "team": {
+             *         "$in": [
+             *           "billing",
+             *           "security"
+             *         ]
+             *       }
+             *     }
+             */
+            filter?: {
+                [key: string]: string | number | {
+                    $eq?: string | number;
+                    $ne?: string | number;
+                    $in?: (string | number)[];
+                    $nin?: (string | number)[];
+                    $gt?: string | number;
+                    $gte?: string | number;
+                    $lt?: string | number;
+                    $lte?: string | number;
+                    $exists?: boolean;
+                };
+            } | null;
+        };
+        SearchResponse: {
+            /** @description Up to `top_k` passages, best first, from distinct documents (the same objects as a query's `sources`). */
+            results: components["schemas"]["SourceResponse"][];
+            /**
+             * @description The public domain searched, or null for the organization's private documents.
+             * @example medicine
+             */
+            domain: string | null;
         };
         CreateSessionDto: {
             /** @description Default: "New chat". */
@@ -1355,11 +1959,167 @@ export interface components {
         };
         PostMessageDto: {
             content: string;
+            /**
+             * @description Only documents whose metadata match contribute passages. Fields are ANDed (at most 20); each maps a metadata key to a value (equality) or to operators: `$eq`, `$ne`, `$in`, `$nin` (lists of up to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers or strings, one type per field), `$exists` (boolean). A document without the field matches only `$ne`, `$nin` and `$exists: false`.
+             * @example {
+             *       "source": "handbook",
+             *       "year": {
+             *         "$gte": 2024
+             *       },
+             *       "team": {
+             *         "$in": [
+             *           "billing",
+             *           "security"
+             *         ]
+             *       }
+             *     }
+             */
+            filter?: {
+                [key: string]: string | number | {
+                    $eq?: string | number;
+                    $ne?: string | number;
+                    $in?: (string | number)[];
+                    $nin?: (string | number)[];
+                    $gt?: string | number;
+                    $gte?: string | number;
+                    $lt?: string | number;
+                    $lte?: string | number;
+                    $exists?: boolean;
+                };
+            } | null;
         };
         ChatExchangeResponse: {
             user_message: components["schemas"]["ChatMessageResponse"];
             /** @description The answer, with the session's history in mind. */
             assistant_message: components["schemas"]["ChatMessageResponse"];
+        };
+        OpenAiErrorObject: {
+            /** @description The same text as `detail`. */
+            message: string;
+            /** @enum {string} */
+            type: "invalid_request_error" | "authentication_error" | "insufficient_quota" | "permission_error" | "not_found_error" | "rate_limit_error" | "server_error";
+            /**
+             * @description This body's own `code` when it has one (`quota_exhausted`, `token_not_valid`), else one per status (`invalid_value`, `invalid_api_key`, `model_not_found`, …).
+             * @example model_not_found
+             */
+            code: string | null;
+            /** @description The first field a 400 names (`messages`, `messages.0.content`), else null. */
+            param: string | null;
+        };
+        AssistantMessageResponse: {
+            /** @enum {string} */
+            role: "assistant";
+            /** @description The answer, citing sources as [n]. */
+            content: string;
+        };
+        CompletionChoiceResponse: {
+            /** Format: int32 */
+            index: number;
+            message: components["schemas"]["AssistantMessageResponse"];
+            /** @enum {string} */
+            finish_reason: "stop";
+        };
+        CompletionUsageResponse: {
+            /**
+             * Format: int64
+             * @description The conversation read, estimated.
+             * @example 12
+             */
+            prompt_tokens: number;
+            /**
+             * Format: int64
+             * @description The answer, estimated.
+             * @example 17
+             */
+            completion_tokens: number;
+            /**
+             * Format: int64
+             * @example 29
+             */
+            total_tokens: number;
+        };
+        ChatCompletionResponse: {
+            /** @example chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f */
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            /**
+             * Format: int64
+             * @description When it was answered, in Unix seconds.
+             * @example 1795000000
+             */
+            created: number;
+            /**
+             * @description `private` or the public domain asked.
+             * @example private
+             */
+            model: string;
+            choices: components["schemas"]["CompletionChoiceResponse"][];
+            usage: components["schemas"]["CompletionUsageResponse"];
+            /** @description The passages the answer draws on, best first; `[n]` in the answer is the n-th. */
+            sources: components["schemas"]["SourceResponse"][];
+        };
+        ChatCompletionMessageDto: {
+            /**
+             * @example user
+             * @enum {string}
+             */
+            role: "system" | "developer" | "user" | "assistant" | "tool";
+            /**
+             * @description The text, or a list of text parts (joined by new lines); at most 16000 characters.
+             * @example How do I rotate an API key?
+             */
+            content: string | {
+                /** @enum {string} */
+                type: "text";
+                text: string;
+            }[];
+        };
+        ChatCompletionDto: {
+            /**
+             * @description `private` (the organization's documents) or a public domain's slug, as `GET /v1/models` lists them.
+             * @example private
+             */
+            model: string;
+            /** @description The conversation, oldest first (at most 100 messages). Its last `user` message is the question (at most 4000 characters); the user and assistant messages before it are the history, as in a chat session. `system`, `developer` and `tool` messages are accepted and not read: the service grounds the answer itself. */
+            messages: components["schemas"]["ChatCompletionMessageDto"][];
+            /**
+             * @description Stream `chat.completion.chunk` Server-Sent Events ending with `data: [DONE]`.
+             * @default false
+             */
+            stream?: boolean;
+            /**
+             * Format: int32
+             * @description Accepted and ignored: the answer is as long as the sources call for.
+             */
+            max_tokens?: number;
+            /** @description Accepted and ignored. */
+            temperature?: number;
+        };
+        ModelResponse: {
+            /**
+             * @description `private` (the organization's documents) or a public domain's slug.
+             * @example private
+             */
+            id: string;
+            /** @enum {string} */
+            object: "model";
+            /**
+             * Format: int64
+             * @description When the organization or the domain was created, in Unix seconds.
+             * @example 1795000000
+             */
+            created: number;
+            /**
+             * @description `organization` for `private`, `public` for a public domain.
+             * @enum {string}
+             */
+            owned_by: "organization" | "public";
+        };
+        ModelListResponse: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ModelResponse"][];
         };
         Error: {
             /** @description Human-readable message; present in every error. */
@@ -1390,8 +2150,11 @@ export interface components {
         QuotaError: {
             /** @description Human-readable message; present in every error. */
             detail: string;
-            /** @enum {string} */
-            code: "quota_exhausted";
+            /**
+             * @description `quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).
+             * @enum {string}
+             */
+            code: "quota_exhausted" | "key_credit_limit_exhausted";
             /** Format: int32 */
             credits_total: number;
             /** Format: int32 */
@@ -1445,6 +2208,20 @@ export interface components {
         };
         /** @description Administrators only: another user, or any API key, is refused. */
         Forbidden: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key was not given the scope this route needs. */
+        MissingScope: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2010,11 +2787,72 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description `name` missing or too long; an unknown or repeated scope; a limit out of range; bad metadata. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["UnauthorizedJwtOnly"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeyEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyEventPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["UnauthorizedJwtOnly"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2030,7 +2868,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateApiKeyDto"];
             };
@@ -2050,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
-            /** @description `expires_at` missing, malformed or not in the future; or the key is no longer active. */
+            /** @description An empty body; `expires_at` malformed or not in the future; a bad name, scope, limit or metadata; or the key is no longer active. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2357,7 +3195,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not the organization's owner. */
+            /** @description The caller is not the organization's owner, or the API key lacks the scope `organization:write`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2414,6 +3252,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description The organization has no subscription (it no longer exists). */
             404: {
                 headers: {
@@ -2440,6 +3279,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Only what this API key spent. A key of another organization (or none) matches nothing: the page is empty, never another organization's lines. */
+                key_id?: string;
+                /** @description Only lines at or after this instant: ISO 8601 with a zone (`2026-11-01T00:00:00Z`; encode `+` as `%2B`), or a date (`2026-11-01`, 00:00 UTC). */
+                from?: string;
+                /** @description Only lines before this instant (exclusive), in the same formats as `from`: `from=2026-11-01&to=2026-12-01` is November. Must not be before `from`. */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -2460,7 +3305,11 @@ export interface operations {
                     "application/json": components["schemas"]["UsagePage"];
                 };
             };
-            /** @description A `limit` or `offset` that is not a whole number in range. */
+            /**
+             * @description A `limit` or `offset` that is not a whole number in range.
+             *
+             *     A `key_id` that is not a UUID, a `from` or `to` that is not ISO 8601, `from` after `to`, a parameter given twice, or a bad `limit` or `offset`.
+             */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2475,6 +3324,36 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsageByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyUsageResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2503,6 +3382,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2603,6 +3483,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2666,6 +3547,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             409: components["responses"]["IdempotencyInProgress"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
             413: {
@@ -2697,6 +3579,85 @@ export interface operations {
             };
         };
     };
+    createDocumentBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentBatchDto"];
+            };
+        };
+        responses: {
+            /** @description Stored and searchable, in the order given. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentBatchResponse"];
+                };
+            };
+            /** @description `documents` is not a list of 1 to 100, or a document is invalid (named by its index). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            409: components["responses"]["IdempotencyInProgress"];
+            /** @description The JSON body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getDocument: {
         parameters: {
             query?: never;
@@ -2723,6 +3684,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such document, or another organization's. */
             404: {
                 headers: {
@@ -2767,6 +3729,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such document, or another organization's. */
             404: {
                 headers: {
@@ -3548,7 +4511,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueryResponse"];
                     /**
                      * @example event: sources
-                     *     data: {"sources":[{"document_id":"0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f","chunk_id":"5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e","title":"Rotating API keys","snippet":"Rotate a key with **POST** …/rotate/ …","score":7.1234,"metadata":{}}]}
+                     *     data: {"sources":[{"document_id":"0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f","chunk_id":"5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e","title":"Rotating API keys","snippet":"Rotate a key with **POST** …/rotate/ …","score":7.1234,"metadata":{},"start":1204,"end":1890,"page":null}]}
                      *
                      *     event: delta
                      *     data: {"text":"Rotate the key with "}
@@ -3557,12 +4520,12 @@ export interface operations {
                      *     data: {"text":"POST /v1/billings/api-keys/{key_id}/rotate/."}
                      *
                      *     event: done
-                     *     data: {"answer":"Rotate the key with POST /v1/billings/api-keys/{key_id}/rotate/.","sources":[{"document_id":"0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f","chunk_id":"5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e","title":"Rotating API keys","snippet":"Rotate a key with **POST** …/rotate/ …","score":7.1234,"metadata":{}}],"domain":"handbook","credits_used":1,"credits_remaining":999}
+                     *     data: {"answer":"Rotate the key with POST /v1/billings/api-keys/{key_id}/rotate/.","sources":[{"document_id":"0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f","chunk_id":"5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e","title":"Rotating API keys","snippet":"Rotate a key with **POST** …/rotate/ …","score":7.1234,"metadata":{},"start":1204,"end":1890,"page":null}],"domain":"handbook","credits_used":1,"credits_remaining":999}
                      */
                     "text/event-stream": string;
                 };
             };
-            /** @description `query` missing or blank, or a field of the wrong type or out of range. */
+            /** @description `query` missing or blank, a malformed `filter`, or a field of the wrong type or out of range. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3578,7 +4541,120 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The monthly credit quota is exhausted. */
+            /** @description The monthly credit quota, or the key's monthly credit limit, is exhausted. */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaError"];
+                };
+            };
+            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No active public domain has this slug. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchDto"];
+            };
+        };
+        responses: {
+            /** @description The passages found (possibly none). With SEARCH_CREDIT_COST above 0, the credit headers too. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            /** @description `query` missing or blank, a malformed `filter`, or a field of the wrong type or out of range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Searches are metered (SEARCH_CREDIT_COST above 0) and the monthly credit quota is exhausted. */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3675,6 +4751,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3721,7 +4798,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The domain is outside the organization's `allowed_domains`. */
+            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `chat`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3785,6 +4862,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -3829,6 +4907,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -3879,6 +4958,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -3944,6 +5024,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             /** @description No such session, or another user's. */
             404: {
                 headers: {
@@ -4009,7 +5090,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The monthly credit quota is exhausted. */
+            /** @description The monthly credit quota, or the key's monthly credit limit, is exhausted. */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4026,7 +5107,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuotaError"];
                 };
             };
-            /** @description The domain is outside the organization's `allowed_domains`. */
+            /** @description The domain is outside the organization's `allowed_domains`; or the API key lacks the scope `query`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4061,6 +5142,321 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
+                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatCompletionDto"];
+            };
+        };
+        responses: {
+            /** @description The completion with its sources (JSON), or `chat.completion.chunk` events when `stream` is true. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f",
+                     *       "created": 1795000000,
+                     *       "model": "private",
+                     *       "object": "chat.completion",
+                     *       "choices": [
+                     *         {
+                     *           "index": 0,
+                     *           "message": {
+                     *             "role": "assistant",
+                     *             "content": "To rotate an API key, call the rotate endpoint with a JWT access token. [1]"
+                     *           },
+                     *           "finish_reason": "stop"
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 7,
+                     *         "completion_tokens": 19,
+                     *         "total_tokens": 26
+                     *       },
+                     *       "sources": [
+                     *         {
+                     *           "document_id": "0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f",
+                     *           "chunk_id": "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *           "title": "Rotating API keys",
+                     *           "snippet": "Rotate a key with **POST** …/rotate/ …",
+                     *           "score": 7.1234,
+                     *           "metadata": {},
+                     *           "start": 1204,
+                     *           "end": 1890,
+                     *           "page": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatCompletionResponse"];
+                    /**
+                     * @example data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}
+                     *
+                     *     data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"To rotate an API key, call the rotate endpoint with a JWT access token. [1]"},"finish_reason":null}]}
+                     *
+                     *     data: {"id":"chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f","created":1795000000,"model":"private","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":19,"total_tokens":26},"sources":[{"document_id":"0d8f6a52-6a0e-4f7a-9a43-1f2b3c4d5e6f","chunk_id":"5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e","title":"Rotating API keys","snippet":"Rotate a key with **POST** …/rotate/ …","score":7.1234,"metadata":{},"start":1204,"end":1890,"page":null}]}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `model` or `messages` missing, no user message, a message without `content`, more than 100 messages, or a field of the wrong type. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The monthly credit quota is exhausted. */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Credits-Reset": components["headers"]["X-Credits-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /**
+                         * @description `quota_exhausted`: the organization's quota; `key_credit_limit_exhausted`: the key's own `monthly_credit_limit` (the figures are then the key's).
+                         * @enum {string}
+                         */
+                        code: "quota_exhausted" | "key_credit_limit_exhausted";
+                        /** Format: int32 */
+                        credits_total: number;
+                        /** Format: int32 */
+                        credits_used: number;
+                        /** Format: date-time */
+                        resets_at: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            /** @description The model is a domain outside the organization's `allowed_domains`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            /** @description No such model. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such model, or one the caller may not ask. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QuotaService, type Reservation } from '../billing/quota.service.js';
+import type { Principal } from '../common/principal.js';
+import type { MetadataFilter } from '../retrieval/metadata-filter.js';
+import { RETRIEVER, type RetrievedSource, type Retriever } from '../retrieval/retriever.js';
+import { KnowledgeScopeService } from './knowledge-scope.service.js';
+
+export interface SearchRequest {
+  text: string;
+  domain?: string | null;
+  topK: number;
+  filter?: MetadataFilter | null;
+}
+
+export interface SearchOutcome {
+  domain: string | null;
+  sources: RetrievedSource[];
+  /** Null when searches are free (SEARCH_CREDIT_COST 0): nothing was spent or written to the ledger. */
+  reservation: Reservation | null;
+}
+
+/** Retrieval without an answer: the query's checks in the query's order (404, 403, then 402 when metered). */
+@Injectable()
+export class SearchService {
+  constructor(
+    private readonly scopes: KnowledgeScopeService,
+    private readonly quota: QuotaService,
+    @Inject(RETRIEVER) private readonly retriever: Retriever,
+  ) {}
+
+  async search(caller: Principal, request: SearchRequest): Promise<SearchOutcome> {
+    const scope = await this.scopes.resolve(caller, request.domain);
+    const reservation = this.quota.cost('search') > 0 ? await this.quota.spend(caller, 'search', scope.domain) : null;
+    try {
+      const sources = await this.retriever.search(request.text, scope.search, {
+        limit: request.topK,
+        filter: request.filter ?? undefined,
+      });
+      if (reservation) this.quota.settle(reservation);
+      return { domain: scope.domain, sources, reservation };
+    } catch (error) {
+      if (reservation) await this.quota.refund(reservation);
+      throw error;
+    }
+  }
+}

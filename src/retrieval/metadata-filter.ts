@@ -1,0 +1,178 @@
+/**
+ * Metadata filters: which documents may contribute passages to a search. A filter is an object whose
+ * fields are ANDed; each maps a metadata key to a value (equality) or to an object of operators.
+ * `parseMetadataFilter` checks what a client sent; `compileMetadataFilter` turns a checked filter into
+ * a parameterised SQL predicate on `documents.metadata` (jsonb): client text only ever travels as a
+ * bound parameter, never inside the SQL.
+ */
+
+export const FILTER_FIELDS_MAX = 20;
+export const FILTER_LIST_MAX = 100;
+/** As long as a metadata key or value may be (see documents/dto/metadata.field.ts): longer ones match nothing. */
+export const FILTER_KEY_MAX = 100;
+export const FILTER_VALUE_MAX = 1000;
+
+export type FilterScalar = string | number;
+
+export interface FieldOperators {
+  $eq?: FilterScalar;
+  $ne?: FilterScalar;
+  $in?: FilterScalar[];
+  $nin?: FilterScalar[];
+  $gt?: FilterScalar;
+  $gte?: FilterScalar;
+  $lt?: FilterScalar;
+  $lte?: FilterScalar;
+  $exists?: boolean;
+}
+
+/** A checked filter (what `parseMetadataFilter` accepts). */
+export type MetadataFilter = Record<string, FilterScalar | FieldOperators>;
+
+export const FILTER_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists'] as const;
+type Operator = (typeof FILTER_OPERATORS)[number];
+const OPERATOR_LIST = FILTER_OPERATORS.join(', ');
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A thrown problem, with the field it is about (null: the filter as a whole). */
+class FilterProblem extends Error {
+  constructor(
+    readonly at: string | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Null when `value` is an acceptable filter (absent counts), else what is wrong, naming the field. */
+export function metadataFilterProblem(value: unknown): string | null {
+  try {
+    parseMetadataFilter(value);
+    return null;
+  } catch (error) {
+    if (!(error instanceof FilterProblem)) throw error;
+    return error.at === null ? error.message : `"${error.at}": ${error.message}`;
+  }
+}
+
+/** The checked filter, or undefined when none (absent, null or `{}`); throws a FilterProblem when malformed. */
+export function parseMetadataFilter(value: unknown): MetadataFilter | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw new FilterProblem(null, 'Must be an object of metadata fields, e.g. {"year": 2024}.');
+  const fields = Object.entries(value);
+  if (fields.length > FILTER_FIELDS_MAX)
+    throw new FilterProblem(null, `Ensure this object has no more than ${FILTER_FIELDS_MAX} fields.`);
+  if (fields.length === 0) return undefined;
+  for (const [key, condition] of fields) checkField(key, condition);
+  return value as MetadataFilter;
+}
+
+function checkField(key: string, condition: unknown): void {
+  if (key.length === 0 || key.length > FILTER_KEY_MAX || key.includes('\u0000'))
+    throw new FilterProblem(key, `Field names are 1 to ${FILTER_KEY_MAX} characters long.`);
+  if (!isObject(condition)) {
+    scalar(key, condition, 'A value must be a string or a number (or an object of operators).');
+    return;
+  }
+  const operators = Object.entries(condition);
+  if (operators.length === 0) throw new FilterProblem(key, `Give at least one operator (${OPERATOR_LIST}).`);
+  const kinds = new Set<string>();
+  for (const [operator, operand] of operators) {
+    if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) {
+      throw new FilterProblem(
+        key,
+        operator.startsWith('$')
+          ? `Unknown operator "${operator}"; use ${OPERATOR_LIST}.`
+          : `Nested objects are not supported: "${operator}" is not an operator (${OPERATOR_LIST}).`,
+      );
+    }
+    for (const item of operandValues(key, operator as Operator, operand)) kinds.add(typeof item);
+  }
+  if (kinds.size > 1) throw new FilterProblem(key, 'Numbers cannot be compared with strings: use one type per field.');
+}
+
+/** The scalars an operator compares with (none for `$exists`), after checking the operand's shape. */
+function operandValues(key: string, operator: Operator, operand: unknown): FilterScalar[] {
+  switch (operator) {
+    case '$exists':
+      if (typeof operand !== 'boolean') throw new FilterProblem(key, '$exists must be true or false.');
+      return [];
+    case '$in':
+    case '$nin':
+      if (!Array.isArray(operand) || operand.length > FILTER_LIST_MAX)
+        throw new FilterProblem(key, `${operator} must be a list of at most ${FILTER_LIST_MAX} values.`);
+      return operand.map((item) => scalar(key, item, `${operator} values must be strings or numbers.`));
+    default:
+      return [scalar(key, operand, `${operator} must be a string or a number.`)];
+  }
+}
+
+function scalar(key: string, value: unknown, message: string): FilterScalar {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value !== 'string') throw new FilterProblem(key, message);
+  if (value.length > FILTER_VALUE_MAX || value.includes('\u0000'))
+    throw new FilterProblem(key, `Strings are at most ${FILTER_VALUE_MAX} characters, without null characters.`);
+  return value;
+}
+
+/** A SQL predicate and its parameters, numbered from the `firstParam` given to the compiler. */
+export interface CompiledFilter {
+  sql: string;
+  params: unknown[];
+}
+
+const COMPARISONS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
+
+/**
+ * The predicate on `column` (a jsonb expression) for a checked filter, its placeholders numbered from
+ * `firstParam`. Equality and lists use jsonb containment (`@>`): a missing field contains nothing, so
+ * it matches only `$ne`, `$nin` and `$exists: false`. Ranges compare jsonb values of the filter's own type only (jsonb orders every
+ * number above every string, which would otherwise let a string match `$lt: 5`).
+ */
+export function compileMetadataFilter(filter: MetadataFilter, column: string, firstParam: number): CompiledFilter {
+  const params: unknown[] = [];
+  const param = (value: unknown, cast: string) => {
+    params.push(value);
+    return `$${firstParam + params.length - 1}::${cast}`;
+  };
+  const contains = (key: string, value: FilterScalar) =>
+    `${column} @> ${param(JSON.stringify({ [key]: value }), 'jsonb')}`;
+  const containsAny = (key: string, values: FilterScalar[]) =>
+    `${column} @> ANY(${param(
+      values.map((value) => JSON.stringify({ [key]: value })),
+      'jsonb[]',
+    )})`;
+  const conditions: string[] = [];
+  for (const [key, condition] of Object.entries(filter)) {
+    const operators: FieldOperators = typeof condition === 'object' ? condition : { $eq: condition };
+    for (const [operator, operand] of Object.entries(operators) as [Operator, FieldOperators[Operator]][]) {
+      switch (operator) {
+        case '$eq':
+          conditions.push(contains(key, operand as FilterScalar));
+          break;
+        case '$ne':
+          conditions.push(`NOT (${contains(key, operand as FilterScalar)})`);
+          break;
+        case '$in':
+          conditions.push(containsAny(key, operand as FilterScalar[]));
+          break;
+        case '$nin':
+          conditions.push(`NOT (${containsAny(key, operand as FilterScalar[])})`);
+          break;
+        case '$exists':
+          conditions.push(`${operand ? '' : 'NOT '}(${column} ? ${param(key, 'text')})`);
+          break;
+        default: {
+          const value = operand as FilterScalar;
+          const field = `${column} -> ${param(key, 'text')}`;
+          conditions.push(
+            `(jsonb_typeof(${field}) = ${param(typeof value, 'text')} AND ${field} ${COMPARISONS[operator]} ${param(JSON.stringify(value), 'jsonb')})`,
+          );
+        }
+      }
+    }
+  }
+  return { sql: conditions.length === 0 ? 'true' : conditions.join(' AND '), params };
+}
