@@ -160,6 +160,32 @@ describe('billing', () => {
     expect(stored.rows[0]).toEqual({ credits_used: 1, period_start: monthStart(0).slice(0, 10) });
   });
 
+  it('never writes an older period back over a newer one (a spend that began before midnight and got the row after)', async () => {
+    const user = await signUp(test);
+    const organizationId = await organizationOf(user.id);
+    // As if another instance's first spend of next month committed while this statement waited for the row.
+    await test.db.query(
+      `UPDATE subscriptions SET credits_used = 3,
+              period_start = (date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month')::date
+        WHERE organization_id = $1`,
+      [organizationId],
+    );
+    const caller: Principal = {
+      kind: 'jwt',
+      userId: user.id,
+      organizationId,
+      isAdmin: false,
+      apiKeyId: null,
+      keyPrefix: null,
+    };
+    await test.app.get(QuotaService).spend(caller, 'query', null);
+    const stored = await test.db.query(
+      'SELECT credits_used, period_start::text FROM subscriptions WHERE organization_id = $1',
+      [organizationId],
+    );
+    expect(stored.rows[0]).toEqual({ credits_used: 4, period_start: monthStart(1).slice(0, 10) });
+  });
+
   it('refunds a reservation: credits come back and the ledger line goes', async () => {
     const user = await signUp(test);
     const organizationId = await organizationOf(user.id);

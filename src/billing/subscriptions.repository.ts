@@ -63,7 +63,10 @@ export class SubscriptionsRepository {
   async spendBatch(batch: SpendBatchInput): Promise<SpendBatchRow | undefined> {
     const rows: SpendBatchRow[] = await this.dataSource.query(
       `WITH locked AS (
-         SELECT s.organization_id, s.monthly_credits, ${CURRENT_PERIOD_SQL} AS period,
+         -- The period never goes back: a statement that began before midnight UTC (now() is its start)
+         -- but got the row after a spend of the new month spends in the new month too, instead of
+         -- writing the old period back over it.
+         SELECT s.organization_id, s.monthly_credits, GREATEST(s.period_start, ${CURRENT_PERIOD_SQL}) AS period,
                 CASE WHEN s.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE s.credits_used END AS used
            FROM subscriptions s WHERE s.organization_id = $1 FOR UPDATE
        ), key_counters AS (
