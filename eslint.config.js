@@ -4,7 +4,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', 'web/src/api/schema.d.ts'] },
+  { ignores: ['dist/', 'web/dist/', 'coverage/', 'web/src/api/schema.d.ts'] },
   tseslint.configs.strictTypeChecked,
   tseslint.configs.stylisticTypeChecked,
   {

@@ -287,7 +287,12 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
  * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence (its
  * 403 then lists the missing scope too).
  */
-export function errorResponsesFor(operation: { path: string; hasBody: boolean; scoped?: boolean; idempotent: boolean }) {
+export function errorResponsesFor(operation: {
+  path: string;
+  hasBody: boolean;
+  scoped?: boolean;
+  idempotent: boolean;
+}) {
   const { path, hasBody, idempotent } = operation;
   const responses: Record<string, unknown> = { '500': ref('InternalError') };
   const liveness = path === '/health' || path === '/metrics';

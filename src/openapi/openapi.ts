@@ -38,7 +38,10 @@ const TAGS: [string, string][] = [
   ['organizations', "The caller's organization and the public domains it may query."],
   ['query', 'Questions answered from a public domain or the private documents, with sources.'],
   ['chat', 'Sessions of questions that keep their history.'],
-  ['openai', 'OpenAI-compatible chat completions and models, for OpenAI client libraries (`baseURL` = `{base_url}/v1`).'],
+  [
+    'openai',
+    'OpenAI-compatible chat completions and models, for OpenAI client libraries (`baseURL` = `{base_url}/v1`).',
+  ],
   ['documents', "The organization's private knowledge base."],
   ['domains', 'Public domains (knowledge bases), their regions and documents; changes are for administrators.'],
   ['billing', 'Credit quota, usage, and (administrators) monthly credits.'],

@@ -253,9 +253,7 @@ function Conversation({
             <li key={message.id} class={`message message-${message.role}`}>
               <div class="message-role">{message.role === 'user' ? 'You' : 'Answer'}</div>
               <div class="message-content">{message.content}</div>
-              {message.role === 'assistant' && (
-                <Sources sources={message.sources} domain={session?.domain ?? null} />
-              )}
+              {message.role === 'assistant' && <Sources sources={message.sources} domain={session?.domain ?? null} />}
             </li>
           ))}
           {pending && (
