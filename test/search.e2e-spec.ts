@@ -38,6 +38,9 @@ describe('POST /v1/search/ (free: SEARCH_CREDIT_COST 0, the default)', () => {
       snippet: expect.stringContaining('**rotate**'),
       score: expect.any(Number),
       metadata: { section: 'keys', page: 12 },
+      start: 0,
+      end: expect.any(Number),
+      page: null,
     });
     expect(search.headers['x-credits-remaining']).toBeUndefined();
     const query = await test.http().post('/v1/query/').set(user.auth).send(question).expect(200);
