@@ -1,5 +1,5 @@
 import { createKey, signUp, type SignedInUser, type TestApp } from './support/app.js';
-import { KEYS, startWithAliceAndBob } from './support/api-keys.js';
+import { bearer, KEYS, partnerKey, startWithAliceAndBob } from './support/api-keys.js';
 import { sha256Hex } from './support/core.js';
 
 const EVENTS = `${KEYS}events/`;
@@ -14,18 +14,6 @@ describe('API keys for partners: monthly credit caps and the audit log', () => {
   });
   afterAll(() => test.close());
 
-  const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
-
-  async function partnerKey(user: SignedInUser, settings: Record<string, unknown>) {
-    const response = await test
-      .http()
-      .post(KEYS)
-      .set(user.auth)
-      .send({ name: 'partner', ...settings })
-      .expect(201);
-    return response.body as { id: string; key: string; key_prefix: string; [field: string]: unknown };
-  }
-
   async function organizationOf(user: SignedInUser): Promise<string> {
     const { rows } = await test.db.query('SELECT organization_id FROM users WHERE id = $1', [user.id]);
     return rows[0].organization_id;
@@ -34,7 +22,7 @@ describe('API keys for partners: monthly credit caps and the audit log', () => {
   describe('monthly credit limit', () => {
     it("answers the key's 402 once its cap is spent, while the organization has credits left", async () => {
       const carol = await signUp(test);
-      const key = await partnerKey(carol, { monthly_credit_limit: 2 });
+      const key = await partnerKey(test, carol, { monthly_credit_limit: 2 });
       for (let i = 0; i < 2; i++)
         await test
           .http()
@@ -69,8 +57,8 @@ describe('API keys for partners: monthly credit caps and the audit log', () => {
       await test.db.query('UPDATE subscriptions SET monthly_credits = 8 WHERE organization_id = $1', [
         await organizationOf(dave),
       ]);
-      const first = await partnerKey(dave, { monthly_credit_limit: 5 });
-      const second = await partnerKey(dave, { monthly_credit_limit: 5 });
+      const first = await partnerKey(test, dave, { monthly_credit_limit: 5 });
+      const second = await partnerKey(test, dave, { monthly_credit_limit: 5 });
       const statuses = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
           test
@@ -94,7 +82,7 @@ describe('API keys for partners: monthly credit caps and the audit log', () => {
 
     it('starts the count again with a new period', async () => {
       const erin = await signUp(test);
-      const key = await partnerKey(erin, { monthly_credit_limit: 1 });
+      const key = await partnerKey(test, erin, { monthly_credit_limit: 1 });
       await test.http().post('/v1/query/').set(bearer(key.key)).send({ query: 'one' }).expect(200);
       await test.http().post('/v1/query/').set(bearer(key.key)).send({ query: 'two' }).expect(402);
       await test.db.query(

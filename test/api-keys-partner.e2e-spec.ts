@@ -1,5 +1,5 @@
 import { createKey, type SignedInUser, type TestApp } from './support/app.js';
-import { KEYS, startWithAliceAndBob } from './support/api-keys.js';
+import { bearer, KEYS, partnerKey, startWithAliceAndBob } from './support/api-keys.js';
 import { API_KEY_MESSAGE } from './support/core.js';
 
 const SCOPE_MESSAGE = (scope: string) => ({ detail: `This API key lacks the scope "${scope}".` });
@@ -12,18 +12,6 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
     ({ test, alice } = await startWithAliceAndBob());
   });
   afterAll(() => test.close());
-
-  const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
-
-  async function partnerKey(user: SignedInUser, settings: Record<string, unknown>) {
-    const response = await test
-      .http()
-      .post(KEYS)
-      .set(user.auth)
-      .send({ name: 'partner', ...settings })
-      .expect(201);
-    return response.body as { id: string; key: string; key_prefix: string; [field: string]: unknown };
-  }
 
   async function organizationOf(user: SignedInUser): Promise<string> {
     const { rows } = await test.db.query('SELECT organization_id FROM users WHERE id = $1', [user.id]);
@@ -43,7 +31,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
 
   describe('create and the record', () => {
     it('stores scopes, limits and metadata, and every record carries them', async () => {
-      const created = await partnerKey(alice, {
+      const created = await partnerKey(test, alice, {
         scopes: ['query', 'documents:read'],
         rate_limit_per_minute: 600,
         monthly_credit_limit: 500,
@@ -77,7 +65,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
     });
 
     it('accepts a monthly_credit_limit of 0 and an empty scope list', async () => {
-      const created = await partnerKey(alice, { monthly_credit_limit: 0, scopes: [] });
+      const created = await partnerKey(test, alice, { monthly_credit_limit: 0, scopes: [] });
       expect(created).toMatchObject({ monthly_credit_limit: 0, scopes: [] });
     });
   });
@@ -140,7 +128,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
     });
 
     it('changes only the fields given, and the change reaches a cached key at once', async () => {
-      const key = await partnerKey(alice, { metadata: { env: 'test' } });
+      const key = await partnerKey(test, alice, { metadata: { env: 'test' } });
       await test.http().get('/v1/documents/').set(bearer(key.key)).expect(200); // cached now
       const updated = await test
         .http()
@@ -182,7 +170,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
         .send({ title: 'Kept', content: 'This document must survive the scoped key.' })
         .expect(201);
       const session = await test.http().post('/v1/chat/sessions/').set(alice.auth).send({ title: 'kept' }).expect(201);
-      const key = await partnerKey(alice, { scopes: ['documents:read'] });
+      const key = await partnerKey(test, alice, { scopes: ['documents:read'] });
       const auth = bearer(key.key);
       const snapshot = async () => ({
         documents: (
@@ -277,15 +265,15 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
     });
 
     it('refuses usage and subscription to a key without usage:read', async () => {
-      const key = await partnerKey(alice, { scopes: ['query'] });
+      const key = await partnerKey(test, alice, { scopes: ['query'] });
       await test.http().get('/v1/billings/subscription/').set(bearer(key.key)).expect(403, SCOPE_MESSAGE('usage:read'));
       await test.http().get('/v1/billings/usage/').set(bearer(key.key)).expect(403, SCOPE_MESSAGE('usage:read'));
-      const reader = await partnerKey(alice, { scopes: ['usage:read'] });
+      const reader = await partnerKey(test, alice, { scopes: ['usage:read'] });
       await test.http().get('/v1/billings/subscription/').set({ 'X-API-Key': reader.key }).expect(200);
     });
 
     it('answers 401 before 403 for a revoked scoped key', async () => {
-      const key = await partnerKey(alice, { scopes: ['documents:read'] });
+      const key = await partnerKey(test, alice, { scopes: ['documents:read'] });
       await test.http().post(`${KEYS}${key.id}/revoke/`).set(alice.auth).expect(200);
       await test
         .http()
@@ -296,7 +284,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
     });
 
     it('checks the scope before the route validates the body', async () => {
-      const key = await partnerKey(alice, { scopes: ['documents:read'] });
+      const key = await partnerKey(test, alice, { scopes: ['documents:read'] });
       await test.http().post('/v1/query/').set(bearer(key.key)).send({}).expect(403, SCOPE_MESSAGE('query'));
     });
 
@@ -315,7 +303,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
 
   describe('rotation', () => {
     it("copies scopes, limits, metadata and this period's spend to the new key", async () => {
-      const old = await partnerKey(alice, {
+      const old = await partnerKey(test, alice, {
         scopes: ['query'],
         rate_limit_per_minute: 77,
         monthly_credit_limit: 9,
@@ -344,7 +332,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
       // Not across a minute boundary: the window is a fixed minute.
       if (Date.now() % 60_000 > 55_000)
         await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
-      const key = await partnerKey(alice, { rate_limit_per_minute: 3 });
+      const key = await partnerKey(test, alice, { rate_limit_per_minute: 3 });
       for (let i = 0; i < 3; i++) {
         const ok = await test.http().get('/auth/users/me/').set(bearer(key.key)).expect(200);
         expect(ok.headers['ratelimit-limit']).toBe('3');

@@ -10,6 +10,16 @@ function monthStart(offsetMonths = 0): string {
     .replace('.000Z', 'Z');
 }
 
+/** The principal of a user's JWT, for spending through QuotaService directly. */
+const jwtCaller = (userId: string, organizationId: string): Principal => ({
+  kind: 'jwt',
+  userId,
+  organizationId,
+  isAdmin: false,
+  apiKeyId: null,
+  keyPrefix: null,
+});
+
 describe('billing', () => {
   let test: TestApp;
   beforeAll(async () => {
@@ -70,14 +80,7 @@ describe('billing', () => {
     const organizationId = await organizationOf(user.id);
     await test.db.query('UPDATE subscriptions SET monthly_credits = 50 WHERE organization_id = $1', [organizationId]);
     const quota = test.app.get(QuotaService);
-    const caller: Principal = {
-      kind: 'jwt',
-      userId: user.id,
-      organizationId,
-      isAdmin: false,
-      apiKeyId: null,
-      keyPrefix: null,
-    };
+    const caller = jwtCaller(user.id, organizationId);
     const outcomes = await Promise.allSettled(Array.from({ length: 200 }, () => quota.spend(caller, 'query', null)));
     const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
     expect(outcomes.length - refused.length).toBe(50);
@@ -98,14 +101,7 @@ describe('billing', () => {
     await test.db.query('UPDATE subscriptions SET monthly_credits = 50 WHERE organization_id = $1', [organizationId]);
     const other = await startTestApp({}, test.database);
     try {
-      const caller: Principal = {
-        kind: 'jwt',
-        userId: user.id,
-        organizationId,
-        isAdmin: false,
-        apiKeyId: null,
-        keyPrefix: null,
-      };
+      const caller = jwtCaller(user.id, organizationId);
       const outcomes = await Promise.allSettled(
         [test, other].flatMap((instance) =>
           Array.from({ length: 100 }, () => instance.app.get(QuotaService).spend(caller, 'query', null)),
@@ -143,14 +139,7 @@ describe('billing', () => {
       credits_remaining: 3,
       period_start: monthStart(0),
     });
-    const caller: Principal = {
-      kind: 'jwt',
-      userId: user.id,
-      organizationId,
-      isAdmin: false,
-      apiKeyId: null,
-      keyPrefix: null,
-    };
+    const caller = jwtCaller(user.id, organizationId);
     const reservation = await test.app.get(QuotaService).spend(caller, 'query', null);
     expect(reservation.creditsRemaining).toBe(2);
     const stored = await test.db.query(
@@ -170,14 +159,7 @@ describe('billing', () => {
         WHERE organization_id = $1`,
       [organizationId],
     );
-    const caller: Principal = {
-      kind: 'jwt',
-      userId: user.id,
-      organizationId,
-      isAdmin: false,
-      apiKeyId: null,
-      keyPrefix: null,
-    };
+    const caller = jwtCaller(user.id, organizationId);
     await test.app.get(QuotaService).spend(caller, 'query', null);
     const stored = await test.db.query(
       'SELECT credits_used, period_start::text FROM subscriptions WHERE organization_id = $1',
@@ -189,14 +171,7 @@ describe('billing', () => {
   it('refunds a reservation: credits come back and the ledger line goes', async () => {
     const user = await signUp(test);
     const organizationId = await organizationOf(user.id);
-    const caller: Principal = {
-      kind: 'jwt',
-      userId: user.id,
-      organizationId,
-      isAdmin: false,
-      apiKeyId: null,
-      keyPrefix: null,
-    };
+    const caller = jwtCaller(user.id, organizationId);
     const quota = test.app.get(QuotaService);
     const reservation = await quota.spend(caller, 'query', null);
     await quota.refund(reservation);
@@ -209,14 +184,7 @@ describe('billing', () => {
   it('builds page links from the path alone: a garbled or foreign Host header changes nothing', async () => {
     const user = await signUp(test);
     const organizationId = await organizationOf(user.id);
-    const caller: Principal = {
-      kind: 'jwt',
-      userId: user.id,
-      organizationId,
-      isAdmin: false,
-      apiKeyId: null,
-      keyPrefix: null,
-    };
+    const caller = jwtCaller(user.id, organizationId);
     for (let i = 0; i < 3; i++) await test.app.get(QuotaService).spend(caller, 'query', null);
     for (const host of ['a b', 'exa[mple', 'evil.example']) {
       const response = await test
