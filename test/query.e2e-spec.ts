@@ -1,12 +1,12 @@
-import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import { createKey, signUp, type SignedInUser, type TestApp } from './support/app.js';
 import {
   collectText,
   createDomain,
   creditsUsed,
-  HANDBOOK,
   organizationIdOf,
   setCredits,
   signInAdmin,
+  startWithHandbook,
 } from './support/knowledge.js';
 
 const QUOTA_MESSAGE = 'Credit quota exhausted. Upgrade your plan or wait for your quota to reset.';
@@ -31,9 +31,7 @@ describe('POST /v1/query/', () => {
   let handbookIds: string[];
 
   beforeAll(async () => {
-    test = await startTestApp();
-    handbookIds = await createDomain(test, 'handbook', HANDBOOK);
-    await createDomain(test, 'other', [{ title: 'Elsewhere', content: 'Penguins live in the southern hemisphere.' }]);
+    ({ test, handbookIds } = await startWithHandbook());
   });
   afterAll(() => test.close());
   beforeEach(async () => {

@@ -1,5 +1,5 @@
-import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
-import { createDomain, creditsUsed, HANDBOOK, organizationIdOf, setCredits } from './support/knowledge.js';
+import { createKey, signUp, type SignedInUser, type TestApp } from './support/app.js';
+import { creditsUsed, organizationIdOf, setCredits, startWithHandbook } from './support/knowledge.js';
 
 const QUOTA_MESSAGE = 'Credit quota exhausted. Upgrade your plan or wait for your quota to reset.';
 const DOMAIN_MESSAGE = 'Your organization does not have access to this domain.';
@@ -18,9 +18,7 @@ describe('POST /v1/search/ (free: SEARCH_CREDIT_COST 0, the default)', () => {
   let handbookIds: string[];
 
   beforeAll(async () => {
-    test = await startTestApp();
-    handbookIds = await createDomain(test, 'handbook', HANDBOOK);
-    await createDomain(test, 'other', [{ title: 'Elsewhere', content: 'Penguins live in the southern hemisphere.' }]);
+    ({ test, handbookIds } = await startWithHandbook());
   });
   afterAll(() => test.close());
   beforeEach(async () => {
@@ -105,9 +103,7 @@ describe('POST /v1/search/ (metered: SEARCH_CREDIT_COST 2)', () => {
   let user: SignedInUser;
 
   beforeAll(async () => {
-    test = await startTestApp({ SEARCH_CREDIT_COST: '2' });
-    await createDomain(test, 'handbook', HANDBOOK);
-    await createDomain(test, 'other', [{ title: 'Elsewhere', content: 'Penguins live in the southern hemisphere.' }]);
+    ({ test } = await startWithHandbook({ SEARCH_CREDIT_COST: '2' }));
   });
   afterAll(() => test.close());
   beforeEach(async () => {

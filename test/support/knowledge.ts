@@ -1,5 +1,5 @@
 import type { TestApp } from './app.js';
-import { ADMIN, signIn } from './app.js';
+import { ADMIN, signIn, startTestApp } from './app.js';
 
 /**
  * A minimal, valid one-page PDF (Helvetica, one text line per entry, correct xref offsets), written
@@ -148,4 +148,17 @@ export function collectText(res: unknown, done: (error: Error | null, body: stri
   let text = '';
   stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
   stream.on('end', () => done(null, text));
+}
+
+/**
+ * A fresh app with the public domains `handbook` (HANDBOOK, ids in order) and `other` (one unrelated
+ * document), as the query and search tests start.
+ */
+export async function startWithHandbook(
+  env: Record<string, string> = {},
+): Promise<{ test: TestApp; handbookIds: string[] }> {
+  const test = await startTestApp(env);
+  const handbookIds = await createDomain(test, 'handbook', HANDBOOK);
+  await createDomain(test, 'other', [{ title: 'Elsewhere', content: 'Penguins live in the southern hemisphere.' }]);
+  return { test, handbookIds };
 }
