@@ -14,6 +14,7 @@ import { acceptUploads } from './documents/upload.interceptor.js';
 import { allowBrowsers } from './http/browser-access.js';
 import { GlobalExceptionFilter } from './http/exception.filter.js';
 import { readEveryBodyAsJson } from './http/json-body.js';
+import { serveLiveness } from './lifecycle/liveness.js';
 import { storeIdempotentAnswers } from './idempotency/store-answers.js';
 import type { DestinationStream } from './observability/logger.js';
 import { requestIdFor } from './observability/request-id.js';
@@ -55,13 +56,14 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const http = adapter.getInstance();
   const routes = RouteTable.listen(http);
   readEveryBodyAsJson(http);
+  serveLiveness(http);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     bodyParser: false,
     logger: logging.nest,
     abortOnError: false,
   });
   observeHttp(app, logging);
-  await allowBrowsers(app, config);
+  allowBrowsers(app, config);
   await acceptUploads(app, config);
   storeIdempotentAnswers(app);
   mountDashboard(app, config.DASHBOARD_DIR);

@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { FastifyCorsOptions } from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/env.schema.js';
+import { sendStandardHeaders } from './standard-headers.js';
 
 /** Request headers a browser app may send: credentials are bearer headers, never cookies. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'Idempotency-Key', 'X-Request-Id'];
@@ -37,17 +37,9 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
   };
 }
 
-/**
- * Standard response headers (helmet) and CORS (the framework's own: @fastify/cors). helmet's
- * CSP is off here: the dashboard sends its own, stricter one, and Swagger UI at /docs needs its scripts.
- * HSTS belongs to whoever terminates TLS in front of the service, which knows the domain's policy.
- */
-export async function allowBrowsers(app: INestApplication, config: AppConfig): Promise<void> {
+/** Standard response headers (helmet's, see standard-headers.ts) and CORS (the framework's own: @fastify/cors). */
+export function allowBrowsers(app: INestApplication, config: AppConfig): void {
   const fastify = app as NestFastifyApplication;
-  await fastify.register(helmet, {
-    contentSecurityPolicy: false,
-    strictTransportSecurity: false,
-    referrerPolicy: { policy: 'no-referrer' },
-  });
+  sendStandardHeaders(fastify.getHttpAdapter().getInstance());
   if (config.CORS_ORIGINS.length > 0) fastify.enableCors(corsOptions(config.CORS_ORIGINS));
 }

@@ -22,14 +22,6 @@ export class HealthController {
     @Inject(READINESS_CONNECTION) private readonly readinessConnection: DataSource,
   ) {}
 
-  /** Liveness: the process answers. Never touches the database, so a database outage restarts nothing. */
-  @Get()
-  @ApiOperation({ summary: 'Liveness: the process answers (the database is not consulted)' })
-  @ApiOkResponse({ type: HealthResponse })
-  getHealth() {
-    return { status: 'ok', timestamp: toIsoWithOffset(new Date()) };
-  }
-
   /** Readiness: the database answers a ping within two seconds and the process is not shutting down. */
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: the database answers within two seconds and the instance is not shutting down' })

@@ -5,6 +5,7 @@ import { FORMAT_MAX_LENGTH } from './limits.js';
 import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
 import { describeIdempotentPost } from './api-idempotency.js';
+import { LIVENESS_OPERATION, LIVENESS_PATH } from '../lifecycle/liveness.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -101,8 +102,21 @@ export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): 
     );
   for (const [name, description] of TAGS) config.addTag(name, description);
   const document = SwaggerModule.createDocument(app, config.build(), { operationIdFactory: operationIdOf });
+  document.paths = withLiveness(document.paths);
   complete(document);
   return document;
+}
+
+/** The liveness probe (served by Fastify directly, see liveness.ts), first of the health paths. */
+function withLiveness(paths: OpenAPIObject['paths']): OpenAPIObject['paths'] {
+  const entries = Object.entries(paths);
+  const at = entries.findIndex(([path]) => path.startsWith(LIVENESS_PATH));
+  const liveness: [string, OpenAPIObject['paths'][string]] = [
+    LIVENESS_PATH,
+    { get: structuredClone(LIVENESS_OPERATION) },
+  ];
+  entries.splice(at === -1 ? entries.length : at, 0, liveness);
+  return Object.fromEntries(entries);
 }
 
 interface Schema {
