@@ -7,6 +7,7 @@ import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { IdempotencyGuard } from '../idempotency/idempotency.guard.js';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { AdminOnlyGuard } from './admin-only.guard.js';
 import { CompositeAuthGuard } from './composite-auth.guard.js';
@@ -43,11 +44,12 @@ import { RefreshToken } from './refresh-token.entity.js';
     { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: (config: AppConfig) => resolveJwtSecret(config) },
     // Global guards run in this order: who is calling, whether they are over their limit, whether
     // the route admits them (a key's scope, then admin rights; a refused request still counts and still
-    // gets the RateLimit-* headers).
+    // gets the RateLimit-* headers), and whether an Idempotency-Key makes it a replay.
     { provide: APP_GUARD, useClass: CompositeAuthGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
     { provide: APP_GUARD, useClass: AdminOnlyGuard },
+    { provide: APP_GUARD, useClass: IdempotencyGuard },
     PasswordHasher,
     AccountCache,
     TokensService,

@@ -1,10 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyKey } from './idempotency-key.entity.js';
 import { IdempotencyKeyPurger } from './idempotency-key-purger.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
-import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 import { IdempotencyService } from './idempotency.service.js';
 
 /**
@@ -14,12 +12,8 @@ import { IdempotencyService } from './idempotency.service.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-    IdempotencyService,
-    IdempotencyKeysRepository,
-    IdempotencyKeyPurger,
-  ],
+  providers: [IdempotencyService, IdempotencyKeysRepository, IdempotencyKeyPurger],
+  // IdempotencyGuard is installed by the auth module, last of the global guards (it needs the caller).
   exports: [IdempotencyService],
 })
 export class IdempotencyModule {}

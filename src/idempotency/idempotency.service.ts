@@ -49,6 +49,11 @@ export class IdempotencyService {
     throw new IdempotencyKeyInProgressError();
   }
 
+  /** Whether `request` holds a claimed key, whose answer `settle` must store. */
+  holds(request: object): boolean {
+    return this.claims.has(request);
+  }
+
   hold(request: object, claim: KeyClaim): void {
     this.claims.set(request, claim);
   }

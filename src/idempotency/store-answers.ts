@@ -10,9 +10,15 @@ import { IdempotencyService } from './idempotency.service.js';
 export function storeIdempotentAnswers(app: INestApplication): void {
   const idempotency = app.get(IdempotencyService);
   const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
-  instance.addHook('onSend', async (request, reply, payload) => {
-    await idempotency.settle(request, reply.statusCode, reply.getHeaders(), storable(payload));
-    return payload;
+  // Callback style: most answers hold no key and pass straight through, without a promise.
+  instance.addHook('onSend', (request, reply, payload, done) => {
+    if (!idempotency.holds(request)) {
+      done(null, payload);
+      return;
+    }
+    const send = () => done(null, payload);
+    // settle never fails the answer (it logs a storage failure); sent either way.
+    void idempotency.settle(request, reply.statusCode, reply.getHeaders(), storable(payload)).then(send, send);
   });
 }
 

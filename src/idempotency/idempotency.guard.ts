@@ -1,5 +1,4 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
-import type { Observable } from 'rxjs';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { IdempotencyKeyInvalidError, IdempotencyKeyOnUploadError } from '../common/errors.js';
 import { type HttpRequest, pathOf } from '../common/http.js';
 import { IdempotencyService, requestHash } from './idempotency.service.js';
@@ -9,18 +8,20 @@ import { ReplayedResponse } from './replayed-response.js';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * `Idempotency-Key` on an authenticated POST. A global interceptor, so it runs after the guards
- * (authentication and the rate limit: it needs the caller's organization) and before the body is
- * validated or the route runs. The answer is stored by the `onSend` hook (`storeIdempotentAnswers`).
+ * `Idempotency-Key` on an authenticated POST: the last global guard (auth.module.ts), so it runs after
+ * authentication, the rate limit and the scope check (it needs the caller's organization), and before
+ * the body is validated or the route runs. A replay is thrown (ReplayedResponse) and sent by the
+ * exception filter; the answer of a first run is stored by the `onSend` hook (`storeIdempotentAnswers`).
+ * A guard rather than an interceptor: with no global interceptor, Nest runs a route without RxJS.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyGuard implements CanActivate {
   constructor(private readonly idempotency: IdempotencyService) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<HttpRequest>();
     const key = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || !request.user || key === undefined) return next.handle();
+    if (request.method !== 'POST' || !request.user || key === undefined) return true;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new IdempotencyKeyInvalidError();
     // An upload's parts are read after this point and its multipart boundary changes on each retry.
     if (request.isMultipart()) throw new IdempotencyKeyOnUploadError();
@@ -28,6 +29,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const admission = await this.idempotency.admit(request.user.organizationId, key, hash);
     if ('replay' in admission) throw new ReplayedResponse(admission.replay);
     this.idempotency.hold(request, admission.run);
-    return next.handle();
+    return true;
   }
 }
