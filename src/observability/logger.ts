@@ -20,10 +20,12 @@ export function createRootLogger(config: Pick<AppConfig, 'LOG_LEVEL'>, destinati
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       hooks: {
         logMethod(args, method) {
-          method.apply(
-            this,
-            args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as Parameters<typeof method>,
-          );
+          // In place: `args` is this call's own array, and most calls would otherwise copy it for nothing.
+          for (let i = 0; i < args.length; i++) {
+            const arg: unknown = args[i];
+            if (typeof arg === 'string') args[i] = scrubSecrets(arg);
+          }
+          method.apply(this, args);
         },
       },
       serializers: { err: (error: unknown) => serializeError(error) },

@@ -7,14 +7,14 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
-export const httpRequests = new Counter({
+const httpRequests = new Counter({
   name: 'http_requests_total',
   help: 'HTTP requests answered, by method, route pattern and status code.',
   labelNames: ['method', 'route', 'status'] as const,
   registers: [registry],
 });
 
-export const httpRequestDuration = new Histogram({
+const httpRequestDuration = new Histogram({
   name: 'http_request_duration_seconds',
   help: 'Time from the first byte of a request to the end of its response, by method, route pattern and status code.',
   labelNames: ['method', 'route', 'status'] as const,
@@ -22,10 +22,38 @@ export const httpRequestDuration = new Histogram({
   registers: [registry],
 });
 
-export const httpRequestsInFlight = new Gauge({
+/** Per route and status, the counter and histogram children: prom-client hashes a label set on every call. */
+type HttpLabel = 'method' | 'route' | 'status';
+const httpSeries = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<HttpLabel> }>();
+
+/** Counts one answered request and its duration (seconds) under its route pattern and status. */
+export function observeHttpRequest(method: string, route: string, status: string, seconds: number): void {
+  const key = `${method} ${status} ${route}`;
+  let series = httpSeries.get(key);
+  if (!series) {
+    series = {
+      count: httpRequests.labels(method, route, status),
+      duration: httpRequestDuration.labels(method, route, status),
+    };
+    httpSeries.set(key, series);
+  }
+  series.count.inc();
+  series.duration.observe(seconds);
+}
+
+/** Requests in flight, read when Prometheus scrapes (set by the HTTP observer) rather than on every request. */
+let inFlightSource: (() => number) | null = null;
+export function watchRequestsInFlight(source: () => number): void {
+  inFlightSource = source;
+}
+
+new Gauge({
   name: 'http_requests_in_flight',
   help: 'Requests received and not yet answered.',
   registers: [registry],
+  collect() {
+    if (inFlightSource) this.set(inFlightSource());
+  },
 });
 
 export const apiKeyVerifications = new Counter({
