@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TEST_JWT_SECRET } from './support/app.js';
 import { type RunningService, startBuiltService } from './support/built-service.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { familyRssMb } from '../bench/lib/proc.js';
+import { childrenOf, familyRssMb } from '../bench/lib/proc.js';
 import { multipartFile, pdfBomb, unclosedTagsHtml } from './support/hostile-files.js';
 import { makePdf } from './support/knowledge.js';
 
@@ -13,10 +15,17 @@ describe('document extraction in the built service', () => {
   let database: TestDatabase;
   let service: RunningService;
   let auth: Record<string, string>;
+  // The service's own temporary directory, where uploads are spooled for its workers.
+  const spoolDir = mkdtempSync(join(tmpdir(), 'kqs-built-'));
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await startBuiltService({ DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn' });
+    service = await startBuiltService({
+      DATABASE_URL: database.url,
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'warn',
+      TMPDIR: spoolDir,
+    });
     const credentials = { email: `built-${Date.now()}@example.com`, password: 'long enough pw' };
     await fetch(`${service.url}/auth/users/`, { method: 'POST', headers: json, body: JSON.stringify(credentials) });
     const tokens = (await (
@@ -34,6 +43,7 @@ describe('document extraction in the built service', () => {
       await service.exited;
     }
     await database?.drop();
+    rmSync(spoolDir, { recursive: true, force: true });
   });
 
   async function upload(name: string, content: Buffer) {
@@ -83,14 +93,47 @@ describe('document extraction in the built service', () => {
     expect(watched.result[1].body.detail).toBe(
       'file: The PDF decompresses to more than 64 MB; it is refused as a possible decompression bomb.',
     );
-    expect(watched.maxHealthMs).toBeLessThan(200);
+    // About 65 ms alone; the bound is the hardening tests' (the bug froze /health/ for seconds), so a
+    // machine busy with the other test worker does not fail it.
+    expect(watched.maxHealthMs).toBeLessThan(1_000);
     expect(watched.peakRssMb).toBeLessThan(400);
   }, 60_000);
+
+  it('spools each upload for its worker and removes the file once answered (accepted or refused)', async () => {
+    expect((await upload('kept.txt', Buffer.from('Spooled, read, removed.'))).status).toBe(201);
+    expect((await upload('deep.html', unclosedTagsHtml(100_000))).status).toBe(400);
+    // Removed when each response is over: just after the client has its answer.
+    for (let waited = 0; readdirSync(spoolDir).length > 0 && waited < 2_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('answers 503 with a detail when the upload cannot be spooled, and recovers', async () => {
+    rmSync(spoolDir, { recursive: true });
+    try {
+      expect(await upload('lost.txt', Buffer.from('Nowhere to spool.'))).toEqual({
+        status: 503,
+        body: { detail: 'The upload could not be stored for reading; retry it later.' },
+      });
+    } finally {
+      mkdirSync(spoolDir);
+    }
+    expect((await upload('found.txt', Buffer.from('Spooled again.'))).status).toBe(201);
+  });
+
+  it('runs its workers at a lower CPU priority than its event loop', async () => {
+    expect((await upload('note.txt', Buffer.from('Starts a worker.'))).status).toBe(201);
+    const pid = service.child.pid!;
+    const workers = childrenOf(pid);
+    expect(workers.length).toBeGreaterThan(0);
+    expect(getPriority(pid)).toBe(0);
+    expect(workers.map((worker) => getPriority(Number(worker)))).toEqual(workers.map(() => 10));
+  });
 
   it('takes its workers with it when it stops', async () => {
     expect((await upload('small.txt', Buffer.from('Leaves an idle worker.'))).status).toBe(201);
     const pid = service.child.pid!;
-    const workers = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+    const workers = childrenOf(pid);
     expect(workers.length).toBeGreaterThan(0);
     service.child.kill('SIGTERM');
     await service.exited;

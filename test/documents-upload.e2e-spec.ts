@@ -171,6 +171,17 @@ describe('document uploads (multipart)', () => {
     await upload('fits.txt', 'a '.repeat(LIMIT / 2)).expect(201);
   });
 
+  it('answers 413 for a file over MAX_UPLOAD_BYTES even when more parts follow it', async () => {
+    const response = await test
+      .http()
+      .post('/v1/documents/')
+      .set(user.auth)
+      .attach('file', Buffer.from('a'.repeat(LIMIT + 1)), 'big.txt')
+      .attach('file', Buffer.from('y'), 'y.txt')
+      .expect(413);
+    expect(response.body).toEqual({ detail: 'The uploaded file is too large; the limit is 4 KB.' });
+  });
+
   it('refuses a file in another field, or two files', async () => {
     const other = await test
       .http()

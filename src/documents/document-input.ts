@@ -79,7 +79,7 @@ export class DocumentInputReader {
     })) as UploadFieldsDto;
     const metadata = this.parseMetadata(fields.metadata);
     const contentType = uploadContentType(file);
-    const { text, chunks } = await this.extractor.extract(file.buffer, contentType);
+    const { text, chunks } = await this.extractor.extract(file.path, contentType);
     const title =
       fields.title ??
       (file.originalname

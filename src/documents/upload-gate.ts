@@ -4,9 +4,9 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 
 /**
- * Bounds the uploads this instance holds at once (file, text and chunks: tens of MB each at the
- * limit). Refusing the next one with a 503 before its body is read keeps memory bounded; queueing
- * it would not, since its body would still be arriving.
+ * Bounds the uploads this instance holds at once (the file in the spool directory, its text and
+ * chunks in memory: tens of MB each at the limit). Refusing the next one with a 503 before its body is
+ * read keeps memory and disk bounded; queueing it would not, since its body would still be arriving.
  */
 @Injectable()
 export class UploadGate {

@@ -6,15 +6,23 @@ import {
   Inject,
   Injectable,
   type INestApplication,
+  Logger,
   type NestInterceptor,
 } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Observable } from 'rxjs';
-import { type ApiError, BadRequestError, FileTooLargeError, ValidationFailedError } from '../common/errors.js';
+import {
+  ApiError,
+  BadRequestError,
+  FileTooLargeError,
+  ServiceUnavailableError,
+  ValidationFailedError,
+} from '../common/errors.js';
 import type { HttpReply, HttpRequest } from '../common/http.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import type { UploadedFile } from './extraction/extract-upload.js';
+import { SpoolError, SpoolFile } from './spool-file.js';
 import { UploadGate } from './upload-gate.js';
 
 export const UPLOAD_FIELD = 'file';
@@ -38,14 +46,17 @@ export const UploadedDocument = createParamDecorator(
 );
 
 /**
- * Reads a multipart document upload into memory (one `file` plus a few short text fields) and hands
- * them on as the body (as a JSON body would be) and the file (`@UploadedDocument()`). Other requests pass through.
+ * Reads a multipart document upload (one `file` plus a few short text fields) and hands them on as the
+ * body (as a JSON body would be) and the file (`@UploadedDocument()`). Other requests pass through.
+ * The file is streamed to a spool file as it arrives (see spool-file.ts), never held whole in memory.
  * @fastify/multipart's errors come out as our typed errors: an oversized file is a 413, anything else
  * about the form a 400. Each upload holds a place in the UploadGate until its response is over (503,
  * before the body is read, when none is free).
  */
 @Injectable()
 export class DocumentUploadInterceptor implements NestInterceptor {
+  private readonly logger = new Logger(DocumentUploadInterceptor.name);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly gate: UploadGate,
@@ -54,9 +65,18 @@ export class DocumentUploadInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const request = context.switchToHttp().getRequest<UploadRequest>();
     if (request.isMultipart()) {
-      context.switchToHttp().getResponse<HttpReply>().raw.once('close', this.gate.enter());
+      const leave = this.gate.enter();
+      const spool = new SpoolFile();
+      // The response's end (sent, failed or abandoned) frees the place and removes the spooled file.
+      context
+        .switchToHttp()
+        .getResponse<HttpReply>()
+        .raw.once('close', () => {
+          leave();
+          void spool.remove();
+        });
       try {
-        const { file, body } = await this.read(request);
+        const { file, body } = await this.read(request, spool);
         request[UPLOAD] = file;
         request.body = body;
       } catch (error) {
@@ -66,7 +86,10 @@ export class DocumentUploadInterceptor implements NestInterceptor {
     return next.handle();
   }
 
-  private async read(request: UploadRequest): Promise<{ file?: UploadedFile; body: Record<string, string> }> {
+  private async read(
+    request: UploadRequest,
+    spool: SpoolFile,
+  ): Promise<{ file?: UploadedFile; body: Record<string, string> }> {
     const body: Record<string, string> = {};
     let file: UploadedFile | undefined;
     for await (const part of request.parts()) {
@@ -80,14 +103,20 @@ export class DocumentUploadInterceptor implements NestInterceptor {
           `Send the document as one file in the "${UPLOAD_FIELD}" field.`,
         );
       }
-      const buffer = await part.toBuffer();
-      file = { originalname: part.filename, mimetype: part.mimetype, size: buffer.length, buffer };
+      const size = await spool.write(part.file);
+      // At the size limit busboy truncates the file and the 413 would only come with the next part.
+      if (part.file.truncated) throw new FileTooLargeError(this.config.MAX_UPLOAD_BYTES);
+      file = { originalname: part.filename, mimetype: part.mimetype, size, path: spool.path };
     }
     return { file, body };
   }
 
   private toApiError(error: unknown): ApiError {
-    if (error instanceof ValidationFailedError) return error;
+    if (error instanceof ApiError) return error;
+    if (error instanceof SpoolError) {
+      this.logger.warn(`upload not spooled: ${error.message}`);
+      return new ServiceUnavailableError('The upload could not be stored for reading; retry it later.');
+    }
     switch ((error as { code?: string }).code) {
       case 'FST_REQ_FILE_TOO_LARGE':
         return new FileTooLargeError(this.config.MAX_UPLOAD_BYTES);

@@ -10,7 +10,8 @@ export interface UploadedFile {
   originalname: string;
   mimetype: string;
   size: number;
-  buffer: Buffer;
+  /** Where its bytes are spooled (removed when the response is over; see spool-file.ts). */
+  path: string;
 }
 
 const BY_EXTENSION: Partial<Record<string, DocumentContentType>> = {
@@ -50,8 +51,7 @@ export function uploadContentType(file: UploadedFile): DocumentContentType {
       `Unsupported file type "${file.originalname || file.mimetype}". Upload plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
     );
   }
-  if (file.size === 0 || file.buffer.length === 0)
-    throw ValidationFailedError.field('file', 'The submitted file is empty.');
+  if (file.size === 0) throw ValidationFailedError.field('file', 'The submitted file is empty.');
   return contentType;
 }
 

@@ -1,11 +1,15 @@
+import { readFile } from 'node:fs/promises';
 import { ValidationFailedError } from '../../common/errors.js';
 import type { IndexedChunk } from '../../retrieval/search-index.repository.js';
 import { passagesOf } from '../passages.js';
 import { type DocumentContentType, extractText } from './extract-upload.js';
 
-/** What the extraction workers do: a file's text and chunks, or the chunks of a text. */
+/**
+ * What the extraction workers do: the text and chunks of a file (given by the path of its spooled
+ * copy, see DocumentExtractor.extract), or the chunks of a text.
+ */
 export type ExtractionRequest =
-  { kind: 'extract'; bytes: Uint8Array; contentType: DocumentContentType } | { kind: 'chunk'; text: string };
+  { kind: 'extract'; path: string; contentType: DocumentContentType } | { kind: 'chunk'; text: string };
 
 /** `refusal`: why the file is refused, for the client (a 400 naming `file`). */
 export type ExtractionReply = { text: string; chunks: IndexedChunk[] } | { refusal: string } | { failure: string };
@@ -13,10 +17,7 @@ export type ExtractionReply = { text: string; chunks: IndexedChunk[] } | { refus
 async function handle(request: ExtractionRequest): Promise<ExtractionReply> {
   try {
     if (request.kind === 'chunk') return { text: request.text, chunks: passagesOf(request.text, false) };
-    const text = await extractText(
-      Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength),
-      request.contentType,
-    );
+    const text = await extractText(await readFile(request.path), request.contentType);
     return { text, chunks: passagesOf(text, request.contentType === 'application/pdf') };
   } catch (error) {
     if (error instanceof ValidationFailedError) return { refusal: Object.values(error.fields)[0][0] };
