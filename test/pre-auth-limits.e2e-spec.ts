@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { VerifiedKeyCache } from '../src/api-keys/verified-key-cache.js';
+import { CounterStore } from '../src/rate-limit/counter-store.js';
 import { MAX_FAILURES_PER_EMAIL } from '../src/rate-limit/sign-in-throttle.js';
 import { createKey, signUp, startTestApp, type TestApp } from './support/app.js';
 import { API_KEY_MESSAGE, BAD_CREDENTIALS, contractChecksum, JWT_INVALID } from './support/core.js';
@@ -348,6 +349,26 @@ describe('per-address limits in Redis, shared by two instances', () => {
     const keys = await redis.keys(`${prefix}pre:signup:*`);
     expect(keys).toEqual([`${prefix}pre:signup:198.51.100.77`]);
     expect(await redis.pttl(keys[0])).toBeGreaterThan(3_500_000);
+  });
+
+  it('refuses an address past its limit from memory afterwards, without asking Redis again', async () => {
+    const reserve = jest.spyOn(a.app.get(CounterStore), 'reserve');
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const response = await a
+          .http()
+          .post('/auth/users/')
+          .set('X-Forwarded-For', '198.51.100.78')
+          .send({ email: `memo-${randomBytes(6).toString('hex')}@example.com`, password: PASSWORD });
+        statuses.push(response.status);
+        if (response.status === 429) expectThrottled(response, 3600);
+      }
+      expect(statuses).toEqual([201, 201, 201, 201, 429, 429, 429, 429]);
+      expect(reserve).toHaveBeenCalledTimes(5);
+    } finally {
+      reserve.mockRestore();
+    }
   });
 
   it('counts failed credentials of one address on both instances: at most one more evaluation per instance', async () => {
