@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { Bm25Retriever, DEFAULT_BM25_PARAMS } from '../src/retrieval/bm25.retriever.js';
 import { RETRIEVER, type Retriever } from '../src/retrieval/retriever.js';
 import { type SignedInUser, signUp, startTestApp, type TestApp } from './support/app.js';
@@ -184,7 +185,7 @@ describe('BM25 retrieval', () => {
     try {
       for (let q = 0; q < 15; q++) {
         const query = Array.from({ length: 2 + (q % 5) }, pick).join(' ');
-        bm25.params = { ...DEFAULT_BM25_PARAMS, roundBudget: 1_000_000, candidateCap: 1_000_000 };
+        bm25.params = { ...DEFAULT_BM25_PARAMS, roundBudget: 1_000_000, candidateCap: 1_000_000, settleShare: 0 };
         const exhaustive = await bm25.search(query, { organizationId: org }, { limit: 5 });
         bm25.params = { ...DEFAULT_BM25_PARAMS, roundBudget: 1, candidateCap: 1_000_000 };
         const pruned = await bm25.search(query, { organizationId: org }, { limit: 5 });
@@ -193,6 +194,37 @@ describe('BM25 retrieval', () => {
     } finally {
       bm25.params = DEFAULT_BM25_PARAMS;
     }
+  });
+
+  it("scores the common words too when the rare word's chunks turn out to score less than they could", async () => {
+    // "zebra" is rare, so its round stops before "apple", which nearly every document holds (settleShare):
+    // the guess is that the zebra chunks will outscore anything apple can add. Here they are long and
+    // the apple documents short, so the guess is wrong; the next round must still find the apple ones.
+    const user = await signUp(test);
+    const org = await orgOf(user);
+    const filler = Array.from({ length: 180 }, (_, i) => `filler${String.fromCharCode(97 + (i % 26))}`).join(' ');
+    for (let d = 0; d < 2; d++)
+      await test
+        .http()
+        .post('/v1/documents/')
+        .set(user.auth)
+        .send({ title: `Long ${d}`, content: `zebra ${filler}` })
+        .expect(201);
+    for (let d = 0; d < 38; d++) {
+      const [title, content] = d < 30 ? [`Short ${d}`, 'apple apple apple'] : [`Other ${d}`, 'granite'];
+      await test.http().post('/v1/documents/').set(user.auth).send({ title, content }).expect(201);
+    }
+    const bm25 = test.app.get(Bm25Retriever);
+    const settled = await bm25.search('zebra apple', { organizationId: org }, { limit: 2 });
+    try {
+      bm25.params = { ...DEFAULT_BM25_PARAMS, settleShare: 0 };
+      const exhaustive = await bm25.search('zebra apple', { organizationId: org }, { limit: 2 });
+      expect(settled.map((r) => [r.title, r.score])).toEqual(exhaustive.map((r) => [r.title, r.score]));
+    } finally {
+      bm25.params = DEFAULT_BM25_PARAMS;
+    }
+    // The short apple documents outscore the long zebra ones: found only by the round after the guess.
+    expect(settled.map((r) => r.title)).toEqual([expect.stringMatching(/^Short/), expect.stringMatching(/^Short/)]);
   });
 
   it('past the candidate cap, takes only chunks that hold several of the common words', async () => {
@@ -298,5 +330,26 @@ describe('BM25 retrieval', () => {
       expect((await test.db.query(`SELECT count(*)::int AS n FROM ${table} = $1`, [temp])).rows[0].n).toBe(0);
     }
     await expect(retriever.search('kangaroo', { domainId: temp }, { limit: 5 })).resolves.toEqual([]);
+  });
+
+  it('keeps search vectors in the chunk rows (migration 1763700460000), and ranks the same after it runs', async () => {
+    const storage = async () =>
+      (
+        await test.db.query(
+          `SELECT attstorage FROM pg_attribute WHERE attrelid = 'document_chunks'::regclass AND attname = 'search_vector'`,
+        )
+      ).rows[0].attstorage as string;
+    const ranking = async () =>
+      (await retriever.search('light energy oxygen', { domainId }, { limit: 5 })).map((r) => [r.title, r.score]);
+    expect(await storage()).toBe('m');
+    const before = await ranking();
+    const dataSource = test.app.get(DataSource);
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await storage()).toBe('x');
+    expect(await ranking()).toEqual(before);
+    await dataSource.runMigrations({ transaction: 'each' });
+    expect(await storage()).toBe('m');
+    expect(await ranking()).toEqual(before);
+    expect(before[0][0]).toBe('Photosynthesis');
   });
 });

@@ -21,6 +21,7 @@ function kindOf(sql) {
 export async function createQueryFloor({ databaseUrl, poolSize, principal, question, creditCost = 1 }) {
   const { Bm25Retriever } = await import('../../dist/retrieval/bm25.retriever.js');
   const { SearchIndexRepository } = await import('../../dist/retrieval/search-index.repository.js');
+  const { DirectReads } = await import('../../dist/database/direct-reads.js');
   const { QuotaService } = await import('../../dist/billing/quota.service.js');
   const { SubscriptionsRepository } = await import('../../dist/billing/subscriptions.repository.js');
   // The service's own result parsing (dates stay strings, int8 becomes a number): same rows, same code.
@@ -28,24 +29,30 @@ export async function createQueryFloor({ databaseUrl, poolSize, principal, quest
   installPgTypeParsers();
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   const statements = new Map();
+  // Time inside each statement, the connection held, by kind (see kindOf).
+  async function timed(sql, run) {
+    const client = await pool.connect();
+    const started = performance.now();
+    try {
+      return (await run(client)).rows;
+    } finally {
+      const kind = kindOf(sql);
+      const entry = statements.get(kind) ?? { count: 0, ms: 0 };
+      entry.count++;
+      entry.ms += performance.now() - started;
+      statements.set(kind, entry);
+      client.release();
+    }
+  }
   const database = {
     // TypeORM's DataSource.query answers a SELECT (and these WITH ... SELECTs) with the rows.
-    async query(sql, parameters) {
-      const client = await pool.connect();
-      const started = performance.now();
-      try {
-        return (await client.query(sql, parameters)).rows;
-      } finally {
-        const kind = kindOf(sql);
-        const entry = statements.get(kind) ?? { count: 0, ms: 0 };
-        entry.count++;
-        entry.ms += performance.now() - started;
-        statements.set(kind, entry);
-        client.release();
-      }
-    },
+    query: (sql, parameters) => timed(sql, (client) => client.query(sql, parameters)),
   };
-  const retriever = new Bm25Retriever(new SearchIndexRepository(database));
+  // The reads the service runs straight on its pool (DirectReads, the named ones prepared), likewise here.
+  const reads = DirectReads.over({
+    query: async (config) => ({ rows: await timed(config.text, (client) => client.query(config)) }),
+  });
+  const retriever = new Bm25Retriever(new SearchIndexRepository(reads));
   const quota = new QuotaService(new SubscriptionsRepository(database), { QUERY_CREDIT_COST: creditCost });
   const scope = { organizationId: principal.organizationId };
 

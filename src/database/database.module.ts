@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/env.schema.js';
 import { READINESS_CONNECTION } from '../lifecycle/readiness-connection.js';
 import { type DatabaseTarget, dataSourceOptions, readinessDataSourceOptions } from './database.js';
+import { DirectReads } from './direct-reads.js';
 import { runMigrationsExclusively } from './run-migrations.js';
 
 export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
@@ -50,6 +51,11 @@ export class DatabaseModule implements OnApplicationShutdown {
       providers: [
         { provide: DATABASE_TARGET, useValue: target },
         {
+          provide: DirectReads,
+          inject: [getDataSourceToken()],
+          useFactory: (main: DataSource) => DirectReads.of(main, target.embedded),
+        },
+        {
           provide: READINESS_CONNECTION,
           inject: [getDataSourceToken()],
           // Opened after the main one (which waited for the database); pg reconnects it after an outage.
@@ -59,7 +65,7 @@ export class DatabaseModule implements OnApplicationShutdown {
               : await new DataSource(readinessDataSourceOptions(target, READINESS_TIMEOUT_MS)).initialize(),
         },
       ],
-      exports: [DATABASE_TARGET, READINESS_CONNECTION],
+      exports: [DATABASE_TARGET, READINESS_CONNECTION, DirectReads],
     };
   }
 

@@ -19,6 +19,11 @@ export interface Bm25Params {
   roundBudget: number;
   /** Chunks scored per search at most; beyond it the result is the best of what was scored. */
   candidateCap: number;
+  /**
+   * A round stops taking terms once those left could add less than this share of one occurrence of its
+   * weakest term (see `settles`); 0 never stops early. Saves work; never changes a result.
+   */
+  settleShare: number;
 }
 
 /**
@@ -35,6 +40,7 @@ export const DEFAULT_BM25_PARAMS: Bm25Params = {
   maxTerms: 64,
   roundBudget: 1500,
   candidateCap: 5000,
+  settleShare: 0.25,
 };
 
 /** In the capped last round, how many of the remaining terms are combined (C(8, 4) = 70 groups at most). */
@@ -105,6 +111,7 @@ export class Bm25Retriever implements Retriever {
    * hold one of its terms and none of the earlier rounds'. A chunk that holds none of the terms used so
    * far can score at most the sum of the remaining terms' upper bounds (weight × idf × (k1 + 1)), so
    * once the k-th best score reaches that sum the ranking is final.
+   * A round also ends early when the terms after it are negligible (`settles`).
    *
    * The cap: at most about `candidateCap` chunks are scored per search. When the terms left are so
    * common that even one of them would pass it (a question made of everyday words), the last round
@@ -160,7 +167,11 @@ export class Bm25Retriever implements Retriever {
       }
       let end = next + 1;
       let estimate = terms[next].df;
-      while (end < terms.length && estimate + terms[end].df <= Math.min(roundBudget, budget))
+      while (
+        end < terms.length &&
+        estimate + terms[end].df <= Math.min(roundBudget, budget) &&
+        !this.settles(terms, end, estimate, limit)
+      )
         estimate += terms[end++].df;
       merge(
         await this.scoreRound(
@@ -176,6 +187,24 @@ export class Bm25Retriever implements Retriever {
       if (kthScore() >= upperBound(next)) break;
     }
     return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /**
+   * Whether a round ending before terms[end] is expected to settle the ranking by itself, so that adding the
+   * weaker terms after it would only score chunks that cannot reach the top k: its terms are expected to
+   * match at least `limit` chunks, and all the terms left could add less than `settleShare` of what one
+   * occurrence of the round's weakest term scores in a chunk of average length (its weighted idf).
+   * (On the query-floor bench's question, one rare word and three in every document, the first round
+   * scored 100 chunks instead of 500: the ranking statement went from 2.9 to 1.3 ms.)
+   * A guess that saves work, never one that changes a result: when it is wrong (the k-th score after the
+   * round is below the bound of the terms left), the next round scores them.
+   */
+  private settles(terms: QueryTerm[], end: number, estimate: number, limit: number): boolean {
+    if (estimate < limit) return false;
+    const weakest = terms[end - 1].weightedIdf;
+    const { k1, settleShare } = this.params;
+    const left = terms.slice(end).reduce((sum, t) => sum + t.weightedIdf * (k1 + 1), 0);
+    return left < settleShare * weakest;
   }
 
   /**

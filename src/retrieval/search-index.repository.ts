@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { type ReadStatement, DirectReads } from '../database/direct-reads.js';
 import { compileMetadataFilter, type MetadataFilter } from './metadata-filter.js';
 import { TEXT_SEARCH_CONFIG, tsvectorSql } from './text-search.js';
 
@@ -68,10 +69,13 @@ export interface ScoringWeights {
  * Concurrency: every writer of a scope's statistics first locks that scope's `corpus_stats` row (the
  * upsert or update below), so writers of one scope take turns on `term_stats` and can never deadlock or
  * lose an increment. Chunk inserts themselves run in parallel; only the short statistics step is serial.
+ *
+ * The reads a search makes run straight on the pool (DirectReads); the two whose plan never changes
+ * (term statistics, snippets) are prepared statements.
  */
 @Injectable()
 export class SearchIndexRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly reads: DirectReads) {}
 
   async addDocuments(manager: EntityManager, scopeId: string, documents: readonly ChunkedDocument[]): Promise<void> {
     const rows = documents.flatMap((doc) => doc.chunks.map((chunk, ordinal) => ({ doc, chunk, ordinal })));
@@ -154,22 +158,7 @@ export class SearchIndexRepository {
 
   /** The query's stemmed terms (and its context queries') that occur in the scope, with the scope's statistics. */
   termStats(scopeId: string, query: string, contextQueries: string[]): Promise<TermRow[]> {
-    return this.dataSource.query(
-      `WITH q AS (
-         SELECT e.lexeme AS term, cardinality(e.positions) AS main_tf, 0 AS context_tf
-           FROM unnest(${tsvectorSql('$2')}) e
-         UNION ALL
-         SELECT e.lexeme, 0, cardinality(e.positions)
-           FROM unnest($3::text[]) AS c(text), unnest(${tsvectorSql('c.text')}) e
-       )
-       SELECT q.term, sum(q.main_tf)::int AS main_tf, sum(q.context_tf)::int AS context_tf, t.df,
-              s.chunk_count, s.total_tokens
-         FROM q
-         JOIN term_stats t ON t.scope_id = $1 AND t.term = q.term AND t.df > 0
-         JOIN corpus_stats s ON s.scope_id = $1 AND s.chunk_count > 0
-        GROUP BY q.term, t.df, s.chunk_count, s.total_tokens`,
-      [scopeId, query, contextQueries],
-    );
+    return this.reads.query(TERM_STATS, [scopeId, query, contextQueries]);
   }
 
   /**
@@ -192,8 +181,11 @@ export class SearchIndexRepository {
     filter?: MetadataFilter,
   ): Promise<ScoredChunkRow[]> {
     const matching = filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'd.metadata', 10) : null;
-    return this.dataSource.query(
-      `SELECT chunk_id, document_id, score FROM (
+    // Not prepared: its best plan depends on the values (the text index, or a scan of the scope when
+    // the words are common), so PostgreSQL plans it for each query.
+    return this.reads.query<ScoredChunkRow>(
+      {
+        text: `SELECT chunk_id, document_id, score FROM (
          SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
            FROM document_chunks c
           CROSS JOIN LATERAL (
@@ -210,6 +202,7 @@ export class SearchIndexRepository {
        ) best
        ORDER BY score DESC, chunk_id
        LIMIT $9::int`,
+      },
       [
         scopeId,
         tsquery,
@@ -227,13 +220,34 @@ export class SearchIndexRepository {
 
   /** The chunks with their document's title and metadata, and a snippet highlighting `tsquery`. */
   chunksWithSnippets(chunkIds: string[], tsquery: string): Promise<ChunkSnippetRow[]> {
-    return this.dataSource.query(
-      `SELECT c.id, c.document_id, c.content, d.title, d.metadata, c.start_offset, c.end_offset, c.page,
-              ts_headline('${TEXT_SEARCH_CONFIG}', c.content, $2::tsquery,
-                'StartSel=**, StopSel=**, MaxWords=40, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
-         FROM document_chunks c JOIN documents d ON d.id = c.document_id
-        WHERE c.id = ANY($1::uuid[])`,
-      [chunkIds, tsquery],
-    );
+    return this.reads.query(CHUNKS_WITH_SNIPPETS, [chunkIds, tsquery]);
   }
 }
+
+/** See termStats. Prepared (a named ReadStatement): its plan is lookups by primary key whatever the query. */
+const TERM_STATS: ReadStatement = {
+  name: 'search_term_stats',
+  text: `WITH q AS (
+           SELECT e.lexeme AS term, cardinality(e.positions) AS main_tf, 0 AS context_tf
+             FROM unnest(${tsvectorSql('$2')}) e
+           UNION ALL
+           SELECT e.lexeme, 0, cardinality(e.positions)
+             FROM unnest($3::text[]) AS c(text), unnest(${tsvectorSql('c.text')}) e
+         )
+         SELECT q.term, sum(q.main_tf)::int AS main_tf, sum(q.context_tf)::int AS context_tf, t.df,
+                s.chunk_count, s.total_tokens
+           FROM q
+           JOIN term_stats t ON t.scope_id = $1 AND t.term = q.term AND t.df > 0
+           JOIN corpus_stats s ON s.scope_id = $1 AND s.chunk_count > 0
+          GROUP BY q.term, t.df, s.chunk_count, s.total_tokens`,
+};
+
+/** See chunksWithSnippets. Prepared: its plan is lookups by primary key. */
+const CHUNKS_WITH_SNIPPETS: ReadStatement = {
+  name: 'search_chunks_with_snippets',
+  text: `SELECT c.id, c.document_id, c.content, d.title, d.metadata, c.start_offset, c.end_offset, c.page,
+                ts_headline('${TEXT_SEARCH_CONFIG}', c.content, $2::tsquery,
+                  'StartSel=**, StopSel=**, MaxWords=40, MinWords=15, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
+           FROM document_chunks c JOIN documents d ON d.id = c.document_id
+          WHERE c.id = ANY($1::uuid[])`,
+};

@@ -7,6 +7,7 @@ import { PartnerKeys1763700410000 } from './1763700410000-PartnerKeys.js';
 import { LocatedPassages1763700430000 } from './1763700430000-LocatedPassages.js';
 import { UsageByKey1763700440000 } from './1763700440000-UsageByKey.js';
 import { RankingTuning1763700450000 } from './1763700450000-RankingTuning.js';
+import { SearchVectorsInline1763700460000 } from './1763700460000-SearchVectorsInline.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   LocatedPassages1763700430000,
   UsageByKey1763700440000,
   RankingTuning1763700450000,
+  SearchVectorsInline1763700460000,
 ];

@@ -1,0 +1,76 @@
+import type { DataSource } from 'typeorm';
+import { TYPEORM_SLOW_QUERY_MS } from '../observability/typeorm-logger.js';
+
+/**
+ * A read-only statement. With a name, each connection parses and plans it once (a prepared statement):
+ * for statements whose best plan does not depend on the values. Without one, it is planned for each
+ * run's values.
+ */
+export interface ReadStatement {
+  /** Unique in the service: PostgreSQL keys a connection's prepared statements by name. */
+  name?: string;
+  text: string;
+}
+
+/** What runs a statement on the pool: `pg`'s Pool takes this query config. */
+export interface PgPool {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/** What runs it through TypeORM: its DataSource (or anything answering a SELECT with its rows). */
+export interface SqlRunner {
+  query(sql: string, values: unknown[]): Promise<unknown>;
+}
+
+/** Where a slow or failed statement is reported: TypeORM's logger, as for every other statement. */
+export interface StatementLog {
+  logQuerySlow(time: number, query: string): unknown;
+  logQueryError(error: string | Error, query: string): unknown;
+}
+
+/**
+ * Runs the reads made on every query (the search plan's term statistics, the ranking, the sources'
+ * snippets) straight on `pg`'s pool, the named ones as prepared statements. Parsing and planning were
+ * half the time of the statistics statement (0.71-0.88 ms unprepared against 0.26-0.33 ms prepared),
+ * and TypeORM's DataSource.query builds a query runner per call; neither is needed for a read outside
+ * a transaction. Slow and failed statements are still logged through TypeORM's logger.
+ *
+ * Not on the embedded store (`throughTypeOrm`): its one PGlite session outlives the pooled connection,
+ * so after a reconnect `pg` would prepare a name the session already holds. Behind PgBouncer in
+ * transaction mode, prepared statements need its `max_prepared_statements` (1.21 and later).
+ */
+export class DirectReads {
+  private constructor(private readonly run: (statement: ReadStatement, values: unknown[]) => Promise<unknown[]>) {}
+
+  static over(pool: PgPool, log?: StatementLog): DirectReads {
+    return new DirectReads(async (statement, values) => {
+      const started = performance.now();
+      try {
+        return (await pool.query({ ...statement, values })).rows;
+      } catch (error) {
+        log?.logQueryError(error as Error, statement.text);
+        throw error;
+      } finally {
+        const ms = Math.round(performance.now() - started);
+        if (ms > TYPEORM_SLOW_QUERY_MS) log?.logQuerySlow(ms, statement.text);
+      }
+    });
+  }
+
+  static throughTypeOrm(runner: SqlRunner): DirectReads {
+    return new DirectReads(async (statement, values) => (await runner.query(statement.text, values)) as unknown[]);
+  }
+
+  /** On TypeORM's own `pg` pool behind `dataSource`; through TypeORM on the embedded store. */
+  static of(dataSource: DataSource, embedded: boolean): DirectReads {
+    if (embedded) return DirectReads.throughTypeOrm(dataSource);
+    // PostgresDriver keeps its pg.Pool as `master` (no replication is configured here).
+    const pool = (dataSource.driver as unknown as { master?: PgPool }).master;
+    if (!pool) throw new Error('TypeORM exposes no pg pool to run reads on');
+    return DirectReads.over(pool, dataSource.logger);
+  }
+
+  query<Row>(statement: ReadStatement, values: unknown[]): Promise<Row[]> {
+    return this.run(statement, values) as Promise<Row[]>;
+  }
+}
