@@ -3,7 +3,10 @@
  * on a fresh PostgreSQL database `kqs_bench_*`, runs the named sections (default: every section not
  * marked `explicitOnly`; `all` runs every section), prints a table per section and writes one JSON
  * file to bench/results/ (gitignored). Speed figures need the machine to themselves: run it as
- * `flock /tmp/bench.lock npm run bench -- core`.
+ * `flock /tmp/bench.lock npm run bench -- core`. BENCH_SERVICE_ENV="LOG_LEVEL=warn,OTHER=x" adds to
+ * (or overrides) the service's environment, to measure what one setting costs; BENCH_SERVICE_NODE_ARGS
+ * ("--cpu-prof --cpu-prof-dir=/tmp/p") adds Node options to every service the run starts.
+ * BENCH_KEEP_DATABASE=1 keeps the run's databases (the main one's name is logged), to EXPLAIN their statements.
  *
  * Adding a section is one line in SECTIONS below. A section is an ES module in bench/sections/:
  *
@@ -111,6 +114,7 @@ async function main() {
   const logFile = `${RESULTS_DIR}service-${stamp}.log`;
   const cleanups = [];
   const redis = await redisUrl();
+  const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const baseEnv = {
     // The limiter still counts every request, but the load of one key must not trip it.
     RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -120,6 +124,7 @@ async function main() {
     SIGNIN_LIMIT_PER_MINUTE: '1000000000',
     TOKEN_LIMIT_PER_MINUTE: '1000000000',
     ...(redis ? { REDIS_URL: redis } : {}),
+    ...serviceEnvOverrides(process.env.BENCH_SERVICE_ENV),
   };
 
   const report = {
@@ -136,9 +141,9 @@ async function main() {
   let failed = false;
   try {
     const database = await createBenchDatabase();
-    cleanups.push(() => database.drop());
+    if (process.env.BENCH_KEEP_DATABASE !== '1') cleanups.push(() => database.drop());
     log(`database ${database.name}; service log ${logFile}`);
-    const service = await startService({ databaseUrl: database.url, env: baseEnv, logFile });
+    const service = await startService({ databaseUrl: database.url, env: baseEnv, logFile, nodeArgs: serviceNodeArgs });
     cleanups.unshift(() => service.stop());
 
     const ctx = {
@@ -155,10 +160,10 @@ async function main() {
       seconds: (name, fallback) => Number(process.env[name] ?? fallback),
       async createDatabase() {
         const extra = await createBenchDatabase();
-        cleanups.push(() => extra.drop());
+        if (process.env.BENCH_KEEP_DATABASE !== '1') cleanups.push(() => extra.drop());
         return extra;
       },
-      async startService({ env = {}, databaseUrl = database.url, nodeArgs } = {}) {
+      async startService({ env = {}, databaseUrl = database.url, nodeArgs = serviceNodeArgs } = {}) {
         const extra = await startService({ databaseUrl, env: { ...baseEnv, ...env }, logFile, nodeArgs });
         cleanups.unshift(() => extra.stop());
         return extra;
@@ -191,3 +196,13 @@ main().catch((error) => {
   log(error instanceof Error ? error.stack : String(error));
   process.exitCode = 1;
 });
+
+/** `A=1,B=2` (BENCH_SERVICE_ENV) as an object. */
+function serviceEnvOverrides(text = '') {
+  return Object.fromEntries(
+    text
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}

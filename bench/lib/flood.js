@@ -6,14 +6,16 @@
  *
  * A request is `{ label, method, path, headers, body }` (body a Buffer or string). Resolves with, per
  * label, `{ statuses: {status: count}, details: {status: first detail seen} }`; a request without an
- * answer counts under the status `network error`.
+ * answer counts under the status `network error`. `niceness` > 0 runs the thread at a lower priority.
  */
+import { readlinkSync } from 'node:fs';
 import http from 'node:http';
+import { setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
-export function flood({ baseUrl, connections, durationSeconds, requests, timeoutMs = 60_000 }) {
+export function flood({ baseUrl, connections, durationSeconds, requests, timeoutMs = 60_000, niceness = 0 }) {
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { flood: { baseUrl, connections, durationSeconds, requests, timeoutMs } },
+    workerData: { flood: { baseUrl, connections, durationSeconds, requests, timeoutMs, niceness } },
   });
   return new Promise((resolve, reject) => {
     worker.once('message', resolve);
@@ -61,7 +63,18 @@ function detailOf(text) {
   }
 }
 
-async function run({ baseUrl, connections, durationSeconds, requests, timeoutMs }) {
+/**
+ * Lowers this thread's CPU priority (Linux: a thread id is a process id to setpriority), so that on a
+ * machine shared with the service the attacker's own client work yields the CPU, as it would if the
+ * attacker ran elsewhere: its requests still arrive as fast as the service answers them.
+ */
+function lowerPriority(niceness) {
+  const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  setPriority(threadId, niceness);
+}
+
+async function run({ baseUrl, connections, durationSeconds, requests, timeoutMs, niceness }) {
+  if (niceness > 0) lowerPriority(niceness);
   const { hostname, port } = new URL(baseUrl);
   const target = { host: hostname, port };
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });

@@ -11,25 +11,49 @@ export function rssMb(pid) {
   }
 }
 
-/**
- * Resident memory of a process and its child processes (the service's extraction workers) in MiB:
- * what a container's memory limit counts.
- */
-export function familyRssMb(pid) {
+/** The process ids of a process's children (the service's extraction workers); none once it has exited. */
+export function childrenOf(pid) {
   let tasks;
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return 0; // it has exited
+    return []; // it has exited
   }
-  const children = tasks.flatMap((task) => {
+  return tasks.flatMap((task) => {
     try {
       return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean);
     } catch {
       return []; // the thread just ended
     }
   });
-  return rssMb(pid) + children.reduce((sum, child) => sum + rssMb(child), 0);
+}
+
+/**
+ * Resident memory of a process and its child processes in MiB. Each process counts the pages it
+ * shares with the others (the node binary, libraries) in full, so the sum overstates the family.
+ */
+export function familyRssMb(pid) {
+  return rssMb(pid) + childrenOf(pid).reduce((sum, child) => sum + rssMb(child), 0);
+}
+
+/** Resident memory of a process that it does not share clean with others (RSS − Shared_Clean), in MiB. */
+export function unsharedMb(pid) {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0);
+    return (kb('Rss') - kb('Shared_Clean')) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The memory a process and its children hold together, with the pages the children share clean with
+ * it (the node binary, libraries: ~40 MB each) counted once, in MiB: the service's RSS plus each
+ * child's unshared RSS. This is what a container's memory cgroup charges for them, page cache aside.
+ */
+export function familyMemoryMb(pid) {
+  return rssMb(pid) + childrenOf(pid).reduce((sum, child) => sum + unsharedMb(child), 0);
 }
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux

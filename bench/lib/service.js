@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { familyRssMb, rssMb } from './proc.js';
+import { familyMemoryMb, familyRssMb, rssMb } from './proc.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -52,7 +52,7 @@ export async function startService({ databaseUrl, env = {}, logFile, nodeArgs = 
 /**
  * Waits until `readyUrl` answers 200 from a child process just spawned (throwing if it exits or the time
  * runs out), then hands back what the benches need of it: `exit` (resolves with {code, signal}),
- * `rssMb()` and `familyRssMb()` (with its child processes) from /proc, and `stop(timeoutMs)`: SIGTERM,
+ * `rssMb()`, `familyRssMb()` (with its child processes) and `familyMemoryMb()` from /proc, and `stop(timeoutMs)`: SIGTERM,
  * then SIGKILL after `timeoutMs`.
  */
 export async function waitUntilReady(child, { name, readyUrl, readyTimeoutMs, pollMs, hint = '' }) {
@@ -78,6 +78,8 @@ export async function waitUntilReady(child, { name, readyUrl, readyTimeoutMs, po
     rssMb: () => Math.round(rssMb(child.pid)),
     /** The same with its child processes (the service's extraction workers). */
     familyRssMb: () => Math.round(familyRssMb(child.pid)),
+    /** The same with shared pages counted once (see proc.js familyMemoryMb): what a container is charged. */
+    familyMemoryMb: () => Math.round(familyMemoryMb(child.pid)),
     /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code and signal. */
     async stop(timeoutMs) {
       if (exited) return exited;
