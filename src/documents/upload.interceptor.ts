@@ -1,3 +1,4 @@
+import { finished } from 'node:stream';
 import multipart from '@fastify/multipart';
 import {
   type CallHandler,
@@ -68,13 +69,11 @@ export class DocumentUploadInterceptor implements NestInterceptor {
       const leave = this.gate.enter();
       const spool = new SpoolFile();
       // The response's end (sent, failed or abandoned) frees the place and removes the spooled file.
-      context
-        .switchToHttp()
-        .getResponse<HttpReply>()
-        .raw.once('close', () => {
-          leave();
-          void spool.remove();
-        });
+      // finished() also calls back for a client that went away before this line ('close' would not).
+      finished(context.switchToHttp().getResponse<HttpReply>().raw, () => {
+        leave();
+        spool.remove().catch((error: Error) => this.logger.warn(`spooled upload not removed: ${error.message}`));
+      });
       try {
         const { file, body } = await this.read(request, spool);
         request[UPLOAD] = file;
