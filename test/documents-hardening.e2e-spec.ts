@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { childrenOf } from '../bench/lib/proc.js';
+import { EXTRACTION_STARVED_DETAIL } from '../src/documents/extraction/document-extractor.js';
 import type { AddressInfo } from 'node:net';
 import { type SignedInUser, signUp, startTestApp, type TestApp } from './support/app.js';
 import { multipartFile, pdfBomb, unclosedTagsHtml, type Watched, watchService } from './support/hostile-files.js';
@@ -53,7 +56,9 @@ describe('hostile uploads (issue 13)', () => {
     expect(watched.result.body.detail).toBe(
       'file: The HTML nests elements more than 512 deep (unclosed tags?); it is refused.',
     );
-    expect(watched.seconds).toBeLessThan(3);
+    // 0.6-0.8 s alone; the worker runs at niceness 10, so beside the other test worker on two busy
+    // cores it took 4.2 s once. Uncapped, the parse takes about 40 s.
+    expect(watched.seconds).toBeLessThan(10);
     expect(watched.maxHealthMs).toBeLessThan(MAX_STALL_MS);
     expect(watched.maxLoopDelayMs).toBeLessThan(MAX_STALL_MS);
   });
@@ -90,7 +95,9 @@ describe('hostile uploads (issue 13)', () => {
     expect(watched.result.body.detail).toBe(
       'file: Reading the document needs more memory than one document may use; it is refused. Split it into smaller files.',
     );
-    expect(watched.peakRssMb - watched.baseRssMb).toBeLessThan(450);
+    // Growth measured: about 380 MB on Node 20, 406-460 MB on Node 24, whose V8 overshoots the cap
+    // further (README, abuse); without the cap it passed 1.2 GB.
+    expect(watched.peakRssMb - watched.baseRssMb).toBeLessThan(500);
     expect(watched.maxHealthMs).toBeLessThan(MAX_STALL_MS);
   }, 60_000);
 
@@ -145,6 +152,30 @@ describe('hostile uploads (issue 13)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await upload('fourth.txt', Buffer.from('Room again.')).expect(201);
   });
+
+  it('frees the place of an upload whose client left before it was read', async () => {
+    // Whole uploads sent and the connection closed at once: the response is over before the upload is
+    // read, and its place must not be held for ever.
+    const port = (test.server.address() as AddressInfo).port;
+    const { body, contentType } = multipartFile('gone.txt', Buffer.from('Nobody waits for this.'));
+    const request = Buffer.concat([
+      Buffer.from(
+        `POST /v1/documents/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${user.auth.Authorization}\r\n` +
+          `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      ),
+      body,
+    ]);
+    for (let i = 0; i < 6; i++) {
+      const socket = connect(port, '127.0.0.1', () => socket.end(request, () => socket.destroy()));
+      socket.on('error', () => {});
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const both = await Promise.all([
+      upload('one.txt', Buffer.from('First of two.')),
+      upload('two.txt', Buffer.from('Second of two.')),
+    ]);
+    expect(both.map((response) => response.status)).toEqual([201, 201]);
+  });
 });
 
 /** A service with `env`, and an upload as one signed-up user. */
@@ -172,7 +203,32 @@ describe('EXTRACTION_TIMEOUT_MS', () => {
     );
     await upload('after.txt', Buffer.from('The pool replaced its worker.')).expect(201);
   }, 60_000);
+
+  it('counts CPU time, not waiting: a worker starved of CPU gets the client a 503 to retry, not a refusal', async () => {
+    await upload('warm.txt', Buffer.from('Starts the worker.')).expect(201);
+    // Stopped, the worker gets no CPU at all, as on a machine busy with other work.
+    const workers = extractionWorkers();
+    expect(workers.length).toBeGreaterThan(0);
+    for (const pid of workers) process.kill(pid, 'SIGSTOP');
+    const response = await upload('fine.txt', Buffer.from('A small, ordinary file.')).expect(503);
+    expect(response.body).toEqual({ detail: EXTRACTION_STARVED_DETAIL });
+    // Its worker was replaced (a stopped process is still killed), so the retry is read.
+    await upload('fine.txt', Buffer.from('A small, ordinary file.')).expect(201);
+  }, 60_000);
 });
+
+/** The extraction workers of this test process's services. */
+function extractionWorkers(): number[] {
+  return childrenOf(process.pid)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('extract.worker');
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
 
 describe('EXTRACTION_MEMORY_MB', () => {
   const upload = serviceWith({ EXTRACTION_MEMORY_MB: '48' });

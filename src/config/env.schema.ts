@@ -205,8 +205,8 @@ export class EnvSchema {
   MAX_UPLOAD_BYTES = 10_485_760;
 
   /**
-   * Multipart document uploads one instance reads at once; more get a 503. Each may hold its file,
-   * its text and its chunks in memory (tens of MB for a 10 MB file).
+   * Multipart document uploads one instance reads at once; more get a 503. Each holds its file in
+   * the temporary directory (spooled for the extraction worker) and its text and chunks in memory.
    */
   @Transform(toInt)
   @IsInt()
@@ -225,7 +225,11 @@ export class EnvSchema {
   @Max(64)
   EXTRACTION_WORKERS = 1;
 
-  /** Wall-clock limit for reading one document; past it the file is refused (400). */
+  /**
+   * Limit for reading one document, in the extraction worker's CPU time: past it the file is refused
+   * (400). A worker starved of CPU by other work is stopped at 2 × this in wall-clock time, and the
+   * upload answered 503 (retry later) rather than refused.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(100)

@@ -16,6 +16,12 @@ import type { DocumentContentType } from './extract-upload.js';
 
 /** Texts up to this many characters are chunked in place (a few ms); longer ones in a worker. */
 const INLINE_CHUNK_CHARS = 32_768;
+/** Extraction yields the CPU to the event loop (see WorkerPoolOptions.niceness). */
+export const EXTRACTION_NICENESS = 10;
+
+/** A timed-out extraction that the machine, not the file, made slow (see refusalFor). */
+export const EXTRACTION_STARVED_DETAIL =
+  'The service is too busy to read the document in time. Retry the upload with exponential back-off.';
 
 export interface ExtractedDocument {
   text: string;
@@ -39,12 +45,16 @@ export class DocumentExtractor implements OnModuleDestroy {
       timeoutMs: config.EXTRACTION_TIMEOUT_MS,
       memoryMb: config.EXTRACTION_MEMORY_MB,
       recycleAboveMb: config.EXTRACTION_MEMORY_MB,
+      niceness: EXTRACTION_NICENESS,
     });
   }
 
-  /** The text of an uploaded file and its chunks; a refused file is a 400 naming `file`. */
-  extract(bytes: Buffer, contentType: DocumentContentType): Promise<ExtractedDocument> {
-    return this.run({ kind: 'extract', bytes, contentType }, 'file');
+  /**
+   * The text of an uploaded file (spooled at `path`, see spool-file.ts) and its chunks; a refused file
+   * is a 400 naming `file`. The worker reads the file itself.
+   */
+  extract(path: string, contentType: DocumentContentType): Promise<ExtractedDocument> {
+    return this.run({ kind: 'extract', path, contentType }, 'file');
   }
 
   /** The chunks of a document's text (given as JSON, so field `content`). */
@@ -75,6 +85,12 @@ export class DocumentExtractor implements OnModuleDestroy {
   private refusalFor(error: unknown, field: string): Error {
     const seconds = Math.round(this.config.EXTRACTION_TIMEOUT_MS / 1000);
     if (error instanceof WorkerTimeoutError) {
+      // Starved: the worker (niced) got too little CPU because the machine is busy with other work. The
+      // file is not at fault, so the client may retry it.
+      if (error.starved) {
+        this.logger.warn('extraction stopped: its worker got too little CPU in time (the machine is busy)');
+        return new ServiceUnavailableError(EXTRACTION_STARVED_DETAIL);
+      }
       return ValidationFailedError.field(
         field,
         `Reading the document took over ${seconds} s; it is refused. Split it into smaller files.`,
