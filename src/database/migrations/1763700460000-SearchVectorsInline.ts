@@ -11,6 +11,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  */
 export class SearchVectorsInline1763700460000 implements MigrationInterface {
   name = 'SearchVectorsInline1763700460000';
+  // Outside a transaction: the ALTER's exclusive lock is held for an instant rather than for the whole
+  // rewrite, and each batch commits on its own. A run cut short is simply run again (both steps can be).
+  transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE document_chunks ALTER COLUMN search_vector SET STORAGE MAIN`);
