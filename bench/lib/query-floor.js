@@ -30,27 +30,42 @@ export async function createQueryFloor({ databaseUrl, poolSize, principal, quest
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   const statements = new Map();
   // Time inside each statement, the connection held, by kind (see kindOf).
-  async function timed(sql, run) {
-    const client = await pool.connect();
-    const started = performance.now();
-    try {
-      return (await run(client)).rows;
-    } finally {
-      const kind = kindOf(sql);
-      const entry = statements.get(kind) ?? { count: 0, ms: 0 };
-      entry.count++;
-      entry.ms += performance.now() - started;
-      statements.set(kind, entry);
-      client.release();
-    }
+  function record(sql, started) {
+    const kind = kindOf(sql);
+    const entry = statements.get(kind) ?? { count: 0, ms: 0 };
+    entry.count++;
+    entry.ms += performance.now() - started;
+    statements.set(kind, entry);
   }
   const database = {
     // TypeORM's DataSource.query answers a SELECT (and these WITH ... SELECTs) with the rows.
-    query: (sql, parameters) => timed(sql, (client) => client.query(sql, parameters)),
+    query: async (sql, parameters) => {
+      const client = await pool.connect();
+      const started = performance.now();
+      try {
+        return (await client.query(sql, parameters)).rows;
+      } finally {
+        record(sql, started);
+        client.release();
+      }
+    },
   };
   // The reads the service runs straight on its pool (DirectReads, the named ones prepared), likewise here.
   const reads = DirectReads.over({
-    query: async (config) => ({ rows: await timed(config.text, (client) => client.query(config)) }),
+    connect: async () => {
+      const client = await pool.connect();
+      return {
+        query: async (config) => {
+          const started = performance.now();
+          try {
+            return await client.query(config);
+          } finally {
+            record(config.text, started);
+          }
+        },
+        release: (error) => client.release(error),
+      };
+    },
   });
   const retriever = new Bm25Retriever(new SearchIndexRepository(reads));
   const quota = new QuotaService(new SubscriptionsRepository(database), { QUERY_CREDIT_COST: creditCost });

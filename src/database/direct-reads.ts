@@ -12,9 +12,16 @@ export interface ReadStatement {
   text: string;
 }
 
-/** What runs a statement on the pool: `pg`'s Pool takes this query config. */
-export interface PgPool {
+/** A connection taken from the pool: `pg`'s PoolClient. */
+export interface PgClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  /** With an error, the connection is closed rather than reused. */
+  release(error?: Error): void;
+}
+
+/** What hands out connections: `pg`'s Pool. */
+export interface PgPool {
+  connect(): Promise<PgClient>;
 }
 
 /** What runs it through TypeORM: its DataSource (or anything answering a SELECT with its rows). */
@@ -44,10 +51,17 @@ export class DirectReads {
 
   static over(pool: PgPool, log?: StatementLog): DirectReads {
     return new DirectReads(async (statement, values) => {
+      // Timed from when it has a connection, as TypeORM times its own: a wait for the pool is not a
+      // slow statement.
+      const client = await pool.connect();
       const started = performance.now();
       try {
-        return (await pool.query({ ...statement, values })).rows;
+        const { rows } = await client.query({ ...statement, values });
+        client.release();
+        return rows;
       } catch (error) {
+        // A connection whose statement failed (a timeout, a broken socket) is not handed out again.
+        client.release(error as Error);
         log?.logQueryError(error as Error, statement.text);
         throw error;
       } finally {
