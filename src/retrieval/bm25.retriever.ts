@@ -131,11 +131,11 @@ export class Bm25Retriever implements Retriever {
     const merge = (hits: Hit[]) => {
       for (const hit of hits) {
         const known = best.get(hit.documentId);
-        if (!known || hit.score > known.score) best.set(hit.documentId, hit);
+        if (!known || byRank(hit, known) < 0) best.set(hit.documentId, hit);
       }
     };
     const kthScore = () => {
-      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+      const ranked = [...best.values()].sort(byRank);
       return ranked.length >= limit ? ranked[limit - 1].score : -Infinity;
     };
     let next = 0;
@@ -186,7 +186,7 @@ export class Bm25Retriever implements Retriever {
       scored += estimate;
       if (kthScore() >= upperBound(next)) break;
     }
-    return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+    return [...best.values()].sort(byRank).slice(0, limit);
   }
 
   /**
@@ -275,4 +275,12 @@ export class Bm25Retriever implements Retriever {
       ];
     });
   }
+}
+
+/**
+ * Best first; equal scores by chunk id, as the ranking statement orders them, so that which of two
+ * tied chunks makes the top k does not depend on the round that found each.
+ */
+function byRank(a: Hit, b: Hit): number {
+  return b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
 }

@@ -198,7 +198,7 @@ export class SearchIndexRepository {
           ) s
           WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
             ${matching ? `AND (SELECT ${matching.sql} FROM documents d WHERE d.id = c.document_id)` : ''}
-          ORDER BY c.document_id, s.score DESC
+          ORDER BY c.document_id, s.score DESC, c.id
        ) best
        ORDER BY score DESC, chunk_id
        LIMIT $9::int`,
