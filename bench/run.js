@@ -5,7 +5,8 @@
  * file to bench/results/ (gitignored). Speed figures need the machine to themselves: run it as
  * `flock /tmp/bench.lock npm run bench -- core`. BENCH_SERVICE_ENV="LOG_LEVEL=warn,OTHER=x" adds to
  * (or overrides) the service's environment, to measure what one setting costs; BENCH_SERVICE_NODE_ARGS
- * ("--cpu-prof --cpu-prof-dir=/tmp/p") adds Node options to every service the run starts.
+ * ("--cpu-prof --cpu-prof-dir=/tmp/p") replaces the Node options of every service the run starts (by
+ * default production's, SERVICE_NODE_ARGS in bench/lib/service.js; "" for none).
  * BENCH_KEEP_DATABASE=1 keeps the run's databases (the main one's name is logged), to EXPLAIN their statements.
  *
  * Adding a section is one line in SECTIONS below. A section is an ES module in bench/sections/:
@@ -114,7 +115,7 @@ async function main() {
   const logFile = `${RESULTS_DIR}service-${stamp}.log`;
   const cleanups = [];
   const redis = await redisUrl();
-  const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const serviceNodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean);
   const baseEnv = {
     // The limiter still counts every request, but the load of one key must not trip it.
     RATE_LIMIT_PER_MINUTE: '1000000000',

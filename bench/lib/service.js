@@ -20,11 +20,20 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The service's Node options in production (`npm start`, the Dockerfile's CMD): measured as it runs. */
+export const SERVICE_NODE_ARGS = ['--max-semi-space-size=16'];
+
 /**
  * Starts the built service (`node dist/main.js`) as a child process, so the load generator never shares
  * its event loop. Its output goes to `logFile`. Resolves once `/health/ready/` answers 200.
  */
-export async function startService({ databaseUrl, env = {}, logFile, nodeArgs = [], readyTimeoutMs = 60_000 }) {
+export async function startService({
+  databaseUrl,
+  env = {},
+  logFile,
+  nodeArgs = SERVICE_NODE_ARGS,
+  readyTimeoutMs = 60_000,
+}) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const output = logFile ? openSync(logFile, 'a') : 'ignore';
