@@ -72,7 +72,7 @@ export class DocumentUploadInterceptor implements NestInterceptor {
       // finished() also calls back for a client that went away before this line ('close' would not).
       finished(context.switchToHttp().getResponse<HttpReply>().raw, () => {
         leave();
-        spool.remove().catch((error: Error) => this.logger.warn(`spooled upload not removed: ${error.message}`));
+        spool.remove().catch((error: unknown) => this.logger.warn(`spooled upload not removed: ${String(error)}`));
       });
       try {
         const { file, body } = await this.read(request, spool);
