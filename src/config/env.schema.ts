@@ -227,14 +227,24 @@ export class EnvSchema {
 
   /**
    * Limit for reading one document, in the extraction worker's CPU time: past it the file is refused
-   * (400). A worker starved of CPU by other work is stopped at 2 × this in wall-clock time, and the
-   * upload answered 503 (retry later) rather than refused.
+   * (400). Wall-clock time where /proc does not tell a process's CPU time.
    */
   @Transform(toInt)
   @IsInt()
   @Min(100)
   @Max(600_000)
   EXTRACTION_TIMEOUT_MS = 30_000;
+
+  /**
+   * Wall-clock limit for reading one document (at least EXTRACTION_TIMEOUT_MS): a worker that has not
+   * used its CPU time by then (the machine busy with other work) is stopped, and the upload answered
+   * 503 (retry later) rather than refused. Keep it under the proxy's read timeout in front.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(1_200_000)
+  EXTRACTION_WALL_TIMEOUT_MS = 60_000;
 
   /** Heap limit of each extraction worker (MB); a file that needs more is refused (400). */
   @Transform(toInt)

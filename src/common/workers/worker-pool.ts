@@ -8,10 +8,12 @@ export interface WorkerPoolOptions {
   size: number;
   /**
    * Limit of one task, from when a worker takes it; past it the worker is killed. Counted in the
-   * worker's CPU time where /proc tells it, so that a busy machine does not make a file too slow (with
-   * a wall-clock backstop of WALL_CLOCK_FACTOR × this); in wall-clock time elsewhere.
+   * worker's CPU time where /proc tells it, so that a busy machine does not make a task too slow; in
+   * wall-clock time elsewhere.
    */
   timeoutMs: number;
+  /** Wall-clock backstop of one task (at least `timeoutMs`): past it the worker is killed, starved. */
+  wallTimeoutMs: number;
   /** V8 heap limit of each worker (`--max-old-space-size`). */
   memoryMb: number;
   /**
@@ -40,11 +42,6 @@ export class WorkerTimeoutError extends Error {
   }
 }
 
-/**
- * A task may take this many times `timeoutMs` of wall-clock time while its CPU time stays under it
- * (2 × the default 30 s stays within a common proxy's 60 s read timeout).
- */
-export const WALL_CLOCK_FACTOR = 2;
 /** How often a running task's CPU time is read once its wall-clock time has passed `timeoutMs`. */
 const CPU_CHECK_MS = 250;
 
@@ -217,7 +214,7 @@ export class WorkerPool {
     };
     const { timeoutMs } = this.options;
     const cpuAtStart = cpuMsOf(worker.pid);
-    const wallDeadline = Date.now() + WALL_CLOCK_FACTOR * timeoutMs;
+    const wallDeadline = Date.now() + Math.max(this.options.wallTimeoutMs, timeoutMs);
     // First read when the wall-clock time reaches the limit. The CPU time is summed over the worker's
     // threads, so its GC helpers may have put it a little ahead by then; that is accepted.
     const check = () => {

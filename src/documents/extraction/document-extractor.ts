@@ -43,6 +43,7 @@ export class DocumentExtractor implements OnModuleDestroy {
     this.pool = new WorkerPool(workerScript(import.meta.url, 'extract.worker'), {
       size: config.EXTRACTION_WORKERS,
       timeoutMs: config.EXTRACTION_TIMEOUT_MS,
+      wallTimeoutMs: config.EXTRACTION_WALL_TIMEOUT_MS,
       memoryMb: config.EXTRACTION_MEMORY_MB,
       recycleAboveMb: config.EXTRACTION_MEMORY_MB,
       niceness: EXTRACTION_NICENESS,
