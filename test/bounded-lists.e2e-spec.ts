@@ -17,6 +17,15 @@ describe('reads are bounded', () => {
     expect(rows[0].statement_timeout).toBe('15s');
   });
 
+  it('plans statements without JIT compilation (the server default is on)', async () => {
+    const {
+      rows: [server],
+    } = await test.db.query<{ jit: string }>('SHOW jit');
+    expect(server.jit).toBe('on');
+    const rows: { jit: string }[] = await test.app.get(DataSource).query('SHOW jit');
+    expect(rows).toEqual([{ jit: 'off' }]);
+  });
+
   it('counts the daily usage of this period only, whatever lies before it', async () => {
     const alice = await signUp(test);
     const organizationId = await organizationIdOf(test, alice.id);

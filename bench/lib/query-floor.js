@@ -27,7 +27,8 @@ export async function createQueryFloor({ databaseUrl, poolSize, principal, quest
   // The service's own result parsing (dates stay strings, int8 becomes a number): same rows, same code.
   const { installPgTypeParsers } = await import('../../dist/database/pg-types.js');
   installPgTypeParsers();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+  // As the service's pool (database.ts): no JIT.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: '-c jit=off' });
   const statements = new Map();
   // Time inside each statement, the connection held, by kind (see kindOf).
   function record(sql, started) {

@@ -53,7 +53,10 @@ export function dataSourceOptions(
       connectionTimeoutMillis: target.embedded ? EMBEDDED_ACQUIRE_TIMEOUT_MS : 3000,
       query_timeout: STATEMENT_TIMEOUT_MS,
       // The embedded store runs one backend in WASM, with no timer to interrupt it: the client's limit only.
-      ...(target.embedded ? {} : { statement_timeout: STATEMENT_TIMEOUT_MS }),
+      // No JIT: the ranking statement is planned for each query, and at a million chunks its estimated
+      // cost made PostgreSQL compile it every time, which took longer than running it (see README,
+      // "How search cost grows"). The embedded store has no JIT.
+      ...(target.embedded ? {} : { statement_timeout: STATEMENT_TIMEOUT_MS, options: '-c jit=off' }),
     },
     logging: ['error', 'warn', 'migration'],
     logger: new TypeOrmLogger(),
