@@ -46,9 +46,9 @@ export class AddressLimits {
    * exact): a flood past its limit costs no more round trips to Redis, which were 14 % of the
    * service's CPU under the abuse bench's sign-in flood.
    */
-  async take(rule: AddressRule, address: string, now = Date.now()): Promise<void> {
+  async take(rule: AddressRule, address: string): Promise<void> {
     const key = `pre:${rule}:${address}`;
-    const refusedMs = this.refused.remainingMs(key, now);
+    const refusedMs = this.refused.remainingMs(key, Date.now());
     if (refusedMs > 0) this.refuse(rule, refusedMs);
     const { limit, windowMs } = this.rules[rule];
     const reservation = await this.counters.reserve([{ key, limit, windowMs }]);

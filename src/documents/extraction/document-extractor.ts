@@ -17,7 +17,7 @@ import type { DocumentContentType } from './extract-upload.js';
 /** Texts up to this many characters are chunked in place (a few ms); longer ones in a worker. */
 const INLINE_CHUNK_CHARS = 32_768;
 /** Extraction yields the CPU to the event loop (see WorkerPoolOptions.niceness). */
-export const EXTRACTION_NICENESS = 10;
+const EXTRACTION_NICENESS = 10;
 
 /** A timed-out extraction that the machine, not the file, made slow (see refusalFor). */
 export const EXTRACTION_STARVED_DETAIL =
