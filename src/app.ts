@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
+import { refuseEarly } from './auth/early-refusals.js';
 import { BadRequestError } from './common/errors.js';
 import { RouteTable } from './common/route-table.js';
 import { BodyValidationPipe } from './common/validation.js';
@@ -64,10 +65,12 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   observeHttp(app, logging);
   allowBrowsers(app, config);
+  const errors = new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES, [OPENAI_ERROR_DIALECT]);
+  refuseEarly(app, (error, request, reply) => errors.answer(error, request, reply));
   await acceptUploads(app, config);
   storeIdempotentAnswers(app);
   mountDashboard(app, config.DASHBOARD_DIR);
-  app.useGlobalFilters(new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES, [OPENAI_ERROR_DIALECT]));
+  app.useGlobalFilters(errors);
   app.useGlobalPipes(new BodyValidationPipe());
   setUpOpenApi(app);
   // Nest hands out a Proxy whose `set` trap drops assignments, so `app.close = …` would be a silent

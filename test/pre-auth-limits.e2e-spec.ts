@@ -237,6 +237,67 @@ describe('limits per client address before authentication', () => {
       lookups.restore();
     }
   });
+  it("refuses a blocked address before reading its body, in the route's error dialect, and only where a credential is checked", async () => {
+    const attacker = from('203.0.113.70');
+    for (let i = 0; i < 6; i++) await test.http().get(ME).set(attacker).set('X-API-Key', forgedKey()).expect(401);
+    expectThrottled(await test.http().get(ME).set(attacker).set('X-API-Key', forgedKey()), 60);
+    // Refused before the body is read: a malformed one would otherwise be the 400.
+    const unread = await test
+      .http()
+      .post('/v1/query/')
+      .set(attacker)
+      .set('X-API-Key', forgedKey())
+      .set('Content-Type', 'application/json')
+      .send('{"query": ');
+    expectThrottled(unread, 60);
+    // The OpenAI-compatible routes answer their clients' error shape, early or not.
+    const openAi = await test
+      .http()
+      .post('/v1/chat/completions')
+      .set(attacker)
+      .set('Authorization', `Bearer ${forgedKey()}`)
+      .send({ model: 'kqs-default', messages: [{ role: 'user', content: 'hi' }] });
+    expectThrottled(openAi, 60);
+    expect(openAi.body.error).toEqual({
+      message: openAi.body.detail,
+      type: 'rate_limit_error',
+      code: 'rate_limit_exceeded',
+      param: null,
+    });
+    // The 401s the auth guard gives before the count stay first: an API key where only a JWT is accepted.
+    const keyOnJwtRoute = await test.http().get('/v1/billings/api-keys/').set(attacker).set('X-API-Key', forgedKey());
+    expect(keyOnJwtRoute.status).toBe(401);
+    expect(keyOnJwtRoute.body).toEqual({ detail: 'This endpoint accepts only a JWT access token, not an API key.' });
+    // A public route does not look at credentials, so a forged one there is no reason to refuse.
+    await test.http().get('/health/').set(attacker).set('X-API-Key', forgedKey()).expect(200);
+  });
+
+  it('refuses an address past its sign-in limit before reading its body', async () => {
+    const address = from('198.51.100.30');
+    for (let i = 0; i < 4; i++)
+      await test
+        .http()
+        .post('/auth/jwt/create/')
+        .set(address)
+        .send({ email: 'nobody@example.com', password: 'wrong password' })
+        .expect(401);
+    const malformed = () =>
+      test.http().post('/auth/jwt/create/').set(address).set('Content-Type', 'application/json').send('{"email": ');
+    // The first refusal is the store's, once the body was read and found valid (the guard runs after the parser)...
+    expectThrottled(
+      await test.http().post('/auth/jwt/create/').set(address).send({ email: 'nobody@example.com', password: 'x' }),
+      60,
+    );
+    // ...and from then on this instance refuses from memory, before the body: the 429, not a 400.
+    expectThrottled(await malformed(), 60);
+    await test
+      .http()
+      .post('/auth/jwt/create/')
+      .set(from('198.51.100.31'))
+      .set('Content-Type', 'application/json')
+      .send('{"email": ')
+      .expect(400);
+  });
 });
 
 describe('forged keys with a valid checksum', () => {

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AUTH_REQUIREMENT, type AuthRequirement } from '../common/auth.decorators.js';
+import { requirementOf } from '../common/auth.decorators.js';
 import { PermissionDeniedError } from '../common/errors.js';
 import type { HttpRequest } from '../common/http.js';
 
@@ -13,11 +13,11 @@ export class AdminOnlyGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const requirement = this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (!requirement?.adminOnly) return true;
+    const requirement = requirementOf(this.reflector, {
+      handler: context.getHandler(),
+      controller: context.getClass(),
+    });
+    if (!requirement.adminOnly) return true;
     if (!context.switchToHttp().getRequest<HttpRequest>().user?.isAdmin) throw new PermissionDeniedError();
     return true;
   }

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Passport } from 'passport';
-import { AUTH_REQUIREMENT, type AuthRequirement } from '../common/auth.decorators.js';
+import { requirementOf } from '../common/auth.decorators.js';
 import {
   AccessTokenInvalidError,
   ApiKeyInvalidError,
@@ -45,11 +45,10 @@ export class CompositeAuthGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const requirement =
-      this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? {};
+    const requirement = requirementOf(this.reflector, {
+      handler: context.getHandler(),
+      controller: context.getClass(),
+    });
     if (requirement.public) return true;
 
     const request = context.switchToHttp().getRequest<HttpRequest>();
@@ -57,15 +56,9 @@ export class CompositeAuthGuard implements CanActivate {
     if (!credential) throw new NotAuthenticatedError();
     if (credential.kind === 'api_key' && requirement.jwtOnly) throw new ApiKeyNotAcceptedError();
 
-    // An address that keeps presenting bad credentials is refused before any lookup (forged keys,
-    // guessed tokens), except for a credential verified recently: clients that share the address
-    // (one NAT) keep working. A valid credential never waits on the count.
-    const address = clientAddress(request);
-    const known =
-      credential.kind === 'api_key'
-        ? this.apiKeyStrategy.isKnown(credential.value)
-        : this.jwtStrategy.isKnown(credential.value);
-    if (!known) this.addressLimits.checkFailures(address);
+    // An address that keeps presenting bad credentials (forged keys, guessed tokens) is refused before
+    // any lookup by the hook in early-refusals.ts; here its failures are counted, after the fact, so a
+    // valid credential never waits on the count.
     let principal: Principal;
     try {
       principal =
@@ -80,7 +73,7 @@ export class CompositeAuthGuard implements CanActivate {
             );
     } catch (error) {
       if (error instanceof ApiKeyInvalidError || error instanceof AccessTokenInvalidError)
-        await this.addressLimits.recordFailure(address);
+        await this.addressLimits.recordFailure(clientAddress(request));
       throw error;
     }
     request.user = principal;

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AUTH_REQUIREMENT, type AuthRequirement } from '../common/auth.decorators.js';
+import { requirementOf } from '../common/auth.decorators.js';
 import { MissingScopeError } from '../common/errors.js';
 import type { HttpRequest } from '../common/http.js';
 
@@ -14,12 +14,12 @@ export class ScopeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const requirement = this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const requirement = requirementOf(this.reflector, {
+      handler: context.getHandler(),
+      controller: context.getClass(),
+    });
     const scopes = context.switchToHttp().getRequest<HttpRequest>().user?.scopes;
-    if (requirement?.scope && scopes && !scopes.includes(requirement.scope))
+    if (requirement.scope && scopes && !scopes.includes(requirement.scope))
       throw new MissingScopeError(requirement.scope);
     return true;
   }

@@ -1,5 +1,6 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
+import type { Reflector } from '@nestjs/core';
 import { ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { NotAuthenticatedError } from './errors.js';
 import type { HttpRequest } from './http.js';
@@ -93,6 +94,18 @@ export function Authenticated(requirement: AuthRequirement = {}) {
       for (const decorate of documentation(requirement)) decorate(prototype, name, route);
     }
   };
+}
+
+/** A route's requirement: its own, else its controller's, else any credential. */
+export function requirementOf(
+  reflector: Reflector,
+  // Nest's own type for what ExecutionContext.getHandler() and getClass() return.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  route: { handler: Function; controller: Function },
+): AuthRequirement {
+  return (
+    reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [route.handler, route.controller]) ?? {}
+  );
 }
 
 /** No credential needed. */

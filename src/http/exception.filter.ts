@@ -67,6 +67,11 @@ export class GlobalExceptionFilter implements ExceptionFilter {
         .send(this.inDialect(request, 500, { detail: INTERNAL_ERROR_DETAIL, request_id: request.id }));
       return;
     }
+    this.answer(error, request, reply);
+  }
+
+  /** Sends the documented answer for `error` (also used by hooks that refuse before Nest runs). */
+  answer(error: ApiError, request: HttpRequest, reply: HttpReply): void {
     void reply
       .status(error.status)
       .headers(error.headers)

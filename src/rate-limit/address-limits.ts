@@ -47,28 +47,31 @@ export class AddressLimits {
    * service's CPU under the abuse bench's sign-in flood.
    */
   async take(rule: AddressRule, address: string): Promise<void> {
+    const refusedMs = this.refusedMs(rule, address);
+    if (refusedMs > 0) throw this.refusal(rule, refusedMs);
     const key = `pre:${rule}:${address}`;
-    const refusedMs = this.refused.remainingMs(key, Date.now());
-    if (refusedMs > 0) this.refuse(rule, refusedMs);
     const { limit, windowMs } = this.rules[rule];
     const reservation = await this.counters.reserve([{ key, limit, windowMs }]);
     if (!reservation.granted) {
       this.refused.refuse(key, reservation.retryAfterMs);
-      this.refuse(rule, reservation.retryAfterMs);
+      throw this.refusal(rule, reservation.retryAfterMs);
     }
   }
 
-  private refuse(rule: AddressRule, retryAfterMs: number): never {
-    rateLimited.inc({ limit: `address_${rule}` });
-    throw new ThrottledError(retryAfterMs / 1000);
+  /** How long (ms) this instance already knows the address is refused under the rule; 0 when it does not. */
+  refusedMs(rule: AddressRule, address: string): number {
+    return this.refused.remainingMs(`pre:${rule}:${address}`, Date.now());
   }
 
-  /** Throws the 429 while this address is refused for failed credentials. Synchronous: memory only. */
-  checkFailures(address: string, now = Date.now()): void {
-    const blockedMs = this.blocked.remainingMs(address, now);
-    if (blockedMs === 0) return;
-    rateLimited.inc({ limit: 'address_failed_auth' });
-    throw new ThrottledError(blockedMs / 1000);
+  /** How long (ms) the address stays refused for failed credentials; 0 when it is not. Memory only. */
+  failuresRefusedMs(address: string): number {
+    return this.blocked.remainingMs(address, Date.now());
+  }
+
+  /** The 429 for a refusal of `retryAfterMs`, counted in the metrics under its limit. */
+  refusal(limit: AddressRule | 'failed_auth', retryAfterMs: number): ThrottledError {
+    rateLimited.inc({ limit: `address_${limit}` });
+    return new ThrottledError(retryAfterMs / 1000);
   }
 
   /** Counts a failed credential; at the limit the address is refused until its window ends. */

@@ -21,11 +21,15 @@ export class AddressLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.get<AddressRule | undefined>(ADDRESS_RULE, context.getHandler());
+    const rule = addressRuleOf(this.reflector, context.getHandler());
     if (rule) await this.limits.take(rule, clientAddress(context.switchToHttp().getRequest<HttpRequest>()));
     return true;
   }
 }
+
+/** The route's `@LimitPerAddress` rule, if it has one. */
+export const addressRuleOf = (reflector: Reflector, handler: object): AddressRule | undefined =>
+  reflector.get<AddressRule | undefined>(ADDRESS_RULE, handler as () => unknown);
 
 /** Counts each request of the route against the client address's budget for `rule` (429 past it). */
 export const LimitPerAddress = (rule: AddressRule) =>
