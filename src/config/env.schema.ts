@@ -215,9 +215,9 @@ export class EnvSchema {
   MAX_UPLOADS_IN_FLIGHT = 4;
 
   /**
-   * Worker processes that extract and chunk documents (off the event loop). V8 overshoots the heap
-   * limit within one long synchronous run (pdf.js), so a worker may reach about 2 × EXTRACTION_MEMORY_MB
-   * + 100 MB before it is stopped; one worker keeps a 512 MiB pod safe.
+   * Worker processes that extract and chunk documents (off the event loop). Each is stopped past
+   * EXTRACTION_MEMORY_MB + 128 MB resident (read every 25 ms), so it holds at most about that; one
+   * worker keeps a 512 MiB pod safe.
    */
   @Transform(toInt)
   @IsInt()
@@ -246,7 +246,10 @@ export class EnvSchema {
   @Max(1_200_000)
   EXTRACTION_WALL_TIMEOUT_MS = 60_000;
 
-  /** Heap limit of each extraction worker (MB); a file that needs more is refused (400). */
+  /**
+   * Heap limit of each extraction worker (MB), and with 128 MB more its resident limit; a file that
+   * needs more is refused (400).
+   */
   @Transform(toInt)
   @IsInt()
   @Min(32)

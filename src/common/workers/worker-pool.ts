@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { WorkerScript } from './worker-script.js';
 
 export interface WorkerPoolOptions {
   /** Worker processes running at once; tasks beyond wait in order. */
@@ -16,6 +17,12 @@ export interface WorkerPoolOptions {
   wallTimeoutMs: number;
   /** V8 heap limit of each worker (`--max-old-space-size`). */
   memoryMb: number;
+  /**
+   * Resident memory a worker may reach while it runs a task; past it the worker is killed and the task
+   * fails as out of memory. A container's limit counts resident memory, which the heap limit does not
+   * bound: V8 overshoots it within one long synchronous run, and buffers live outside it.
+   */
+  residentLimitMb: number;
   /**
    * A worker left holding more resident memory than this after a task is replaced: V8 keeps the
    * heap a big document grew to, and an idle worker should not sit on it.
@@ -44,6 +51,8 @@ export class WorkerTimeoutError extends Error {
 
 /** How often a running task's CPU time is read once its wall-clock time has passed `timeoutMs`. */
 const CPU_CHECK_MS = 250;
+/** How often a running task's resident memory is read (a /proc read, some 20 µs). */
+const MEMORY_CHECK_MS = 25;
 
 /** A task whose worker died under it: over its heap limit (`outOfMemory`) or otherwise. */
 export class WorkerCrashedError extends Error {
@@ -120,7 +129,7 @@ export class WorkerPool {
   private closed = false;
 
   constructor(
-    private readonly script: { url: URL; execArgv?: string[] },
+    private readonly script: WorkerScript,
     private readonly options: WorkerPoolOptions,
   ) {}
 
@@ -188,6 +197,7 @@ export class WorkerPool {
   private execute(worker: ChildProcess, task: Task): void {
     const settle = (outcome: { value: unknown } | { error: Error }, keep: boolean) => {
       clearTimeout(timer);
+      clearInterval(memoryWatch);
       this.busy.delete(worker);
       worker.off('message', onMessage).off('close', onClose);
       if ('value' in outcome) task.resolve(outcome.value);
@@ -229,6 +239,12 @@ export class WorkerPool {
       }
     };
     let timer = setTimeout(check, timeoutMs);
+    const { residentLimitMb } = this.options;
+    const memoryWatch = setInterval(() => {
+      if (residentMb(worker.pid) <= residentLimitMb) return;
+      this.outOfMemory.add(worker);
+      settle({ error: new WorkerCrashedError(true, `resident memory over ${residentLimitMb} MB`) }, false);
+    }, MEMORY_CHECK_MS);
     this.busy.add(worker);
     worker.on('message', onMessage).on('close', onClose);
     worker.send(task.message as object);

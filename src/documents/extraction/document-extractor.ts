@@ -18,6 +18,13 @@ import type { DocumentContentType } from './extract-upload.js';
 const INLINE_CHUNK_CHARS = 32_768;
 /** Extraction yields the CPU to the event loop (see WorkerPoolOptions.niceness). */
 const EXTRACTION_NICENESS = 10;
+/**
+ * What a worker holds beside its heap: the runtime and pdf.js (some 60 MB resident when idle), the
+ * young generation (3 × 8 MB), the file and the PDF streams it decodes. Measured on Node 24: documents
+ * that are accepted peak at 120-190 MB resident (heap limit 96), while the hostile PDFs of the abuse
+ * bench, refused at the heap limit, reached 280-300 MB before V8 stopped them.
+ */
+const RESIDENT_BEYOND_HEAP_MB = 128;
 
 /** A timed-out extraction that the machine, not the file, made slow (see refusalFor). */
 export const EXTRACTION_STARVED_DETAIL =
@@ -40,11 +47,13 @@ export class DocumentExtractor implements OnModuleDestroy {
   private readonly pool: WorkerPool;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.pool = new WorkerPool(workerScript(import.meta.url, 'extract.worker'), {
+    const script = workerScript(import.meta.url, 'extract.worker');
+    this.pool = new WorkerPool(script, {
       size: config.EXTRACTION_WORKERS,
       timeoutMs: config.EXTRACTION_TIMEOUT_MS,
       wallTimeoutMs: config.EXTRACTION_WALL_TIMEOUT_MS,
       memoryMb: config.EXTRACTION_MEMORY_MB,
+      residentLimitMb: config.EXTRACTION_MEMORY_MB + RESIDENT_BEYOND_HEAP_MB + (script.extraResidentMb ?? 0),
       recycleAboveMb: config.EXTRACTION_MEMORY_MB,
       niceness: EXTRACTION_NICENESS,
     });
@@ -99,7 +108,7 @@ export class DocumentExtractor implements OnModuleDestroy {
     }
     if (error instanceof WorkerCrashedError && error.outOfMemory) {
       this.logger.warn(
-        `extraction refused: the worker reached its heap limit (EXTRACTION_MEMORY_MB=${this.config.EXTRACTION_MEMORY_MB})`,
+        `extraction refused: the worker reached its memory limit (EXTRACTION_MEMORY_MB=${this.config.EXTRACTION_MEMORY_MB}): ${error.message}`,
       );
       return ValidationFailedError.field(
         field,
