@@ -204,3 +204,41 @@ describe('request ids, JSON logs and Prometheus metrics', () => {
     });
   });
 });
+
+// Its own application, last in the file: Nest's static Logger writes to the application created last.
+describe('a flood of 429s', () => {
+  const floodLogs = new CapturedLogs();
+  let flooded: TestApp;
+  beforeAll(async () => {
+    flooded = await startTestApp({ LOG_LEVEL: 'info', FAILED_AUTH_LIMIT_PER_MINUTE: '2' }, undefined, {
+      logStream: floodLogs,
+    });
+  });
+  afterAll(() => flooded.close());
+
+  const forged = (i: number) =>
+    flooded
+      .http()
+      .get('/auth/users/me/')
+      .set('X-API-Key', madeUpKey(`flood${i}`));
+  const throttledLines = () =>
+    floodLogs.entries().filter((entry) => entry.message === 'request completed' && entry.status === '429');
+
+  it('is logged once a second per address, each line saying how many it stands for; the metrics count all', async () => {
+    for (let i = 0; i < 2; i++) await forged(i).expect(401);
+    const started = performance.now();
+    for (let i = 2; i < 32; i++) await forged(i).expect(429);
+    // The 30 refusals take a few tens of ms: all within the first second.
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(throttledLines()).toHaveLength(1);
+    expect(throttledLines()[0].throttled_unlogged).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await forged(32).expect(429);
+    expect(throttledLines()).toHaveLength(2);
+    expect(throttledLines()[1].throttled_unlogged).toBe(29);
+    // Other answers are all logged.
+    expect(floodLogs.entries().filter((entry) => entry.status === '401')).toHaveLength(2);
+    const metrics = (await flooded.http().get('/metrics').expect(200)).text;
+    expect(metricValue(metrics, 'http_requests_total', { route: '/auth/users/me', status: '429' })).toBe(31);
+  });
+});

@@ -16,6 +16,30 @@ export interface HttpObserverOptions {
 const UNMATCHED = '(unmatched)';
 
 /**
+ * Which 429s get an access line: per client address, one a second, carrying how many it stands for.
+ * A flood past its limit is answered as fast as it comes (10,000 a second here), and a line for each
+ * cost a quarter of the service's throughput and as much in the log pipeline; the metrics still count
+ * every one (http_requests_total).
+ */
+export class ThrottledLogSampler {
+  private static readonly INTERVAL_MS = 1000;
+  private static readonly ADDRESSES_MAX = 10_000;
+  private readonly addresses = new Map<string, { loggedAt: number; skipped: number }>();
+
+  /** Undefined: skip this line. A number: log it, with how many 429s of the address were not logged before it. */
+  take(address: string, now = performance.now()): number | undefined {
+    const seen = this.addresses.get(address);
+    if (seen && now - seen.loggedAt < ThrottledLogSampler.INTERVAL_MS) {
+      seen.skipped++;
+      return undefined;
+    }
+    if (!seen && this.addresses.size >= ThrottledLogSampler.ADDRESSES_MAX) this.addresses.clear();
+    this.addresses.set(address, { loggedAt: now, skipped: 0 });
+    return seen?.skipped ?? 0;
+  }
+}
+
+/**
  * The first hook of every request: echoes its id (Fastify's genReqId) in `X-Request-Id`, counts it in
  * flight for graceful shutdown, and when its connection is done records the Prometheus figures and one
  * access-log line. Only the route pattern is a label (not the path), so ids in paths do not explode the
@@ -29,6 +53,7 @@ export function observeRequests(instance: FastifyInstance, { logger, inFlight, d
   // allocated, and the young-generation collections it caused stalled every request in flight.
   const accessLogger = logger.child({}, { redact: [] });
   watchRequestsInFlight(() => inFlight.size);
+  const throttledLines = new ThrottledLogSampler();
   instance.addHook('onRequest', (request: HttpRequest, reply, done) => {
     const started = performance.now();
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -44,6 +69,8 @@ export function observeRequests(instance: FastifyInstance, { logger, inFlight, d
       const status = response.writableFinished ? String(response.statusCode) : 'aborted';
       observeHttpRequest(request.method, route, status, seconds);
       if (!accessLog) return;
+      const throttledUnlogged = response.statusCode === 429 ? throttledLines.take(request.ip) : 0;
+      if (throttledUnlogged === undefined) return;
       const principal = request.user;
       accessLogger.info(
         {
@@ -56,6 +83,7 @@ export function observeRequests(instance: FastifyInstance, { logger, inFlight, d
           remote_address: request.ip,
           user_id: principal?.userId,
           key_prefix: principal?.keyPrefix ?? undefined,
+          throttled_unlogged: throttledUnlogged || undefined,
         },
         'request completed',
       );
