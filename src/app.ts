@@ -22,7 +22,7 @@ import { requestIdFor } from './observability/request-id.js';
 import { createLogging, observeHttp } from './observability/setup.js';
 import { OPENAI_ERROR_DIALECT } from './openai-compat/openai-errors.js';
 import { setUpOpenApi } from './openapi/openapi.js';
-import { parseTrustProxy } from './rate-limit/client-address.js';
+import { parseTrustProxy } from './common/client-address.js';
 
 export interface CreateAppOptions {
   logger?: LoggerService | false;

@@ -1,4 +1,4 @@
-import { clientAddress, parseTrustProxy } from '../src/rate-limit/client-address.js';
+import { clientAddress, parseTrustProxy } from '../src/common/client-address.js';
 
 describe('the client address the per-address limits count', () => {
   it.each([

@@ -228,14 +228,17 @@ describe('a flood of 429s', () => {
     for (let i = 0; i < 2; i++) await forged(i).expect(401);
     const started = performance.now();
     for (let i = 2; i < 32; i++) await forged(i).expect(429);
-    // The 30 refusals take a few tens of ms: all within the first second.
-    expect(performance.now() - started).toBeLessThan(1000);
-    expect(throttledLines()).toHaveLength(1);
-    expect(throttledLines()[0].throttled_unlogged).toBeUndefined();
+    const seconds = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await forged(32).expect(429);
-    expect(throttledLines()).toHaveLength(2);
-    expect(throttledLines()[1].throttled_unlogged).toBe(29);
+    // One line a second at most (a few tens of ms for the 30 here: one line), and each 429 is either
+    // logged or counted in the next line's throttled_unlogged.
+    const lines = throttledLines();
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.length).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
+    expect(lines[0].throttled_unlogged).toBeUndefined();
+    const unlogged = lines.reduce((sum, line) => sum + Number(line.throttled_unlogged ?? 0), 0);
+    expect(lines.length + unlogged).toBe(31);
     // Other answers are all logged.
     expect(floodLogs.entries().filter((entry) => entry.status === '401')).toHaveLength(2);
     const metrics = (await flooded.http().get('/metrics').expect(200)).text;

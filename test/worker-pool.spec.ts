@@ -2,7 +2,7 @@ import { WorkerCrashedError, WorkerPool } from '../src/common/workers/worker-poo
 
 // A worker that holds Buffers: memory outside the V8 heap, which `--max-old-space-size` does not bound.
 const script = { url: new URL('./fixtures/holding.worker.mjs', import.meta.url) };
-const options = { size: 1, timeoutMs: 10_000, wallTimeoutMs: 20_000, memoryMb: 64, recycleAboveMb: 1000 };
+const options = { size: 1, timeoutMs: 10_000, wallTimeoutMs: 20_000, memoryMb: 64, recycleAboveMb: 100 };
 
 describe('WorkerPool resident memory limit', () => {
   let pool: WorkerPool;

@@ -12,7 +12,7 @@ import type { HttpReply, HttpRequest } from '../common/http.js';
 import type { Principal } from '../common/principal.js';
 import { observeCredential } from '../observability/metrics.js';
 import { AddressLimits } from '../rate-limit/address-limits.js';
-import { clientAddress } from '../rate-limit/client-address.js';
+import { clientAddress } from '../common/client-address.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';

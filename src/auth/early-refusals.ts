@@ -7,7 +7,7 @@ import type { ApiError } from '../common/errors.js';
 import type { HttpReply, HttpRequest } from '../common/http.js';
 import { addRouteConfig } from '../common/route-config.js';
 import { type AddressRule, AddressLimits } from '../rate-limit/address-limits.js';
-import { clientAddress } from '../rate-limit/client-address.js';
+import { clientAddress } from '../common/client-address.js';
 import { addressRuleOf } from '../rate-limit/limit-per-address.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -75,6 +75,7 @@ export function refuseEarly(app: INestApplication, answer: Answer): void {
 function describeControllerRoutes(app: INestApplication): void {
   const reflector = app.get(Reflector);
   const scanner = new MetadataScanner();
+  const described = new Map<unknown, string>();
   for (const module of app.get(ModulesContainer).values()) {
     for (const { metatype: controller } of module.controllers.values()) {
       if (!controller) continue;
@@ -82,10 +83,18 @@ function describeControllerRoutes(app: INestApplication): void {
       for (const name of scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name];
         if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
-        addRouteConfig(handler, {
+        const config = {
           auth: requirementOf(reflector, { handler, controller }),
           addressRule: addressRuleOf(reflector, handler),
-        });
+        };
+        // A method inherited by two controllers is one function: one config for both.
+        const seen = described.get(handler);
+        if (seen !== undefined && seen !== JSON.stringify(config))
+          throw new Error(
+            `${controller.name}.${name} is shared with another controller that requires other credentials`,
+          );
+        described.set(handler, JSON.stringify(config));
+        addRouteConfig(handler, config);
       }
     }
   }

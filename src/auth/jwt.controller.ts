@@ -4,7 +4,7 @@ import type { HttpRequest } from '../common/http.js';
 import { Public } from '../common/auth.decorators.js';
 import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
-import { clientAddress } from '../rate-limit/client-address.js';
+import { clientAddress } from '../common/client-address.js';
 import { LimitPerAddress } from '../rate-limit/limit-per-address.js';
 import {
   MAX_FAILURES_PER_ADDRESS,

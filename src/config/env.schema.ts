@@ -216,8 +216,8 @@ export class EnvSchema {
 
   /**
    * Worker processes that extract and chunk documents (off the event loop). Each is stopped past
-   * EXTRACTION_MEMORY_MB + 128 MB resident (read every 25 ms), so it holds at most about that; one
-   * worker keeps a 512 MiB pod safe.
+   * EXTRACTION_MEMORY_MB + 128 MB resident (read every 25 ms, so it may pass that by what it allocates
+   * in 25 ms); one worker keeps a 512 MiB pod safe.
    */
   @Transform(toInt)
   @IsInt()

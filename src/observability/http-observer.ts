@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { clientAddress } from '../common/client-address.js';
 import { type HttpRequest, pathOf } from '../common/http.js';
 import type { InFlightRequests } from '../lifecycle/in-flight.js';
 import type { Logger } from './logger.js';
@@ -16,25 +17,33 @@ export interface HttpObserverOptions {
 const UNMATCHED = '(unmatched)';
 
 /**
- * Which 429s get an access line: per client address, one a second, carrying how many it stands for.
+ * Whose 429s are sampled together: the client address as the per-address limits count it (an IPv6
+ * /64), and the key or user, so that tenants throttled behind one NAT each keep their lines.
+ */
+function throttledClient(request: HttpRequest, principal: HttpRequest['user']): string {
+  return `${clientAddress(request)} ${principal?.keyPrefix ?? principal?.userId ?? ''}`;
+}
+
+/**
+ * Which 429s get an access line: per client (see throttledClient), one a second, carrying how many it stands for.
  * A flood past its limit is answered as fast as it comes (10,000 a second here), and a line for each
  * cost a quarter of the service's throughput and as much in the log pipeline; the metrics still count
  * every one (http_requests_total).
  */
 export class ThrottledLogSampler {
   private static readonly INTERVAL_MS = 1000;
-  private static readonly ADDRESSES_MAX = 10_000;
-  private readonly addresses = new Map<string, { loggedAt: number; skipped: number }>();
+  private static readonly CLIENTS_MAX = 10_000;
+  private readonly clients = new Map<string, { loggedAt: number; skipped: number }>();
 
-  /** Undefined: skip this line. A number: log it, with how many 429s of the address were not logged before it. */
-  take(address: string, now = performance.now()): number | undefined {
-    const seen = this.addresses.get(address);
+  /** Undefined: skip this line. A number: log it, with how many 429s of the client were not logged before it. */
+  take(client: string, now = performance.now()): number | undefined {
+    const seen = this.clients.get(client);
     if (seen && now - seen.loggedAt < ThrottledLogSampler.INTERVAL_MS) {
       seen.skipped++;
       return undefined;
     }
-    if (!seen && this.addresses.size >= ThrottledLogSampler.ADDRESSES_MAX) this.addresses.clear();
-    this.addresses.set(address, { loggedAt: now, skipped: 0 });
+    if (!seen && this.clients.size >= ThrottledLogSampler.CLIENTS_MAX) this.clients.clear();
+    this.clients.set(client, { loggedAt: now, skipped: 0 });
     return seen?.skipped ?? 0;
   }
 }
@@ -69,9 +78,10 @@ export function observeRequests(instance: FastifyInstance, { logger, inFlight, d
       const status = response.writableFinished ? String(response.statusCode) : 'aborted';
       observeHttpRequest(request.method, route, status, seconds);
       if (!accessLog) return;
-      const throttledUnlogged = response.statusCode === 429 ? throttledLines.take(request.ip) : 0;
-      if (throttledUnlogged === undefined) return;
       const principal = request.user;
+      const throttledUnlogged =
+        response.statusCode === 429 ? throttledLines.take(throttledClient(request, principal)) : 0;
+      if (throttledUnlogged === undefined) return;
       accessLogger.info(
         {
           request_id: request.id,

@@ -9,7 +9,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { HttpRequest } from '../common/http.js';
 import { type AddressRule, AddressLimits } from './address-limits.js';
-import { clientAddress } from './client-address.js';
+import { clientAddress } from '../common/client-address.js';
 
 const ADDRESS_RULE = 'rate-limit:address-rule';
 

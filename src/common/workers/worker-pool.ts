@@ -18,8 +18,9 @@ export interface WorkerPoolOptions {
   /** V8 heap limit of each worker (`--max-old-space-size`). */
   memoryMb: number;
   /**
-   * Resident memory a worker may reach while it runs a task; past it the worker is killed and the task
-   * fails as out of memory. A container's limit counts resident memory, which the heap limit does not
+   * Resident memory a worker may reach while it runs a task, read every MEMORY_CHECK_MS (it may pass it
+   * by what it allocates in that time); past it the worker is killed and the task fails as out of
+   * memory. Keep `recycleAboveMb` below it, or a worker kept idle above it fails its next task. A container's limit counts resident memory, which the heap limit does not
    * bound: V8 overshoots it within one long synchronous run, and buffers live outside it.
    */
   residentLimitMb: number;
@@ -241,7 +242,8 @@ export class WorkerPool {
     let timer = setTimeout(check, timeoutMs);
     const { residentLimitMb } = this.options;
     const memoryWatch = setInterval(() => {
-      if (residentMb(worker.pid) <= residentLimitMb) return;
+      // Closing, the worker is being killed: its 'close' settles the task as closed.
+      if (this.closed || residentMb(worker.pid) <= residentLimitMb) return;
       this.outOfMemory.add(worker);
       settle({ error: new WorkerCrashedError(true, `resident memory over ${residentLimitMb} MB`) }, false);
     }, MEMORY_CHECK_MS);
