@@ -26,8 +26,10 @@ const MESSAGES = [
   'the database system is',
 ];
 
-// TypeORM releases a query runner whose connection died; the transaction's COMMIT then throws this.
-const ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError']);
+// TypeORM releases a query runner whose connection died; the transaction's COMMIT then throws the
+// first, and a query the transaction still sends through its EntityManager the second (seen in CI when
+// PostgreSQL stopped in the middle of an API key's creation).
+const ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 3) return false;
