@@ -12,12 +12,26 @@ export function parseTrustProxy(value: string): boolean | number | string {
   return text;
 }
 
+interface AddressedRequest {
+  ip?: string;
+  socket?: { remoteAddress?: string };
+}
+
+const CLIENT_ADDRESS = Symbol('client address');
+
 /**
  * The client's address for per-address limits: Fastify's `request.ip` (which follows TRUST_PROXY),
  * IPv4-mapped IPv6 written as IPv4, and IPv6 cut to its /64, since one client commonly holds a whole
- * /64 and could otherwise take a fresh address for every request.
+ * /64 and could otherwise take a fresh address for every request. Worked out once per request: Fastify
+ * parses the forwarding headers again on each read of `ip`, and a refused request asks twice (the
+ * refusal, its log line).
  */
-export function clientAddress(request: { ip?: string; socket?: { remoteAddress?: string } }): string {
+export function clientAddress(request: AddressedRequest): string {
+  const memo = request as AddressedRequest & { [CLIENT_ADDRESS]?: string };
+  return (memo[CLIENT_ADDRESS] ??= addressOf(request));
+}
+
+function addressOf(request: AddressedRequest): string {
   const raw = (request.ip ?? request.socket?.remoteAddress ?? '').trim();
   if (raw === '') return 'unknown';
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(raw);

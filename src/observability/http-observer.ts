@@ -25,12 +25,12 @@ function throttledClient(request: HttpRequest, principal: HttpRequest['user']): 
 }
 
 /**
- * Which 429s get an access line: per client (see throttledClient), one a second, carrying how many it stands for.
- * A flood past its limit is answered as fast as it comes (10,000 a second here), and a line for each
- * cost a quarter of the service's throughput and as much in the log pipeline; the metrics still count
- * every one (http_requests_total).
+ * Which 429s get an access line: per client (see throttledClient), one a second, carrying how many it
+ * stands for. A flood past its limit is answered as fast as it comes (10,000 a second here), and a line
+ * for each cost a quarter of the service's throughput and as much in the log pipeline; the metrics
+ * still count every one (http_requests_total).
  */
-export class ThrottledLogSampler {
+class ThrottledLogSampler {
   private static readonly INTERVAL_MS = 1000;
   private static readonly CLIENTS_MAX = 10_000;
   private readonly clients = new Map<string, { loggedAt: number; skipped: number }>();

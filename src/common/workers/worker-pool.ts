@@ -20,8 +20,9 @@ export interface WorkerPoolOptions {
   /**
    * Resident memory a worker may reach while it runs a task, read every MEMORY_CHECK_MS (it may pass it
    * by what it allocates in that time); past it the worker is killed and the task fails as out of
-   * memory. Keep `recycleAboveMb` below it, or a worker kept idle above it fails its next task. A container's limit counts resident memory, which the heap limit does not
-   * bound: V8 overshoots it within one long synchronous run, and buffers live outside it.
+   * memory. A container's limit counts resident memory, which the heap limit does not bound: V8
+   * overshoots it within one long synchronous run, and buffers live outside it. Keep `recycleAboveMb`
+   * below it, or a worker kept idle above it fails its next task.
    */
   residentLimitMb: number;
   /**
