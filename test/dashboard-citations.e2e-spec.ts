@@ -100,7 +100,7 @@ describe('dashboard in a real browser: located citations', () => {
   }
 
   it(
-    "shows a PDF passage on its own page, marked, with the other pages a click away; the list opens the PDF",
+    'shows a PDF passage on its own page, marked, with the other pages a click away; the list opens the PDF',
     async () => {
       const { page } = dashboard;
       await api()

@@ -252,7 +252,7 @@ describe('dashboard in a real browser: sign-up and API keys', () => {
         );
         await rotatedTo.getByRole('link').click();
         const newId = await newRow.getAttribute('data-key-id');
-        expect(new URL(page.url()).hash).toBe(`#key-${newId}`);
+        expect(new URL(page.url()).hash).toBe(`#key-${newId!}`);
         await api().get('/auth/users/me/').set('X-API-Key', firstKey).expect(200);
         await api().get('/auth/users/me/').set('X-API-Key', rotated).expect(200);
 

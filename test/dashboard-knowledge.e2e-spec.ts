@@ -505,7 +505,10 @@ describe('dashboard in a real browser: knowledge, usage and the session', () => 
           }
 
           // The usage charts' text is drawn at its own size, not scaled down to fit.
-          await small.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage', exact: true }).click();
+          await small
+            .getByRole('navigation', { name: 'Main' })
+            .getByRole('link', { name: 'Usage', exact: true })
+            .click();
           await expectHeading('Usage', small);
           await small.locator('.key-usage svg').waitFor();
           await small.locator('.chart-label').first().waitFor();

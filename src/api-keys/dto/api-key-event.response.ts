@@ -26,7 +26,7 @@ export class ApiKeyEventResponse {
     type: 'string',
     format: 'email',
     nullable: true,
-    description: "The e-mail of the user who made the change; null when there is none (or the user was deleted).",
+    description: 'The e-mail of the user who made the change; null when there is none (or the user was deleted).',
     example: 'ops@example.com',
   })
   actor_email: string | null;

@@ -109,7 +109,7 @@ export class ApiKeyResponse {
     format: 'date-time',
     nullable: true,
     description:
-      "After a rotation with `grace_period_seconds`: when this key stops working (it may be past); null: no grace period, or it was revoked since.",
+      'After a rotation with `grace_period_seconds`: when this key stops working (it may be past); null: no grace period, or it was revoked since.',
   })
   grace_until: string | null;
 }

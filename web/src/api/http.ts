@@ -15,7 +15,7 @@ export class ApiError extends Error {
 
   /** The first message about `name`, without the API's `name: ` prefix; undefined when none. */
   fieldMessage(name: string): string | undefined {
-    return this.fields[name]?.[0];
+    return name in this.fields ? this.fields[name][0] : undefined;
   }
 
   /**
@@ -23,9 +23,10 @@ export class ApiError extends Error {
    * API name (`email: A user with that email already exists.`), which the form shows as a label instead.
    */
   get text(): string {
-    const [first] = Object.keys(this.fields);
-    const prefix = `${first}: `;
-    return first !== undefined && this.detail.startsWith(prefix) ? this.detail.slice(prefix.length) : this.detail;
+    const names = Object.keys(this.fields);
+    if (names.length === 0) return this.detail;
+    const prefix = `${names[0]}: `;
+    return this.detail.startsWith(prefix) ? this.detail.slice(prefix.length) : this.detail;
   }
 }
 

@@ -23,7 +23,7 @@ const shown = (value: unknown): string => (value === null || value === undefined
 function Changes({ event }: { event: KeyEvent }) {
   const { changes } = event;
   if (event.action === 'rotated') {
-    const [, next] = (changes?.key_prefix ?? []) as unknown[];
+    const next: unknown = changes && 'key_prefix' in changes ? changes.key_prefix[1] : undefined;
     return typeof next === 'string' ? (
       <>
         New key <code>{next}…</code>

@@ -57,7 +57,11 @@ export function passageRuns(content: string, passage: Passage): { start: number;
   for (const match of text.matchAll(gap)) {
     if (match[0].length === 0) continue;
     if (match.index > at) runs.push({ start: passage.start + at, end: passage.start + match.index, marked: true });
-    runs.push({ start: passage.start + match.index, end: passage.start + match.index + match[0].length, marked: false });
+    runs.push({
+      start: passage.start + match.index,
+      end: passage.start + match.index + match[0].length,
+      marked: false,
+    });
     at = match.index + match[0].length;
   }
   if (at < text.length) runs.push({ start: passage.start + at, end: passage.end, marked: true });
@@ -83,7 +87,7 @@ export function DocumentDialog(props: {
   const firstMark = useRef<HTMLElement>(null);
   const content = loaded.data?.content;
   const pages = content === undefined ? [] : pagesOf(content, loaded.data?.content_type === 'application/pdf');
-  const page = pages[Math.min(pageNumber, pages.length) - 1];
+  const page = pages.at(Math.min(pageNumber, pages.length) - 1);
 
   // The passage's first line at the top of the text box (a passage can be taller than the box); a
   // page turned to starts at its top.
@@ -106,11 +110,7 @@ export function DocumentDialog(props: {
               <span aria-live="polite" data-testid="page-number">
                 Page {pageNumber} of {pages.length}
               </span>
-              <button
-                type="button"
-                disabled={pageNumber >= pages.length}
-                onClick={() => setPageNumber(pageNumber + 1)}
-              >
+              <button type="button" disabled={pageNumber >= pages.length} onClick={() => setPageNumber(pageNumber + 1)}>
                 Next page
               </button>
             </nav>

@@ -106,12 +106,7 @@ export function DocumentsPage() {
         )}
       </section>
       {opened && (
-        <DocumentDialog
-          documentId={opened.id}
-          title={opened.title}
-          domain={null}
-          onDismiss={() => setOpened(null)}
-        />
+        <DocumentDialog documentId={opened.id} title={opened.title} domain={null} onDismiss={() => setOpened(null)} />
       )}
       {deleting && (
         <ConfirmDialog
@@ -133,13 +128,7 @@ export function DocumentsPage() {
   );
 }
 
-function UploadForm({
-  onStart,
-  onUploaded,
-}: {
-  onStart: () => void;
-  onUploaded: (document: DocumentRecord) => void;
-}) {
+function UploadForm({ onStart, onUploaded }: { onStart: () => void; onUploaded: (document: DocumentRecord) => void }) {
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [title, setTitle] = useState('');
