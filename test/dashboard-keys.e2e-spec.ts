@@ -77,14 +77,16 @@ describe('dashboard in a real browser: sign-up and API keys', () => {
           'password-error',
         );
         await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await passwordError.waitFor({ state: 'detached' });
         await page.getByRole('button', { name: 'Create account' }).click();
         const emailError = page.locator('.field', { has: page.locator('#email') }).locator('#email-error');
         await expect(emailError.textContent()).resolves.toBe('A user with that email already exists.');
         await expect(page.getByRole('alert').allTextContents()).resolves.toEqual([
           'A user with that email already exists.',
         ]);
-        await page.getByLabel('E-mail').fill(email);
         await shot('sign-up');
+        await page.getByLabel('E-mail').fill(email);
+        await emailError.waitFor({ state: 'detached' });
         await page.getByRole('button', { name: 'Create account' }).click();
         await expectHeading('API keys');
         expect(new URL(page.url()).pathname).toBe('/app/keys');
@@ -203,7 +205,9 @@ describe('dashboard in a real browser: sign-up and API keys', () => {
         await expect(nameError.textContent()).resolves.toBe(message);
         await expect(page.locator('#create-key-error').count()).resolves.toBe(0);
         await expect(status.textContent()).resolves.toBe('');
+        // Typing another name clears it.
         await page.getByLabel('Name', { exact: true }).fill('');
+        await nameError.waitFor({ state: 'detached' });
       },
       SLOW,
     );

@@ -16,7 +16,11 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [showPassword, setShowPassword] = useState(false);
-  const { busy, error, run } = useAction();
+  const { busy, error, setError, run } = useAction();
+  // Editing a field the last error was about starts a new attempt: that message goes.
+  const edited = (field: string) => {
+    if (error?.hasField(field)) setError(null);
+  };
   const signup = mode === 'signup';
 
   async function submit(event: Event) {
@@ -35,7 +39,10 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
           autoComplete={signup ? 'email' : 'username'}
           required
           value={email}
-          onInput={(event) => setEmail(event.currentTarget.value)}
+          onInput={(event) => {
+            setEmail(event.currentTarget.value);
+            edited('email');
+          }}
           aria-invalid={error?.hasField('email') || undefined}
           aria-describedby={describedBy(error, 'email', 'email-error', formError)}
         />
@@ -52,7 +59,10 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
           required
           minLength={signup ? 8 : undefined}
           value={password}
-          onInput={(event) => setPassword(event.currentTarget.value)}
+          onInput={(event) => {
+            setPassword(event.currentTarget.value);
+            edited('password');
+          }}
           aria-invalid={error?.hasField('password') || undefined}
           aria-describedby={
             [signup ? 'password-hint' : '', formError, error?.hasField('password') ? 'password-error' : '']

@@ -206,7 +206,7 @@ function RotateDialog({
 function CreateKeyForm({ onStart, onCreated }: { onStart: () => void; onCreated: (key: ApiKey) => void }) {
   const [name, setName] = useState('');
   const [draft, setDraft] = useState(draftOf());
-  const { busy, error, run } = useAction();
+  const { busy, error, setError, run } = useAction();
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -232,7 +232,11 @@ function CreateKeyForm({ onStart, onCreated }: { onStart: () => void; onCreated:
               maxLength={100}
               placeholder="e.g. production server"
               value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
+              onInput={(event) => {
+                setName(event.currentTarget.value);
+                // A new name is a new attempt: the message about the last one goes.
+                if (error?.hasField('name')) setError(null);
+              }}
               aria-invalid={error?.hasField('name') || undefined}
               aria-describedby={describedBy(error, 'name', 'create-key-name-error')}
             />
