@@ -242,6 +242,9 @@ describe('dashboard in a real browser: sign-up and API keys', () => {
         await shot('key-rotated');
         await reveal.getByRole('button', { name: 'I have stored the key' }).click();
         await reveal.waitFor({ state: 'detached' });
+        await expect(
+          page.locator('section[aria-labelledby="keys-heading"] [role="status"]').textContent(),
+        ).resolves.toBe(`“ci server” was rotated: ${firstKey.slice(0, 12)}… keeps working for 1 hour.`);
 
         // The old key says "Rotated", works for the hour, and links to its successor, which links back.
         const oldRow = keyRow('ci server', 'rotated');

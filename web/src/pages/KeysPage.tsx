@@ -124,7 +124,10 @@ export function KeysPage() {
           onCancel={() => setAction(null)}
           onRotated={async (replacement, graceSeconds) => {
             const old = `“${action.key.name}” was rotated: ${action.key.key_prefix}…`;
-            await finish(graceSeconds > 0 ? `${old} works until its grace period ends.` : `${old} no longer works.`);
+            const grace = GRACE_PERIODS.find((option) => option.seconds === graceSeconds);
+            await finish(
+              graceSeconds > 0 && grace ? `${old} keeps working for ${grace.label}.` : `${old} no longer works.`,
+            );
             setRevealed({ key: replacement, replaced: action.key.id });
           }}
         />
