@@ -43,6 +43,8 @@ describe('API keys: update, rotate, revoke', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        replaced_by: null,
+        grace_until: null,
       });
       expect((await keyRow(test.db, id)).expires_at.toISOString()).toBe('2099-06-30T12:00:00.000Z');
       expect(await keyWorks(test, key)).toBe(true);
@@ -140,6 +142,8 @@ describe('API keys: update, rotate, revoke', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        replaced_by: null,
+        grace_until: null,
         key: expect.stringMatching(/^svc_[0-9A-Za-z]{38}$/),
         rotated_from: old.id,
       });
@@ -157,6 +161,8 @@ describe('API keys: update, rotate, revoke', () => {
         (key: { id: string }) => key.id === old.id,
       );
       expect(listedOld.is_active).toBe(false);
+      // The list links the rotated-away key to its successor.
+      expect(listedOld).toMatchObject({ replaced_by: response.body.id, grace_until: null });
     });
 
     it('accepts an empty JSON body like no body', async () => {
@@ -180,6 +186,8 @@ describe('API keys: update, rotate, revoke', () => {
         (key: { id: string }) => key.id === old.id,
       );
       expect(listed.is_active).toBe(false);
+      expect(listed.replaced_by).toBe(rotated.body.id);
+      expect(Math.abs(Date.parse(listed.grace_until) - (rotatedAt + 2000))).toBeLessThan(1000);
       await sleep(Math.max(0, rotatedAt + 1000 - Date.now()));
       expect(await keyWorks(test, old.key)).toBe(true);
       await sleep(Math.max(0, rotatedAt + 2300 - Date.now()));
@@ -215,7 +223,7 @@ describe('API keys: update, rotate, revoke', () => {
         .expect(201);
       expect(await keyWorks(test, old.key)).toBe(true);
       const revoked = await test.http().post(`${KEYS}${old.id}/revoke/`).set(alice.auth).expect(200);
-      expect(revoked.body.is_active).toBe(false);
+      expect(revoked.body).toMatchObject({ is_active: false, replaced_by: rotated.body.id, grace_until: null });
       expect(await keyWorks(test, old.key)).toBe(false);
       expect(await keyWorks(test, rotated.body.key)).toBe(true);
       expect((await keyRow(test.db, old.id)).revoked_at).toBeInstanceOf(Date);
@@ -300,6 +308,8 @@ describe('API keys: update, rotate, revoke', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        replaced_by: null,
+        grace_until: null,
       });
       expect(await keyWorks(test, key)).toBe(false);
       expect(await keyWorks(test, key, 'x-api-key')).toBe(false);

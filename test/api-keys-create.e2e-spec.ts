@@ -40,6 +40,8 @@ describe('API keys: create, list, last_used_at', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        replaced_by: null,
+        grace_until: null,
         key: expect.stringMatching(/^svc_[0-9A-Za-z]{38}$/),
       });
       expect(body.key.slice(-6)).toBe(contractChecksum(body.key.slice(4, 36)));
@@ -138,6 +140,7 @@ describe('API keys: create, list, last_used_at', () => {
           'created_at',
           'credits_used_this_period',
           'expires_at',
+          'grace_until',
           'id',
           'is_active',
           'key_prefix',
@@ -146,6 +149,7 @@ describe('API keys: create, list, last_used_at', () => {
           'monthly_credit_limit',
           'name',
           'rate_limit_per_minute',
+          'replaced_by',
           'scopes',
         ]);
       }

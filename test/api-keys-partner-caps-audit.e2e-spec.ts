@@ -140,6 +140,7 @@ describe('API keys for partners: monthly credit caps and the audit log', () => {
         key_id: created.body.id,
         key_prefix: created.body.key_prefix,
         actor_user_id: frank.id,
+        actor_email: frank.email,
         changes: null,
         request_id: 'req-create-1',
         ip: '127.0.0.1',

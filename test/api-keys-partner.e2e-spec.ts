@@ -43,6 +43,8 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
         monthly_credit_limit: 500,
         credits_used_this_period: 0,
         metadata: { customer_id: 'cus_8f2k', tier: 2 },
+        replaced_by: null,
+        grace_until: null,
       });
       const listed = (await test.http().get(KEYS).set(alice.auth).expect(200)).body.find(
         (key: { id: string }) => key.id === created.id,
@@ -61,6 +63,8 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        replaced_by: null,
+        grace_until: null,
       });
     });
 

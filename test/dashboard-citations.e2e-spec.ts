@@ -1,4 +1,5 @@
 import { signUp } from './support/app.js';
+import { makePagedPdf } from './support/knowledge.js';
 import {
   type Dashboard,
   closeDashboard,
@@ -12,8 +13,17 @@ import {
 interface BrowserRect {
   top: number;
   bottom: number;
+  width: number;
 }
-declare const document: { querySelector(selector: string): { getBoundingClientRect(): BrowserRect } | null };
+interface BrowserElement {
+  textContent: string | null;
+  getBoundingClientRect(): BrowserRect;
+  getClientRects(): ArrayLike<BrowserRect>;
+}
+declare const document: {
+  querySelector(selector: string): BrowserElement | null;
+  querySelectorAll(selector: string): ArrayLike<BrowserElement>;
+};
 
 /* The answer view opens a cited passage in its document, marked and scrolled into view. */
 describe('dashboard in a real browser: located citations', () => {
@@ -56,9 +66,10 @@ describe('dashboard in a real browser: located citations', () => {
 
       await answer.getByRole('button', { name: 'Show in document' }).first().click();
       const dialog = page.getByRole('dialog', { name: 'Café handbook' });
+      // The passage is marked paragraph by paragraph.
       const marked = dialog.locator('mark.passage');
-      await marked.waitFor();
-      await expect(marked.textContent()).resolves.toContain(passage);
+      await marked.first().waitFor();
+      expect(await marked.allTextContents()).toContain(passage);
       // The whole document is shown, the passage inside it.
       await expect(dialog.getByLabel('Document text').textContent()).resolves.toContain('Paragraph 119 🌍');
       // Scrolled into view within the document's box.
@@ -72,6 +83,103 @@ describe('dashboard in a real browser: located citations', () => {
 
       await dialog.getByRole('button', { name: 'Close' }).click();
       await dialog.waitFor({ state: 'detached' });
+    },
+    SLOW,
+  );
+
+  /** Asks a question in a new private conversation; answers the source of `title`. */
+  async function askForSource(question: string, title: string) {
+    const { page } = dashboard;
+    await goTo('Ask');
+    await page.getByLabel('Knowledge base').selectOption('');
+    await page.getByLabel('Question').fill(question);
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const answer = page.locator('.message-assistant').last();
+    await answer.locator('.sources').waitFor({ timeout: 30_000 });
+    return answer.locator('.source', { has: page.locator('.source-title', { hasText: title }) }).first();
+  }
+
+  it(
+    'shows a PDF passage on its own page, marked, with the other pages a click away; the list opens the PDF',
+    async () => {
+      const { page } = dashboard;
+      await api()
+        .post('/v1/documents/')
+        .set(await userJwt())
+        .field('title', 'Kitchen manual')
+        .attach(
+          'file',
+          makePagedPdf([
+            ['Welcome to the kitchen manual of the cafe.'],
+            ['The dishwasher is emptied by the closing shift every night.'],
+            ['Fire blankets hang beside the stove in the kitchen.'],
+          ]),
+          { filename: 'kitchen.pdf', contentType: 'application/pdf' },
+        )
+        .expect(201);
+
+      const source = await askForSource('Who empties the dishwasher?', 'Kitchen manual');
+      await source.getByRole('button', { name: 'Show in document (page 2)' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Kitchen manual' });
+      await expect(dialog.getByTestId('page-number').textContent()).resolves.toBe('Page 2 of 3');
+      const text = dialog.getByLabel('Text of page 2');
+      await expect(text.textContent()).resolves.toBe('The dishwasher is emptied by the closing shift every night.');
+      await expect(text.locator('mark.passage').allTextContents()).resolves.toEqual([
+        'The dishwasher is emptied by the closing shift every night.',
+      ]);
+      await shot('ask-passage-pdf');
+      await dialog.getByRole('button', { name: 'Next page' }).click();
+      await expect(dialog.getByLabel('Text of page 3').textContent()).resolves.toBe(
+        'Fire blankets hang beside the stove in the kitchen.',
+      );
+      await expect(dialog.locator('mark').count()).resolves.toBe(0);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      await dialog.waitFor({ state: 'detached' });
+
+      // The documents list opens it too, on its first page.
+      await goTo('Documents');
+      await page.getByRole('rowheader', { name: 'Kitchen manual' }).getByRole('button').click();
+      await expect(dialog.getByTestId('page-number').textContent()).resolves.toBe('Page 1 of 3');
+      await expect(dialog.getByLabel('Text of page 1').textContent()).resolves.toBe(
+        'Welcome to the kitchen manual of the cafe.',
+      );
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      await dialog.waitFor({ state: 'detached' });
+    },
+    SLOW,
+  );
+
+  it(
+    'marks a Markdown passage paragraph by paragraph: no highlight on the blank lines between them',
+    async () => {
+      const { page } = dashboard;
+      const paragraphs = [
+        '# Opening checklist',
+        'Unlock the back door and switch on the grinder.',
+        '- Count the till float.\n- Wipe the pastry counter.',
+        'The opening barista signs the checklist by the till.',
+      ];
+      await api()
+        .post('/v1/documents/')
+        .set(await userJwt())
+        .send({ title: 'Opening checklist', content: paragraphs.join('\n\n\n') })
+        .expect(201);
+
+      const source = await askForSource('Who signs the opening checklist?', 'Opening checklist');
+      await source.getByRole('button', { name: 'Show in document' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Opening checklist' });
+      await dialog.locator('mark.passage').first().waitFor();
+      await expect(dialog.locator('mark.passage').allTextContents()).resolves.toEqual(paragraphs);
+      // Every highlighted box holds text: none is a sliver on an empty line.
+      const widths = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('mark.passage')).flatMap((mark) =>
+          Array.from(mark.getClientRects()).map((rect) => rect.width),
+        ),
+      );
+      expect(widths.length).toBeGreaterThanOrEqual(paragraphs.length);
+      expect(Math.min(...widths)).toBeGreaterThan(20);
+      await shot('ask-passage-markdown');
+      await dialog.getByRole('button', { name: 'Close' }).click();
     },
     SLOW,
   );

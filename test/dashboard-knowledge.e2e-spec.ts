@@ -18,10 +18,26 @@ import {
  */
 
 // The page.evaluate callbacks run in the browser; this project's types have no DOM, so just these.
+interface BrowserRect {
+  top: number;
+  bottom: number;
+  left: number;
+  height: number;
+}
+interface BrowserElement {
+  textContent: string | null;
+  children: ArrayLike<BrowserElement>;
+  getBoundingClientRect(): BrowserRect;
+  getScreenCTM?(): { a: number } | null;
+  ownerSVGElement?: BrowserElement & { getScreenCTM(): { a: number } | null };
+}
 declare const document: {
   activeElement: { tagName: string; textContent: string | null } | null;
   documentElement: { scrollWidth: number };
+  querySelector(selector: string): BrowserElement | null;
+  querySelectorAll(selector: string): ArrayLike<BrowserElement>;
 };
+declare const getComputedStyle: (element: BrowserElement) => { fontSize: string };
 declare const localStorage: {
   readonly length: number;
   key(index: number): string | null;
@@ -89,7 +105,15 @@ describe('dashboard in a real browser: knowledge, usage and the session', () => 
         await goTo('Ask');
         await page.getByTestId('quota-compact').waitFor();
         const usedBefore = await headerCreditsUsed();
+        // No documents yet: the private knowledge base invites an upload, which leads to the Documents page.
+        const empty = page.getByTestId('no-documents');
+        await empty.getByText('Your private knowledge base has no documents yet.').waitFor();
+        await shot('ask-empty');
+        await empty.getByRole('link', { name: 'Upload a document' }).click();
+        await expectHeading('Documents');
+        await goTo('Ask');
         await page.getByLabel('Knowledge base').selectOption(slug);
+        await empty.waitFor({ state: 'detached' });
         await page.getByLabel('Question').fill('How many days of paid holiday do employees get?');
         await page.getByRole('button', { name: 'Ask', exact: true }).click();
 
@@ -135,7 +159,24 @@ describe('dashboard in a real browser: knowledge, usage and the session', () => 
         await page.getByRole('button', { name: 'Upload' }).click();
         const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'onboarding.md' }) });
         await row.waitFor({ timeout: 30_000 });
-        await page.getByText('“onboarding.md” was added').waitFor();
+        const status = page.locator('section[aria-labelledby="documents-heading"] [role="status"]');
+        await expect(status.textContent()).resolves.toBe('“onboarding.md” was added (1 chunk).');
+        // The next failure replaces the success message rather than standing next to it.
+        await page.getByRole('button', { name: 'Upload' }).click();
+        await expect(page.locator('#upload-error').textContent()).resolves.toBe(
+          'Choose a file to upload, or drop one on the box.',
+        );
+        await expect(status.textContent()).resolves.toBe('');
+
+        // The list opens a document.
+        await row.getByRole('button', { name: 'onboarding.md', exact: true }).click();
+        const viewer = page.getByRole('dialog', { name: 'onboarding.md' });
+        await expect(viewer.getByLabel('Document text').textContent()).resolves.toContain(
+          'New starters receive a laptop on their first day',
+        );
+        await shot('document-viewer');
+        await viewer.getByRole('button', { name: 'Close' }).click();
+        await viewer.waitFor({ state: 'detached' });
 
         // A second one through the file chooser, with a title.
         await page.getByLabel(/choose one/).setInputFiles({
@@ -425,7 +466,18 @@ describe('dashboard in a real browser: knowledge, usage and the session', () => 
           await small.getByLabel('Password', { exact: true }).press('Enter');
           await expectHeading('API keys', small);
           await small.getByRole('rowheader', { name: 'ci server' }).first().waitFor();
+          await small.locator('.key-events-table tbody tr').first().waitFor();
           await shot('keys-phone', small);
+          // Each card's values start beside their labels (a label column 6.5rem wide), none below one.
+          const misplaced = await small.evaluate(() =>
+            Array.from(document.querySelectorAll('.responsive-table td[data-label]')).flatMap((cell) => {
+              const box = cell.getBoundingClientRect();
+              return Array.from(cell.children)
+                .filter((child) => child.getBoundingClientRect().left < box.left + 104)
+                .map((child) => child.textContent);
+            }),
+          );
+          expect(misplaced).toEqual([]);
           // Nothing on any page is wider than the screen.
           for (const [label, heading] of [
             ['Usage', 'Usage'],
@@ -441,7 +493,34 @@ describe('dashboard in a real browser: knowledge, usage and the session', () => 
             await expectHeading(heading, small);
             await sleep(300);
             await expect(small.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+            // The brand, the account and the navigation in two rows, not four.
+            const header = (await small.locator('header.topbar').boundingBox())!;
+            expect({ heading, headerFits: header.height <= 112 }).toEqual({ heading, headerFits: true });
+            // The current page's link is in sight in the sideways-scrolling navigation.
+            const current = (await small
+              .getByRole('navigation', { name: 'Main' })
+              .locator('a[aria-current="page"]')
+              .boundingBox())!;
+            expect(current.x >= 0 && current.x + current.width <= 390).toBe(true);
           }
+
+          // The usage charts' text is drawn at its own size, not scaled down to fit.
+          await small
+            .getByRole('navigation', { name: 'Main' })
+            .getByRole('link', { name: 'Usage', exact: true })
+            .click();
+          await expectHeading('Usage', small);
+          await small.locator('.key-usage svg').waitFor();
+          await small.locator('.chart-label').first().waitFor();
+          const smallestText = await small.evaluate(() =>
+            Math.min(
+              ...Array.from(document.querySelectorAll('.chart svg text')).map(
+                (text) => parseFloat(getComputedStyle(text).fontSize) * (text.ownerSVGElement!.getScreenCTM()?.a ?? 1),
+              ),
+            ),
+          );
+          expect(smallestText).toBeGreaterThanOrEqual(10);
+          await shot('usage-phone', small);
 
           // Keyboard: the skip link comes first, and a page change moves focus to the new heading.
           const focused = () =>

@@ -15,6 +15,19 @@ import {
  * and usage by key. The tests run in order and share one person, signed in through the page.
  */
 
+// The page.evaluate callbacks run in the browser; this project's types have no DOM, so just these.
+interface BrowserElement {
+  scrollHeight: number;
+  clientHeight: number;
+  contains(other: BrowserElement | null): boolean;
+  getBoundingClientRect(): { top: number; bottom: number; left: number; right: number };
+}
+declare const document: {
+  querySelector(selector: string): BrowserElement | null;
+  elementFromPoint(x: number, y: number): BrowserElement | null;
+};
+declare const window: { innerHeight: number };
+
 interface StoredKey {
   id: string;
   name: string;
@@ -103,9 +116,24 @@ describe('dashboard in a real browser: partner keys and usage by key', () => {
   it(
     "edits a key's scopes, limits and metadata in the settings dialog, and shows the API's error there",
     async () => {
+      // A laptop screen: the dialog is taller than it, and its Save button stays in sight.
+      await page.setViewportSize({ width: 1280, height: 800 });
       await keyRow('partner acme').getByRole('button', { name: 'Settings of partner acme' }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings of “partner acme”' });
       await dialog.waitFor();
+      const saveInSight = () =>
+        page.evaluate(() => {
+          const scroller = document.querySelector('dialog[open]')!;
+          const save = document.querySelector('dialog[open] button[type="submit"]')!;
+          const box = save.getBoundingClientRect();
+          const hit = document.elementFromPoint((box.left + box.right) / 2, (box.top + box.bottom) / 2);
+          return {
+            scrolls: scroller.scrollHeight > scroller.clientHeight,
+            inViewport: box.top >= 0 && box.bottom <= window.innerHeight,
+            uncovered: save.contains(hit),
+          };
+        });
+      await expect(saveInSight()).resolves.toEqual({ scrolls: true, inViewport: true, uncovered: true });
       await expect(
         dialog.getByRole('checkbox', { name: 'usage:read Subscription and usage' }).isChecked(),
       ).resolves.toBe(true);
@@ -117,7 +145,13 @@ describe('dashboard in a real browser: partner keys and usage by key', () => {
       // Metadata over the service's size limit: the API's detail, next to the form.
       await dialog.getByLabel('Value 2', { exact: true }).fill('a'.repeat(1100));
       await dialog.getByRole('button', { name: 'Save settings' }).click();
-      await expect(dialog.locator('#settings-error').textContent()).resolves.toMatch(/^metadata: /);
+      // The API's message, without its `metadata: ` prefix, under the metadata and scrolled into view.
+      const metadataError = dialog.getByRole('group', { name: 'Metadata' }).locator('#settings-metadata-error');
+      await expect(metadataError.textContent()).resolves.toMatch(/^(?!metadata:)\S/);
+      const errorBox = (await metadataError.boundingBox())!;
+      expect(errorBox.y >= 0 && errorBox.y + errorBox.height <= 800).toBe(true);
+      await expect(dialog.locator('#settings-error').count()).resolves.toBe(0);
+      await expect(saveInSight()).resolves.toEqual({ scrolls: true, inViewport: true, uncovered: true });
 
       await dialog.getByLabel('Value 2', { exact: true }).fill('acme');
       await dialog.getByRole('checkbox', { name: 'query Queries and chat messages' }).uncheck();
@@ -128,6 +162,7 @@ describe('dashboard in a real browser: partner keys and usage by key', () => {
       await shot('key-settings');
       await dialog.getByRole('button', { name: 'Save settings' }).click();
       await dialog.waitFor({ state: 'detached' });
+      await page.setViewportSize({ width: 1280, height: 860 });
 
       await eventually(
         () => keyRow('partner acme').locator('[data-field="access"]').textContent(),
@@ -158,6 +193,11 @@ describe('dashboard in a real browser: partner keys and usage by key', () => {
           'metadata: {"tier":2,"customer":"acme"} → {"customer":"acme"}',
         ]),
       );
+      // Who made each change, by e-mail.
+      await expect(activity.locator('[data-field="actor"]').allTextContents()).resolves.toEqual([
+        `${email} from 127.0.0.1`,
+        `${email} from 127.0.0.1`,
+      ]);
       // Never the key itself.
       expect(await page.content()).not.toContain(fullKey);
       await shot('key-activity');

@@ -140,6 +140,7 @@ describe('OpenAPI document: schemas', () => {
       'created_at',
       'credits_used_this_period',
       'expires_at',
+      'grace_until',
       'id',
       'is_active',
       'key_prefix',
@@ -148,6 +149,7 @@ describe('OpenAPI document: schemas', () => {
       'monthly_credit_limit',
       'name',
       'rate_limit_per_minute',
+      'replaced_by',
       'scopes',
     ]);
     expect(item.properties!.expires_at).toEqual(

@@ -37,4 +37,14 @@ export class ApiKeyEventsRepository {
       skip: page.offset,
     });
   }
+
+  /** The e-mails of the users who made these changes (a deleted user is missing from the map). */
+  async actorEmails(userIds: string[]): Promise<Map<string, string>> {
+    if (userIds.length === 0) return new Map();
+    const rows: { id: string; email: string }[] = await this.events.query(
+      'SELECT id, email FROM users WHERE id = ANY($1::uuid[])',
+      [userIds],
+    );
+    return new Map(rows.map((row) => [row.id, row.email]));
+  }
 }

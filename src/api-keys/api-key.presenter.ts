@@ -44,6 +44,8 @@ export function presentApiKey(
     monthly_credit_limit: key.monthlyCreditLimit,
     credits_used_this_period: extras.creditsUsed ?? 0,
     metadata: key.metadata,
+    replaced_by: key.replacedById,
+    grace_until: toIsoMicros(key.graceUntil),
     ...(extras.fullKey === undefined ? {} : { key: extras.fullKey }),
     ...(extras.rotatedFrom === undefined ? {} : { rotated_from: extras.rotatedFrom }),
   });

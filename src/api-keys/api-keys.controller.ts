@@ -53,13 +53,14 @@ function settingsOf(body: CreateApiKeyDto | UpdateApiKeyDto): Partial<KeyChangea
   };
 }
 
-function presentEvent(event: ApiKeyEvent): ApiKeyEventResponse {
+function presentEvent(event: ApiKeyEvent, actorEmail: string | null): ApiKeyEventResponse {
   return Object.assign(new ApiKeyEventResponse(), {
     id: event.id,
     action: event.action,
     key_id: event.keyId,
     key_prefix: event.keyPrefix,
     actor_user_id: event.actorUserId,
+    actor_email: actorEmail,
     changes: event.changes,
     request_id: event.requestId,
     ip: event.ip,
@@ -100,8 +101,12 @@ export class ApiKeysController {
     @CurrentPrincipal() caller: Principal,
     @Pagination() page: PageRequest & { url: URL },
   ): Promise<Page<ApiKeyEventResponse>> {
-    const [events, count] = await this.apiKeys.listEvents(caller.organizationId, page);
-    return toPage(page, count, events.map(presentEvent));
+    const { events, count, emails } = await this.apiKeys.listEvents(caller.organizationId, page);
+    return toPage(
+      page,
+      count,
+      events.map((event) => presentEvent(event, event.actorUserId ? (emails.get(event.actorUserId) ?? null) : null)),
+    );
   }
 
   @Post()

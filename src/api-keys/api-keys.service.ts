@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
-import type { KeyAction, KeyChanges } from './api-key-event.entity.js';
+import type { ApiKeyEvent, KeyAction, KeyChanges } from './api-key-event.entity.js';
 import { ApiKeyEventsRepository } from './api-key-events.repository.js';
 import { ApiKey } from './api-key.entity.js';
 import { type ApiKeyRecord, isKeyActive, presentApiKey, presentChangeable } from './api-key.presenter.js';
@@ -120,9 +120,14 @@ export class ApiKeysService {
     return presentApiKey(revoked, { lastUsedAt: this.lastUsed.pendingFor(keyId), creditsUsed: credits.get(keyId) });
   }
 
-  /** The audit log of the organization's keys, newest first. */
-  listEvents(organizationId: string, page: PageRequest) {
-    return this.eventLog.page(organizationId, page);
+  /** The audit log of the organization's keys, newest first, with the e-mail of each change's author. */
+  async listEvents(
+    organizationId: string,
+    page: PageRequest,
+  ): Promise<{ events: ApiKeyEvent[]; count: number; emails: Map<string, string> }> {
+    const [events, count] = await this.eventLog.page(organizationId, page);
+    const actors = [...new Set(events.flatMap((event) => (event.actorUserId ? [event.actorUserId] : [])))];
+    return { events, count, emails: await this.eventLog.actorEmails(actors) };
   }
 
   private audit(

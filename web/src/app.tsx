@@ -68,6 +68,12 @@ function Shell({ path }: { path: string }) {
     void loadCurrentUser();
     void reloadQuota();
   }, []);
+  // On a phone the navigation scrolls sideways: keep the current page's link in sight.
+  useEffect(() => {
+    document
+      .querySelector('nav[aria-label="Main"] a[aria-current="page"]')
+      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [section]);
 
   return (
     <div class="shell">

@@ -23,6 +23,15 @@ export class ApiKeyEventResponse {
   actor_user_id: string | null;
 
   @ApiProperty({
+    type: 'string',
+    format: 'email',
+    nullable: true,
+    description: 'The e-mail of the user who made the change; null when there is none (or the user was deleted).',
+    example: 'ops@example.com',
+  })
+  actor_email: string | null;
+
+  @ApiProperty({
     type: 'object',
     nullable: true,
     maxProperties: 20,

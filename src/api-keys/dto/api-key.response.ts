@@ -95,6 +95,23 @@ export class ApiKeyResponse {
     example: { customer_id: 'cus_8f2k', environment: 'production' },
   })
   metadata: KeyMetadata;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The key that replaced this one when it was rotated (listed too); null: never rotated.',
+  })
+  replaced_by: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'After a rotation with `grace_period_seconds`: when this key stops working (it may be past); null: no grace period, or it was revoked since.',
+  })
+  grace_until: string | null;
 }
 
 /** The create response: the record with the full key, shown this once. */

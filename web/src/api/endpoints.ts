@@ -28,8 +28,14 @@ export const keys = {
         body: { expires_at: expiresAt },
       }),
     ),
-  rotate: (keyId: string) =>
-    api((client) => client.POST('/v1/billings/api-keys/{keyId}/rotate/', { params: { path: { keyId } } })),
+  /** `graceSeconds`: how long the replaced key keeps working (0: it stops at once). */
+  rotate: (keyId: string, graceSeconds = 0) =>
+    api((client) =>
+      client.POST('/v1/billings/api-keys/{keyId}/rotate/', {
+        params: { path: { keyId } },
+        body: { grace_period_seconds: graceSeconds },
+      }),
+    ),
   revoke: (keyId: string) =>
     api((client) => client.POST('/v1/billings/api-keys/{keyId}/revoke/', { params: { path: { keyId } } })),
 };

@@ -12,6 +12,22 @@ export class ApiError extends Error {
   hasField(name: string): boolean {
     return name in this.fields;
   }
+
+  /** The first message about `name`, without the API's `name: ` prefix; undefined when none. */
+  fieldMessage(name: string): string | undefined {
+    return name in this.fields ? this.fields[name][0] : undefined;
+  }
+
+  /**
+   * The detail as a person reads it: a validation error's detail starts with the first bad field's
+   * API name (`email: A user with that email already exists.`), which the form shows as a label instead.
+   */
+  get text(): string {
+    const names = Object.keys(this.fields);
+    if (names.length === 0) return this.detail;
+    const prefix = `${names[0]}: `;
+    return this.detail.startsWith(prefix) ? this.detail.slice(prefix.length) : this.detail;
+  }
 }
 
 export const NETWORK_DETAIL = 'Could not reach the service. Check your connection and try again.';

@@ -981,6 +981,16 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
+            /**
+             * Format: uuid
+             * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
+             */
+            replaced_by: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation with `grace_period_seconds`: when this key stops working (it may be past); null: no grace period, or it was revoked since.
+             */
+            grace_until: string | null;
         };
         ApiKeyEventResponse: {
             /** Format: uuid */
@@ -1002,6 +1012,12 @@ export interface components {
              * @description The user who made the change.
              */
             actor_user_id: string | null;
+            /**
+             * Format: email
+             * @description The e-mail of the user who made the change; null when there is none (or the user was deleted).
+             * @example ops@example.com
+             */
+            actor_email: string | null;
             /**
              * @description For `updated`: each field the update changed, as `[before, after]`; for `rotated`: the new key's `id` and `key_prefix` as `[old, new]`; otherwise null.
              * @example {
@@ -1156,6 +1172,16 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * Format: uuid
+             * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
+             */
+            replaced_by: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation with `grace_period_seconds`: when this key stops working (it may be past); null: no grace period, or it was revoked since.
+             */
+            grace_until: string | null;
+            /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
              */
@@ -1276,6 +1302,16 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
+            /**
+             * Format: uuid
+             * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
+             */
+            replaced_by: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation with `grace_period_seconds`: when this key stops working (it may be past); null: no grace period, or it was revoked since.
+             */
+            grace_until: string | null;
             /**
              * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw

@@ -6,6 +6,12 @@ interface DialogProps {
   onDismiss: () => void;
   children: ComponentChildren;
   alert?: boolean;
+  /**
+   * Called instead of `onDismiss` when Escape (or the browser's other close requests) would close the
+   * dialog: it stays open. Chromium closes a dialog on a second Escape without a click in between
+   * whatever the page does, so then it is opened again.
+   */
+  onEscape?: () => void;
 }
 
 /**
@@ -13,12 +19,14 @@ interface DialogProps {
  * element marked `data-autofocus`, and gives focus back to what opened it (or to the page heading
  * when that is gone).
  */
-export function Dialog({ title, onDismiss, children, alert = false }: DialogProps) {
+export function Dialog({ title, onDismiss, children, alert = false, onEscape }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const dismissed = useRef(false);
   const dismiss = useRef(onDismiss);
   dismiss.current = onDismiss;
+  const escape = useRef(onEscape);
+  escape.current = onEscape;
 
   useEffect(() => {
     const dialog = ref.current;
@@ -42,10 +50,16 @@ export function Dialog({ title, onDismiss, children, alert = false }: DialogProp
       aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();
-        if (!dismissed.current) dismiss.current();
+        if (dismissed.current) return;
+        if (escape.current) escape.current();
+        else dismiss.current();
       }}
-      onClose={() => {
-        if (!dismissed.current) dismiss.current();
+      onClose={(event) => {
+        if (dismissed.current) return;
+        if (escape.current) {
+          event.currentTarget.showModal();
+          escape.current();
+        } else dismiss.current();
       }}
     >
       <h2 id={titleId}>{title}</h2>

@@ -16,8 +16,22 @@ const ACTION_LABEL: Record<KeyEvent['action'], string> = {
 
 const shown = (value: unknown): string => (value === null || value === undefined ? '—' : JSON.stringify(value));
 
-/** What an entry changed, one `field: before → after` per line. */
-function Changes({ changes }: { changes: KeyEvent['changes'] }) {
+/**
+ * What an entry changed, one `field: before → after` per line. A rotation records the ids and prefixes
+ * of both keys: it shows the new key's prefix, as the keys table does.
+ */
+function Changes({ event }: { event: KeyEvent }) {
+  const { changes } = event;
+  if (event.action === 'rotated') {
+    const next: unknown = changes && 'key_prefix' in changes ? changes.key_prefix[1] : undefined;
+    return typeof next === 'string' ? (
+      <>
+        New key <code>{next}…</code>
+      </>
+    ) : (
+      <>—</>
+    );
+  }
   const entries = Object.entries(changes ?? {});
   if (entries.length === 0) return <>—</>;
   return (
@@ -75,15 +89,13 @@ export function KeyEventsLog({ changes }: { changes: number }) {
                     <code>{event.key_prefix}…</code>
                   </td>
                   <td data-label="Changes" data-field="changes">
-                    <Changes changes={event.changes} />
+                    <Changes event={event} />
                   </td>
-                  <td data-label="By">
-                    {event.actor_user_id ? (
-                      <code title={event.actor_user_id}>{event.actor_user_id.slice(0, 8)}</code>
-                    ) : (
-                      '—'
-                    )}
-                    {event.ip && <span class="subtle"> from {event.ip}</span>}
+                  <td data-label="By" data-field="actor">
+                    <span>
+                      {event.actor_email ?? (event.actor_user_id ? 'A deleted user' : '—')}
+                      {event.ip && <span class="subtle"> from {event.ip}</span>}
+                    </span>
                   </td>
                   <td data-label="Request">
                     {event.request_id ? <code class="request-id">{event.request_id}</code> : '—'}

@@ -1,10 +1,15 @@
+import type { ApiError } from '../api/http';
 import type { KeyScope } from '../api/types';
+import { describedBy, ErrorText } from './ErrorText';
 import { type MetadataRow, SCOPES, type SettingsDraft } from '../lib/key-settings';
 
 const RATE_LIMIT_MAX = 1_000_000;
 const CREDIT_LIMIT_MAX = 2 ** 31 - 1;
 const METADATA_ROWS_MAX = 16;
 const NUMBER_PATTERN = String.raw`-?\d+(\.\d+)?([eE][+\-]?\d+)?`;
+
+/** The API's names of the fields below: their errors are shown next to them. */
+export const KEY_SETTINGS_FIELDS = ['scopes', 'rate_limit_per_minute', 'monthly_credit_limit', 'metadata'];
 
 /**
  * A key's scopes (checkboxes; none checked means every scope), its two limits (empty means the
@@ -14,11 +19,14 @@ export function KeySettingsFields({
   id,
   draft,
   onChange,
+  error,
 }: {
   /** Prefix of the controls' ids, unique on the page. */
   id: string;
   draft: SettingsDraft;
   onChange: (draft: SettingsDraft) => void;
+  /** The last save's error: a message about one of these fields is shown under it. */
+  error?: ApiError | null;
 }) {
   const toggle = (scope: KeyScope, checked: boolean) =>
     onChange({
@@ -50,6 +58,7 @@ export function KeySettingsFields({
             </span>
           </label>
         ))}
+        <ErrorText error={error} field="scopes" id={`${id}-scopes-error`} />
       </fieldset>
 
       <div class="field-row">
@@ -65,11 +74,18 @@ export function KeySettingsFields({
             placeholder="Service default"
             value={draft.rateLimit}
             onInput={(event) => onChange({ ...draft, rateLimit: event.currentTarget.value })}
-            aria-describedby={`${id}-rate-limit-hint`}
+            aria-invalid={error?.hasField('rate_limit_per_minute') || undefined}
+            aria-describedby={describedBy(
+              error,
+              'rate_limit_per_minute',
+              `${id}-rate-limit-error`,
+              `${id}-rate-limit-hint`,
+            )}
           />
           <p class="hint" id={`${id}-rate-limit-hint`}>
             1 to 1,000,000; empty: the service's default.
           </p>
+          <ErrorText error={error} field="rate_limit_per_minute" id={`${id}-rate-limit-error`} />
         </div>
         <div class="field">
           <label for={`${id}-credit-limit`}>Monthly credit limit</label>
@@ -83,11 +99,18 @@ export function KeySettingsFields({
             placeholder="No limit"
             value={draft.creditLimit}
             onInput={(event) => onChange({ ...draft, creditLimit: event.currentTarget.value })}
-            aria-describedby={`${id}-credit-limit-hint`}
+            aria-invalid={error?.hasField('monthly_credit_limit') || undefined}
+            aria-describedby={describedBy(
+              error,
+              'monthly_credit_limit',
+              `${id}-credit-limit-error`,
+              `${id}-credit-limit-hint`,
+            )}
           />
           <p class="hint" id={`${id}-credit-limit-hint`}>
             Within the organization's quota; empty: no limit of its own.
           </p>
+          <ErrorText error={error} field="monthly_credit_limit" id={`${id}-credit-limit-error`} />
         </div>
       </div>
 
@@ -147,6 +170,7 @@ export function KeySettingsFields({
         >
           Add metadata
         </button>
+        <ErrorText error={error} field="metadata" id={`${id}-metadata-error`} />
       </fieldset>
     </div>
   );

@@ -1,6 +1,7 @@
 import { useId } from 'preact/hooks';
 import type { KeyUsage } from '../api/types';
 import { formatNumber } from '../lib/format';
+import { useWidth } from './UsageChart';
 
 /** How many keys the chart draws; the table below it lists every one. */
 const CHART_ROWS = 8;
@@ -26,20 +27,23 @@ export function KeyUsageChart({ rows }: { rows: KeyUsage[] }) {
       ? 'No credits used yet this period.'
       : `${formatNumber(total)} credits this period; the most by ${keyUsageLabel(top)}: ${formatNumber(top.credits)}.`;
 
+  // Drawn at the width it is shown at (never wider than 640 px), so a phone gets 12 px text, not 6 px.
+  const { ref, width: available } = useWidth<HTMLElement>(640);
+  const width = Math.min(available, 640);
   const rowHeight = 28;
-  const labelWidth = 220;
-  const width = 640;
+  const labelWidth = Math.min(220, Math.round(width * 0.5));
+  const labelChars = Math.max(8, Math.floor(labelWidth / 7.5));
   const height = Math.max(spenders.length, 1) * rowHeight + 8;
   const barSpace = width - labelWidth - 60;
 
   return (
-    <figure class="chart key-usage">
+    <figure ref={ref} class="chart key-usage">
       {spenders.length > 0 && (
         <div class="chart-canvas">
           <svg
             viewBox={`0 0 ${width} ${height}`}
-            width="100%"
-            style={{ maxWidth: `${width}px` }}
+            width={width}
+            height={height}
             role="img"
             aria-labelledby={`${titleId} ${descId}`}
           >
@@ -51,7 +55,7 @@ export function KeyUsageChart({ rows }: { rows: KeyUsage[] }) {
               return (
                 <g key={row.key_id ?? 'jwt'}>
                   <text x={labelWidth - 8} y={y + 17} text-anchor="end" class="chart-label">
-                    {truncate(keyUsageLabel(row), 30)}
+                    {truncate(keyUsageLabel(row), labelChars)}
                   </text>
                   <rect class="key-usage-bar" x={labelWidth} y={y + 4} width={barWidth} height={rowHeight - 10} rx={2}>
                     <title>{`${keyUsageLabel(row)}: ${formatNumber(row.credits)} credits`}</title>

@@ -26,8 +26,9 @@ function niceCeiling(value: number): number {
   return [1, 2, 5].map((f) => f * power).find((candidate) => candidate >= value) ?? 10 * power;
 }
 
-function useWidth(fallback: number) {
-  const ref = useRef<HTMLDivElement>(null);
+/** The element's width in CSS pixels, kept up to date: charts draw at it, so their text is never scaled down. */
+export function useWidth<T extends HTMLElement = HTMLDivElement>(fallback: number) {
+  const ref = useRef<T>(null);
   const [width, setWidth] = useState(fallback);
   useEffect(() => {
     const element = ref.current;

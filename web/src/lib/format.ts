@@ -8,6 +8,9 @@ export const formatDate = (iso: string): string => dateOnly.format(new Date(iso)
 /** A `YYYY-MM-DD` day of the usage ledger (UTC days), e.g. "Nov 21". */
 export const formatDay = (day: string): string => utcDay.format(new Date(`${day}T00:00:00Z`));
 export const formatNumber = (n: number): string => number.format(n);
+/** A count with its noun, singular for one: "1 chunk", "3 chunks". */
+export const formatCount = (n: number, noun: string, plural = `${noun}s`): string =>
+  `${formatNumber(n)} ${n === 1 ? noun : plural}`;
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

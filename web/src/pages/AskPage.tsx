@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { chat } from '../api/endpoints';
+import { chat, documents } from '../api/endpoints';
 import { type ApiError, asApiError } from '../api/http';
 import type { ChatMessage, ChatSession, Domain } from '../api/types';
 import { ErrorText } from '../components/ErrorText';
@@ -104,6 +104,9 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
   const [question, setQuestion] = useState('');
   const { busy, error, run } = useAction();
   const chosen = domains.find((candidate) => candidate.slug === domain);
+  // Whether the private knowledge base has anything to answer from yet.
+  const privateDocuments = useResource(() => documents.list(1, 0), []);
+  const noDocuments = domain === '' && privateDocuments.data?.count === 0;
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -146,6 +149,17 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
           </p>
           <ErrorText error={domainsError} />
         </div>
+        {noDocuments && (
+          <div class="empty-state" data-testid="no-documents">
+            <p>
+              <strong>Your private knowledge base has no documents yet.</strong> Upload one to ask about it
+              {domains.length > 0 ? ', or choose a public knowledge base above' : ''}.
+            </p>
+            <Link to="documents" class="button primary">
+              Upload a document
+            </Link>
+          </div>
+        )}
         <QuestionField
           value={question}
           onInput={setQuestion}

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { accounts } from '../api/endpoints';
 import { session } from '../api/session';
 import { PageHeading } from '../components/PageHeading';
-import { ErrorText } from '../components/ErrorText';
+import { describedBy, ErrorText } from '../components/ErrorText';
 import { Link } from '../router';
 import { useAction } from '../lib/use-action';
 
@@ -16,7 +16,11 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [showPassword, setShowPassword] = useState(false);
-  const { busy, error, run } = useAction();
+  const { busy, error, setError, run } = useAction();
+  // Editing a field the last error was about starts a new attempt: that message goes.
+  const edited = (field: string) => {
+    if (error?.hasField(field)) setError(null);
+  };
   const signup = mode === 'signup';
 
   async function submit(event: Event) {
@@ -24,8 +28,7 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
     await run(() => onSubmit(email.trim(), password), { leaving: true });
   }
 
-  const described = (field: string) =>
-    error && (error.hasField(field) || Object.keys(error.fields).length === 0) ? 'auth-error' : undefined;
+  const formError = error && Object.keys(error.fields).length === 0 ? 'auth-error' : undefined;
   return (
     <form onSubmit={submit} class="stack" aria-busy={busy}>
       <div class="field">
@@ -36,10 +39,14 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
           autoComplete={signup ? 'email' : 'username'}
           required
           value={email}
-          onInput={(event) => setEmail(event.currentTarget.value)}
+          onInput={(event) => {
+            setEmail(event.currentTarget.value);
+            edited('email');
+          }}
           aria-invalid={error?.hasField('email') || undefined}
-          aria-describedby={described('email')}
+          aria-describedby={describedBy(error, 'email', 'email-error', formError)}
         />
+        <ErrorText error={error} field="email" id="email-error" />
       </div>
       <div class="field">
         <label for="password">Password</label>
@@ -52,10 +59,18 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
           required
           minLength={signup ? 8 : undefined}
           value={password}
-          onInput={(event) => setPassword(event.currentTarget.value)}
+          onInput={(event) => {
+            setPassword(event.currentTarget.value);
+            edited('password');
+          }}
           aria-invalid={error?.hasField('password') || undefined}
-          aria-describedby={[signup ? 'password-hint' : '', described('password') ?? ''].join(' ').trim() || undefined}
+          aria-describedby={
+            [signup ? 'password-hint' : '', formError, error?.hasField('password') ? 'password-error' : '']
+              .filter(Boolean)
+              .join(' ') || undefined
+          }
         />
+        <ErrorText error={error} field="password" id="password-error" />
         {signup && (
           <p class="hint" id="password-hint">
             At least 8 characters, and not only digits.
@@ -70,7 +85,7 @@ function CredentialsForm({ mode, onSubmit }: CredentialsFormProps) {
           Show password
         </label>
       </div>
-      <ErrorText error={error} id="auth-error" />
+      <ErrorText error={error} id="auth-error" besideFields={['email', 'password']} />
       <button type="submit" class="primary" disabled={busy}>
         {busy ? 'Please wait…' : signup ? 'Create account' : 'Sign in'}
       </button>

@@ -6,7 +6,8 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ErrorText } from '../components/ErrorText';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
-import { formatBytes, formatNumber } from '../lib/format';
+import { DocumentDialog } from '../components/PassageDialog';
+import { formatBytes, formatCount, formatNumber } from '../lib/format';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
 
@@ -17,6 +18,7 @@ export function DocumentsPage() {
   const [offset, setOffset] = useState(0);
   const list = useResource(() => documents.list(PAGE_SIZE, offset), [offset]);
   const [deleting, setDeleting] = useState<DocumentRecord | null>(null);
+  const [opened, setOpened] = useState<DocumentRecord | null>(null);
   const [status, setStatus] = useState('');
   const page = list.data;
 
@@ -27,8 +29,9 @@ export function DocumentsPage() {
         Your organization's private knowledge base. Ask it by choosing <em>Private knowledge base</em> on the Ask page.
       </p>
       <UploadForm
+        onStart={() => setStatus('')}
         onUploaded={(document) => {
-          setStatus(`“${document.title}” was added (${document.chunk_count} chunks).`);
+          setStatus(`“${document.title}” was added (${formatCount(document.chunk_count, 'chunk')}).`);
           setOffset(0);
           void list.reload();
         }}
@@ -61,7 +64,9 @@ export function DocumentsPage() {
               {page.results.map((document) => (
                 <tr key={document.id} data-document-id={document.id}>
                   <th scope="row" data-label="Title">
-                    {document.title}
+                    <button type="button" class="link document-open" onClick={() => setOpened(document)}>
+                      {document.title}
+                    </button>
                   </th>
                   <td data-label="Type">{document.content_type}</td>
                   <td data-label="Size">{formatBytes(document.size_bytes)}</td>
@@ -70,7 +75,14 @@ export function DocumentsPage() {
                     <Time iso={document.created_at} />
                   </td>
                   <td class="actions">
-                    <button type="button" class="danger-outline" onClick={() => setDeleting(document)}>
+                    <button
+                      type="button"
+                      class="danger-outline"
+                      onClick={() => {
+                        setStatus('');
+                        setDeleting(document);
+                      }}
+                    >
                       Delete<span class="visually-hidden"> {document.title}</span>
                     </button>
                   </td>
@@ -93,6 +105,9 @@ export function DocumentsPage() {
           </nav>
         )}
       </section>
+      {opened && (
+        <DocumentDialog documentId={opened.id} title={opened.title} domain={null} onDismiss={() => setOpened(null)} />
+      )}
       {deleting && (
         <ConfirmDialog
           title={`Delete “${deleting.title}”?`}
@@ -113,7 +128,7 @@ export function DocumentsPage() {
   );
 }
 
-function UploadForm({ onUploaded }: { onUploaded: (document: DocumentRecord) => void }) {
+function UploadForm({ onStart, onUploaded }: { onStart: () => void; onUploaded: (document: DocumentRecord) => void }) {
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [title, setTitle] = useState('');
@@ -127,6 +142,7 @@ function UploadForm({ onUploaded }: { onUploaded: (document: DocumentRecord) => 
 
   async function submit(event: Event) {
     event.preventDefault();
+    onStart();
     if (!file) {
       setError(new ApiErrorClass(0, 'Choose a file to upload, or drop one on the box.'));
       return;

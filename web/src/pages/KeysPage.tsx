@@ -1,11 +1,11 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys as keysApi } from '../api/endpoints';
 import type { ApiKey } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Dialog } from '../components/Dialog';
-import { ErrorText } from '../components/ErrorText';
+import { describedBy, ErrorText } from '../components/ErrorText';
 import { KeyEventsLog } from '../components/KeyEventsLog';
-import { KeySettingsFields } from '../components/KeySettingsFields';
+import { KEY_SETTINGS_FIELDS, KeySettingsFields } from '../components/KeySettingsFields';
 import { PageHeading } from '../components/PageHeading';
 import { SecretKeyDialog } from '../components/SecretKeyDialog';
 import { Time } from '../components/Time';
@@ -14,15 +14,29 @@ import { accessSummary, draftOf, settingsOf } from '../lib/key-settings';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
 
-export type KeyStatus = 'active' | 'expired' | 'revoked';
+export type KeyStatus = 'active' | 'expired' | 'revoked' | 'rotated';
 
-/** Expired when its expiry has passed; otherwise revoked (or rotated away) when inactive. */
+/** Rotated when another key replaced it; else expired when its expiry has passed; else revoked when inactive. */
 export function keyStatus(key: ApiKey, now = Date.now()): KeyStatus {
+  if (key.replaced_by) return 'rotated';
   if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
   return key.is_active ? 'active' : 'revoked';
 }
 
-const STATUS_LABEL: Record<KeyStatus, string> = { active: 'Active', expired: 'Expired', revoked: 'Revoked' };
+const STATUS_LABEL: Record<KeyStatus, string> = {
+  active: 'Active',
+  expired: 'Expired',
+  revoked: 'Revoked',
+  rotated: 'Rotated',
+};
+
+/** What the rotate dialog offers for how long the replaced key keeps working (the API allows up to a day). */
+const GRACE_PERIODS = [
+  { seconds: 0, label: 'Stops at once' },
+  { seconds: 300, label: '5 minutes' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86_400, label: '24 hours' },
+];
 
 interface Action {
   kind: 'settings' | 'expiry' | 'rotate' | 'revoke';
@@ -32,8 +46,14 @@ interface Action {
 export function KeysPage() {
   const list = useResource(() => keysApi.list(), []);
   const [action, setAction] = useState<Action | null>(null);
-  const [revealed, setRevealed] = useState<{ key: ApiKey; rotated: boolean } | null>(null);
+  // After a rotation: the new key, and the id of the key it replaced.
+  const [revealed, setRevealed] = useState<{ key: ApiKey; replaced: string | null } | null>(null);
   const [status, setStatus] = useState('');
+  // A new action starts with no message from the previous one beside it.
+  const open = (next: Action | null) => {
+    setStatus('');
+    setAction(next);
+  };
   // Bumped after every change, so the audit log shows it.
   const [changes, setChanges] = useState(0);
   const changed = () => setChanges((count) => count + 1);
@@ -54,9 +74,9 @@ export function KeysPage() {
       </p>
 
       <CreateKeyForm
+        onStart={() => setStatus('')}
         onCreated={(key) => {
-          setStatus('');
-          setRevealed({ key, rotated: false });
+          setRevealed({ key, replaced: null });
           changed();
           void list.reload();
         }}
@@ -74,7 +94,7 @@ export function KeysPage() {
         </p>
         <ErrorText error={list.error} />
         {list.data?.length === 0 && <p>No keys yet. Create one above.</p>}
-        {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={setAction} />}
+        {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={open} />}
         {!list.data && list.loading && <p aria-live="polite">Loading keys…</p>}
       </section>
 
@@ -99,21 +119,18 @@ export function KeysPage() {
         />
       )}
       {action?.kind === 'rotate' && (
-        <ConfirmDialog
-          title={`Rotate “${action.key.name}”?`}
-          confirmLabel="Rotate key"
+        <RotateDialog
+          apiKey={action.key}
           onCancel={() => setAction(null)}
-          onConfirm={async () => {
-            const replacement = await keysApi.rotate(action.key.id);
-            await finish(`“${action.key.name}” was rotated: ${action.key.key_prefix}… no longer works.`);
-            setRevealed({ key: replacement, rotated: true });
+          onRotated={async (replacement, graceSeconds) => {
+            const old = `“${action.key.name}” was rotated: ${action.key.key_prefix}…`;
+            const grace = GRACE_PERIODS.find((option) => option.seconds === graceSeconds);
+            await finish(
+              graceSeconds > 0 && grace ? `${old} keeps working for ${grace.label}.` : `${old} no longer works.`,
+            );
+            setRevealed({ key: replacement, replaced: action.key.id });
           }}
-        >
-          <p>
-            A new key with the same name and expiry is issued and shown once. The current key{' '}
-            <code>{action.key.key_prefix}…</code> stops working immediately: update every place that uses it.
-          </p>
-        </ConfirmDialog>
+        />
       )}
       {action?.kind === 'revoke' && (
         <ConfirmDialog
@@ -135,19 +152,68 @@ export function KeysPage() {
       <KeyEventsLog changes={changes} />
 
       {revealed && (
-        <SecretKeyDialog apiKey={revealed.key} rotated={revealed.rotated} onClose={() => setRevealed(null)} />
+        <SecretKeyDialog
+          apiKey={revealed.key}
+          rotated={revealed.replaced !== null}
+          graceUntil={list.data?.find((key) => key.id === revealed.replaced)?.grace_until}
+          onClose={() => setRevealed(null)}
+        />
       )}
     </>
   );
 }
 
-function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey) => void }) {
+function RotateDialog({
+  apiKey,
+  onRotated,
+  onCancel,
+}: {
+  apiKey: ApiKey;
+  onRotated: (replacement: ApiKey, graceSeconds: number) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [graceSeconds, setGraceSeconds] = useState(0);
+  const prefix = <code>{apiKey.key_prefix}…</code>;
+  return (
+    <ConfirmDialog
+      title={`Rotate “${apiKey.name}”?`}
+      confirmLabel="Rotate key"
+      onCancel={onCancel}
+      onConfirm={async () => onRotated(await keysApi.rotate(apiKey.id, graceSeconds), graceSeconds)}
+    >
+      <p>A new key with the same name, expiry, scopes, limits and metadata is issued and shown once.</p>
+      <div class="field">
+        <label for="grace-period">The current key {prefix} keeps working</label>
+        <select
+          id="grace-period"
+          value={graceSeconds}
+          onChange={(event) => setGraceSeconds(Number(event.currentTarget.value))}
+          aria-describedby="grace-period-hint"
+        >
+          {GRACE_PERIODS.map((option) => (
+            <option key={option.seconds} value={option.seconds}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+        <p class="hint" id="grace-period-hint">
+          {graceSeconds === 0
+            ? 'It stops working immediately: update every place that uses it first.'
+            : 'Time to deploy the new key; never past the key’s own expiry.'}
+        </p>
+      </div>
+    </ConfirmDialog>
+  );
+}
+
+function CreateKeyForm({ onStart, onCreated }: { onStart: () => void; onCreated: (key: ApiKey) => void }) {
   const [name, setName] = useState('');
   const [draft, setDraft] = useState(draftOf());
-  const { busy, error, run } = useAction();
+  const { busy, error, setError, run } = useAction();
 
   async function submit(event: Event) {
     event.preventDefault();
+    onStart();
     await run(async () => {
       const created = await keysApi.create(name, settingsOf(draft));
       setName('');
@@ -169,10 +235,15 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey) => void }) {
               maxLength={100}
               placeholder="e.g. production server"
               value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? 'create-key-error' : undefined}
+              onInput={(event) => {
+                setName(event.currentTarget.value);
+                // A new name is a new attempt: the message about the last one goes.
+                if (error?.hasField('name')) setError(null);
+              }}
+              aria-invalid={error?.hasField('name') || undefined}
+              aria-describedby={describedBy(error, 'name', 'create-key-name-error')}
             />
+            <ErrorText error={error} field="name" id="create-key-name-error" />
           </div>
           <button type="submit" class="primary" disabled={busy}>
             {busy ? 'Creating…' : 'Create key'}
@@ -180,10 +251,10 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey) => void }) {
         </div>
         <details>
           <summary>Scopes, limits and metadata</summary>
-          <KeySettingsFields id="create-key" draft={draft} onChange={setDraft} />
+          <KeySettingsFields id="create-key" draft={draft} onChange={setDraft} error={error} />
         </details>
       </form>
-      <ErrorText error={error} id="create-key-error" />
+      <ErrorText error={error} id="create-key-error" besideFields={['name', ...KEY_SETTINGS_FIELDS]} />
     </section>
   );
 }
@@ -210,15 +281,18 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
         {keys.map((key) => {
           const status = keyStatus(key);
           return (
-            <tr key={key.id} data-key-id={key.id} data-status={status}>
+            <tr key={key.id} id={`key-${key.id}`} data-key-id={key.id} data-status={status}>
               <th scope="row" data-label="Name">
                 {key.name}
               </th>
               <td data-label="Prefix">
                 <code>{key.key_prefix}…</code>
               </td>
-              <td data-label="Status">
-                <span class={`badge badge-${status}`}>{STATUS_LABEL[status]}</span>
+              <td data-label="Status" data-field="status">
+                <div class="key-status">
+                  <span class={`badge badge-${status}`}>{STATUS_LABEL[status]}</span>
+                  <RotationLinks apiKey={key} keys={keys} />
+                </div>
               </td>
               <td data-label="Access" data-field="access" class="access">
                 {accessSummary(key)}
@@ -255,6 +329,32 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
         })}
       </tbody>
     </table>
+  );
+}
+
+/** A rotated key and its successor point at each other, by prefix (they share the name). */
+function RotationLinks({ apiKey, keys }: { apiKey: ApiKey; keys: ApiKey[] }) {
+  const successor = apiKey.replaced_by ? keys.find((key) => key.id === apiKey.replaced_by) : undefined;
+  const predecessor = keys.find((key) => key.replaced_by === apiKey.id);
+  const graceUntil = apiKey.grace_until && Date.parse(apiKey.grace_until) > Date.now() ? apiKey.grace_until : null;
+  return (
+    <>
+      {successor && (
+        <span class="rotation" data-field="rotated-to">
+          to <a href={`#key-${successor.id}`}>{successor.key_prefix}…</a>
+          {graceUntil && (
+            <>
+              ; works until <Time iso={graceUntil} />
+            </>
+          )}
+        </span>
+      )}
+      {predecessor && (
+        <span class="rotation" data-field="rotated-from">
+          replaces <a href={`#key-${predecessor.id}`}>{predecessor.key_prefix}…</a>
+        </span>
+      )}
+    </>
   );
 }
 
@@ -338,10 +438,16 @@ function KeySettingsDialog({
   const [name, setName] = useState(apiKey.name);
   const [draft, setDraft] = useState(draftOf(apiKey));
   const { busy, error, run } = useAction();
+  const form = useRef<HTMLFormElement>(null);
+  // The error sits next to its field, which may be scrolled out of the dialog's view.
+  useEffect(() => {
+    if (error) form.current?.querySelector('.error')?.scrollIntoView({ block: 'nearest' });
+  }, [error]);
 
   return (
     <Dialog title={`Settings of “${apiKey.name}”`} onDismiss={onCancel}>
       <form
+        ref={form}
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => onSaved(await keysApi.update(apiKey.id, { name, ...settingsOf(draft) })), {
@@ -358,11 +464,14 @@ function KeySettingsDialog({
             maxLength={100}
             value={name}
             onInput={(event) => setName(event.currentTarget.value)}
+            aria-invalid={error?.hasField('name') || undefined}
+            aria-describedby={describedBy(error, 'name', 'settings-name-error')}
             data-autofocus
           />
+          <ErrorText error={error} field="name" id="settings-name-error" />
         </div>
-        <KeySettingsFields id="settings" draft={draft} onChange={setDraft} />
-        <ErrorText error={error} id="settings-error" />
+        <KeySettingsFields id="settings" draft={draft} onChange={setDraft} error={error} />
+        <ErrorText error={error} id="settings-error" besideFields={['name', ...KEY_SETTINGS_FIELDS]} />
         <div class="buttons">
           <button type="submit" class="primary" disabled={busy}>
             Save settings
