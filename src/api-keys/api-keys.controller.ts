@@ -148,7 +148,7 @@ export class ApiKeysController {
   })
   updateApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Body() body: UpdateApiKeyDto,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
@@ -189,7 +189,7 @@ export class ApiKeysController {
   })
   rotateApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Body() body: RotateApiKeyDto,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
@@ -207,7 +207,7 @@ export class ApiKeysController {
   @ApiErrors(NO_SUCH_KEY)
   revokeApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
     return this.apiKeys.revoke(caller.userId, keyId, audit);
@@ -221,7 +221,7 @@ export class ApiKeysController {
   @ApiErrors(NO_SUCH_KEY)
   async deleteApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Audit() audit: AuditContext,
   ): Promise<void> {
     await this.apiKeys.revoke(caller.userId, keyId, audit);
