@@ -40,7 +40,7 @@ describe('errors that say what is wrong', () => {
           ['post', '/v1/chat/sessions/', { title: 'Chat', model: 'private' }],
         ];
         for (const [, path, body] of cases) {
-          const extra = Object.keys(body).at(-1) as string;
+          const extra = Object.keys(body).at(-1)!;
           const response = await test.http().post(path).set(alice.auth).send(body);
           expect({ path, status: response.status, body: response.body }).toEqual({
             path,
@@ -130,7 +130,7 @@ describe('errors that say what is wrong', () => {
         ['Session', `/v1/chat/sessions/${session.body.id}/`, '/v1/chat/sessions/'],
       ];
       for (const [kind, foreign, base] of cases) {
-        const id = foreign.split('/').at(-2) as string;
+        const id = foreign.split('/').at(-2)!;
         expect((await test.http().get(foreign).set(alice.auth).expect(404)).body).toEqual(notFound(kind, id));
         expect((await test.http().get(`${base}${unknown}/`).set(alice.auth).expect(404)).body).toEqual(
           notFound(kind, unknown),

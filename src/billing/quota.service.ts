@@ -158,7 +158,8 @@ export class QuotaService {
   }
 
   async setMonthlyCredits(organizationId: string, monthlyCredits: number): Promise<QuotaView> {
-    if (!(await this.subscriptions.setMonthlyCredits(organizationId, monthlyCredits))) throw NotFoundError.named('Organization', organizationId);
+    if (!(await this.subscriptions.setMonthlyCredits(organizationId, monthlyCredits)))
+      throw NotFoundError.named('Organization', organizationId);
     return this.view(organizationId);
   }
 }

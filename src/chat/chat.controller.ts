@@ -60,7 +60,10 @@ export class ChatController {
   @SESSION_ID()
   @ApiOkResponse({ type: ChatSessionDetailResponse })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async getChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', new UuidPathPipe('Session')) sessionId: string) {
+  async getChatSession(
+    @CurrentPrincipal() caller: Principal,
+    @Param('sessionId', new UuidPathPipe('Session')) sessionId: string,
+  ) {
     const session = await this.chat.get(caller, sessionId);
     const messages = await this.chat.latestMessages(session.id);
     return { ...presentSession(session), messages: messages.map(presentMessage) };

@@ -171,8 +171,7 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
     const path = parent ? `${parent}.${error.property}` : error.property;
     if (error.constraints) {
       // class-validator's own wording ("property topk should not exist") in ours.
-      fields[path] =
-        'whitelistValidation' in error.constraints ? [NOT_ALLOWED] : Object.values(error.constraints);
+      fields[path] = 'whitelistValidation' in error.constraints ? [NOT_ALLOWED] : Object.values(error.constraints);
     }
     Object.assign(fields, toFieldErrors(error.children ?? [], path));
   }

@@ -130,7 +130,10 @@ export class DocumentsController {
   @ApiUuidParam('id', 'The document id.')
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: "No such document, or another organization's." })
-  async deleteDocument(@CurrentPrincipal() caller: Principal, @Param('id', new UuidPathPipe('Document')) id: string): Promise<void> {
+  async deleteDocument(
+    @CurrentPrincipal() caller: Principal,
+    @Param('id', new UuidPathPipe('Document')) id: string,
+  ): Promise<void> {
     await this.documents.remove({ organizationId: caller.organizationId }, id);
   }
 }

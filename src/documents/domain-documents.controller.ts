@@ -94,7 +94,10 @@ export class DomainDocumentsController {
   @DOCUMENT_ID()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: NO_SUCH_DOCUMENT })
-  async deleteDomainDocument(@Param('slug') slug: string, @Param('id', new UuidPathPipe('Document')) id: string): Promise<void> {
+  async deleteDomainDocument(
+    @Param('slug') slug: string,
+    @Param('id', new UuidPathPipe('Document')) id: string,
+  ): Promise<void> {
     const domain = await this.domains.getVisible(pathSlug(slug, 'Domain'), true);
     await this.documents.remove({ domainId: domain.id }, id);
   }

@@ -6,6 +6,7 @@ import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
 import { describeIdempotentPost } from './api-idempotency.js';
 import { LIVENESS_OPERATION, LIVENESS_PATH } from '../lifecycle/liveness.js';
+import { serviceVersion } from '../common/version.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -59,7 +60,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as 
 const operationIdOf = (_controller: string, method: string): string => method;
 
 /** Builds the OpenAPI 3 document from the controllers, completes it, and serves it. */
-export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIObject {
+export function setUpOpenApi(app: INestApplication, version = serviceVersion()): OpenAPIObject {
   const document = buildOpenApiDocument(app, version);
   SwaggerModule.setup(DOCS_PATH.slice(1), app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH.slice(1),
@@ -70,7 +71,7 @@ export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIO
 }
 
 /** The document alone: needs the controllers' metadata, not a database (see export.ts). */
-export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, version = serviceVersion()): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Knowledge Query Service')
     .setDescription(DESCRIPTION)
