@@ -7,6 +7,7 @@ import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
 import { describeIdempotentPost } from './api-idempotency.js';
 import { LIVENESS_OPERATION, LIVENESS_PATH } from '../lifecycle/liveness.js';
 import { serviceVersion } from '../common/version.js';
+import { REQUEST_EXAMPLES } from './request-examples.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -181,6 +182,7 @@ function complete(document: OpenAPIObject): void {
       const name = body?.content?.['application/json']?.schema?.$ref?.split('/').pop();
       const schema = name ? schemas[name] : undefined;
       if (body && schema && !schema.required?.length) body.required = false;
+      addExample(body);
     }
   }
 
@@ -234,7 +236,18 @@ function pruneUnusedComponents(document: OpenAPIObject): void {
 interface RequestBody {
   required?: boolean;
   description?: string;
-  content?: Partial<Record<string, { schema?: { $ref?: string }; encoding?: unknown }>>;
+  content?: Partial<Record<string, { schema?: { $ref?: string }; encoding?: unknown; example?: unknown }>>;
+}
+
+/** Every body gets its whole example (request-examples.ts), so `/docs` offers one that works. */
+function addExample(body: RequestBody | undefined): void {
+  for (const media of Object.values(body?.content ?? {})) {
+    const name = media?.schema?.$ref?.split('/').pop();
+    if (!media || !name) continue;
+    if (!Object.hasOwn(REQUEST_EXAMPLES, name))
+      throw new Error(`No request example for ${name}: add one to request-examples.ts`);
+    media.example = REQUEST_EXAMPLES[name];
+  }
 }
 
 /** Each media type of the body gets its own class's schema (a file upload's `file` is binary). */
