@@ -26,7 +26,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   UpdateOrganizationDto: { name: 'Ada’s team', allowed_domains: null },
   SetMonthlyCreditsDto: { monthly_credits: 5000 },
   CreateDocumentDto: RUNBOOK,
-  DocumentUploadForm: { title: 'Runbook', metadata: '{"team": "ops"}' },
+  DocumentUploadForm: {
+    file: '(the file: text, Markdown, HTML or PDF)',
+    title: 'Runbook',
+    metadata: '{"team": "ops"}',
+  },
   CreateDocumentBatchDto: {
     documents: [
       RUNBOOK,

@@ -2427,6 +2427,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "a long password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CredentialsDto"];
             };
         };
@@ -2477,6 +2483,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshDto"];
             };
         };
@@ -2527,6 +2538,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifyDto"];
             };
         };
@@ -2578,6 +2594,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>",
+                 *       "all": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogoutDto"];
             };
         };
@@ -2627,6 +2649,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "a long password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterDto"];
             };
         };
@@ -2768,6 +2796,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci",
+                 *       "scopes": [
+                 *         "query",
+                 *         "documents:read",
+                 *         "documents:write"
+                 *       ],
+                 *       "rate_limit_per_minute": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
@@ -2870,6 +2909,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci (nightly)",
+                 *       "expires_at": "2030-01-01T00:00:00Z",
+                 *       "monthly_credit_limit": 500
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateApiKeyDto"];
             };
         };
@@ -2947,6 +2993,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateApiKeyDto"];
             };
         };
@@ -3162,6 +3213,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada’s team",
+                 *       "allowed_domains": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOrganizationDto"];
             };
         };
@@ -3400,6 +3457,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "monthly_credits": 5000
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetMonthlyCreditsDto"];
             };
         };
@@ -3511,7 +3573,24 @@ export interface operations {
         /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": "(the file: text, Markdown, HTML or PDF)",
+                 *       "title": "Runbook",
+                 *       "metadata": "{\"team\": \"ops\"}"
+                 *     }
+                 */
                 "multipart/form-data": components["schemas"]["DocumentUploadForm"];
+                /**
+                 * @example {
+                 *       "title": "Runbook",
+                 *       "content": "Restart the ingest worker when the queue backs up. Page the on-call engineer if it backs up again.",
+                 *       "metadata": {
+                 *         "team": "ops",
+                 *         "year": 2026
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDocumentDto"];
             };
         };
@@ -3600,6 +3679,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "documents": [
+                 *         {
+                 *           "title": "Runbook",
+                 *           "content": "Restart the ingest worker when the queue backs up. Page the on-call engineer if it backs up again.",
+                 *           "metadata": {
+                 *             "team": "ops",
+                 *             "year": 2026
+                 *           }
+                 *         },
+                 *         {
+                 *           "title": "On-call",
+                 *           "content": "The on-call engineer answers pages within 15 minutes.",
+                 *           "metadata": {
+                 *             "team": "ops"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDocumentBatchDto"];
             };
         };
@@ -3798,6 +3898,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Europe",
+                 *       "slug": "europe"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateRegionDto"];
             };
         };
@@ -3898,6 +4004,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Europe (EU)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateRegionDto"];
             };
         };
@@ -4003,6 +4114,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Medicine",
+                 *       "slug": "medicine",
+                 *       "description": "Clinical guidelines",
+                 *       "region": "europe"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDomainDto"];
             };
         };
@@ -4148,6 +4267,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Clinical guidelines, 2026 edition",
+                 *       "is_active": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateDomainDto"];
             };
         };
@@ -4291,7 +4416,24 @@ export interface operations {
         /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": "(the file: text, Markdown, HTML or PDF)",
+                 *       "title": "Runbook",
+                 *       "metadata": "{\"team\": \"ops\"}"
+                 *     }
+                 */
                 "multipart/form-data": components["schemas"]["DocumentUploadForm"];
+                /**
+                 * @example {
+                 *       "title": "Runbook",
+                 *       "content": "Restart the ingest worker when the queue backs up. Page the on-call engineer if it backs up again.",
+                 *       "metadata": {
+                 *         "team": "ops",
+                 *         "year": 2026
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDocumentDto"];
             };
         };
@@ -4490,6 +4632,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "What do I do when the queue backs up?",
+                 *       "top_k": 3,
+                 *       "filter": {
+                 *         "team": "ops"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["QueryDto"];
             };
         };
@@ -4617,6 +4768,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "queue backs up",
+                 *       "top_k": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchDto"];
             };
         };
@@ -4778,6 +4935,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Queue incidents"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSessionDto"];
             };
         };
@@ -4939,6 +5101,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Queue incidents (resolved)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSessionDto"];
             };
         };
@@ -5068,6 +5235,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "What do I do when the queue backs up?"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostMessageDto"];
             };
         };
@@ -5166,6 +5338,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "private",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "What do I do when the queue backs up?"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatCompletionDto"];
             };
         };
