@@ -57,3 +57,34 @@ describe('the documentation a clone carries', () => {
     expect(readme).toContain('```sh\nnpm ci && npm test\n```');
   });
 });
+
+/** `npm ci` names no dependency's install script as unreviewed (npm 11 warns, npm 12 blocks). */
+describe('install scripts', () => {
+  const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
+
+  function packagesUnder(modules: string): string[] {
+    if (!existsSync(modules)) return [];
+    return readdirSync(modules).flatMap((name) => {
+      if (name.startsWith('.')) return [];
+      if (name.startsWith('@')) return packagesUnder(join(modules, name)).map((inner) => `${name}/${inner}`);
+      const nested = packagesUnder(join(modules, name, 'node_modules')).map((inner) => `${name}/node_modules/${inner}`);
+      return [name, ...nested];
+    });
+  }
+
+  it('are all reviewed in package.json allowScripts', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      allowScripts?: Record<string, boolean>;
+    };
+    const reviewed = new Set(Object.keys(manifest.allowScripts ?? {}));
+    const modules = join(ROOT, 'node_modules');
+    const unreviewed = packagesUnder(modules).filter((path) => {
+      const file = join(modules, path, 'package.json');
+      if (!existsSync(file)) return false;
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; scripts?: Record<string, string> };
+      const scripted = INSTALL_SCRIPTS.some((script) => pkg.scripts?.[script] !== undefined);
+      return scripted && !reviewed.has(pkg.name ?? path);
+    });
+    expect(unreviewed).toEqual([]);
+  });
+});
