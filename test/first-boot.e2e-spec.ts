@@ -22,9 +22,13 @@ describe('first boot', () => {
   beforeAll(async () => {
     await buildService();
     dataDir = mkdtempSync(join(tmpdir(), 'kqs-first-boot-'));
-    // The embedded store, as `npm start` on a fresh clone: no DATABASE_URL.
-    service = await startBuiltService({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, NODE_ENV: 'development' });
-  }, 120_000);
+    // The embedded store, as `npm start` on a fresh clone: no DATABASE_URL. Its first boot runs every
+    // migration in PGlite (WASM): a minute or more on two cores that other tests keep busy.
+    service = await startBuiltService(
+      { DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, NODE_ENV: 'development' },
+      { readyWithinMs: 150_000 },
+    );
+  }, 240_000);
   afterAll(async () => {
     service?.child.kill('SIGTERM');
     await service?.exited;
