@@ -24,6 +24,9 @@ administrator operations only an administrator's JWT.
 **Errors** are JSON objects with a \`detail\` string (validation errors add \`fields\`; 500s add \`request_id\`, also sent
 as the \`X-Request-Id\` header). 429 answers carry \`Retry-After\`. A path called with a method it does not document
 answers 405 \`{"detail": "Method \\"PUT\\" not allowed."}\` with an \`Allow\` header; an unknown path 404 \`{"detail": "Not found."}\`.
+A body field the operation does not define is a 400 naming it (\`topk: This field is not allowed.\`; the OpenAI-compatible
+\`/v1/chat/completions\` accepts OpenAI's other fields). An unknown resource, or another organization's, is a 404 that
+names what was asked for (\`Domain "medicine" not found.\`), the same either way.
 
 **Rate limits.** Every response to a request whose credentials were accepted carries \`RateLimit-Limit\`,
 \`RateLimit-Remaining\`, \`RateLimit-Reset\` (seconds) and \`RateLimit-Policy\` (\`<limit>;w=60\`); beyond the limit, 429.
