@@ -1,4 +1,4 @@
-// Native ESM Jest with swc: NestJS 12 is ESM-only (see ../shared/STACK-NOTES.md).
+// Native ESM Jest with swc: NestJS 12 is ESM-only, so Jest runs with --experimental-vm-modules.
 export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],

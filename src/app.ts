@@ -45,7 +45,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     trustProxy: parseTrustProxy(config.TRUST_PROXY) as boolean | string,
     // One logger: Fastify's own is our pino root. The access line is ours (observeHttp), not Fastify's,
     // and no request needs a child logger of its own (Fastify would build one per request).
-    loggerInstance: logging.root,
+    loggerInstance: logging.fastify,
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger: FastifyBaseLogger) => logger,
     genReqId: requestIdFor,

@@ -1,6 +1,6 @@
 import { createKey, type SignedInUser, type TestApp } from './support/app.js';
 import { countKeys, KEYS, startWithAliceAndBob } from './support/api-keys.js';
-import { API_KEY_MESSAGE, expectNoStoredChange, keyWorks, madeUpKey, NOT_FOUND } from './support/core.js';
+import { API_KEY_MESSAGE, expectNoStoredChange, keyWorks, madeUpKey, notFound } from './support/core.js';
 
 describe('API keys: whose keys, which credentials manage them, which keys authenticate', () => {
   let test: TestApp;
@@ -25,21 +25,32 @@ describe('API keys: whose keys, which credentials manage them, which keys authen
       const bobs = await createKey(test, bob, 'bob’s own');
       await expectNoStoredChange(test, async () => {
         const response = await act(bobs.id, alice);
-        expect({ status: response.status, body: response.body }).toEqual({ status: 404, body: NOT_FOUND });
+        // Word for word what an id that never existed gets: nothing says the key is someone else's.
+        expect({ status: response.status, body: response.body }).toEqual({
+          status: 404,
+          body: notFound('API key', bobs.id),
+        });
       });
       expect(await keyWorks(test, bobs.key)).toBe(true);
     });
 
     it.each(actions)('%s of an unknown id is a 404', async (_, act) => {
       const response = await act(unknownId, alice);
-      expect({ status: response.status, body: response.body }).toEqual({ status: 404, body: NOT_FOUND });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 404,
+        body: notFound('API key', unknownId),
+      });
     });
 
     it.each(actions)('%s with a malformed id is a 404, never a 500', async (_, act) => {
       await expectNoStoredChange(test, async () => {
         for (const id of ['not-a-uuid', '1', "1' OR '1'='1", '7f1d1c8e2a4b4c6d8e9f0a1b2c3d4e5f0', '%00']) {
           const response = await act(encodeURIComponent(id), alice);
-          expect({ id, status: response.status, body: response.body }).toEqual({ id, status: 404, body: NOT_FOUND });
+          expect({ id, status: response.status, body: response.body }).toEqual({
+            id,
+            status: 404,
+            body: { detail: `API key ${JSON.stringify(id)} not found.` },
+          });
         }
       });
     });

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
-import { NOT_FOUND } from './support/core.js';
+import { notFound } from './support/core.js';
 import { organizationIdOf, signInAdmin } from './support/knowledge.js';
 
 // Rows are made in SQL: a thousand API calls would only slow the test, not change what it shows.
@@ -135,7 +135,7 @@ describe('lists answered whole are bounded', () => {
     it("are another user's 404, and a bad page size is a 400 naming it", async () => {
       const bob = await signUp(test);
       expect((await test.http().get(`/v1/chat/sessions/${session}/messages/`).set(bob.auth).expect(404)).body).toEqual(
-        NOT_FOUND,
+        notFound('Session', session),
       );
       const bad = await test.http().get(`/v1/chat/sessions/${session}/messages/?limit=101`).set(alice.auth).expect(400);
       expect(bad.body.detail).toBe('limit: Must be a whole number from 1 to 100.');

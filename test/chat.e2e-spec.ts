@@ -107,7 +107,12 @@ describe('chat sessions', () => {
     const session = await newSession();
     const stranger = await signUp(test);
     const path = `/v1/chat/sessions/${session.id}/`;
-    await test.http().get(path).set(stranger.auth).expect(404, { detail: 'Not found.' });
+    // The same answer as for a session that never existed: it names only the id the stranger sent.
+    await test
+      .http()
+      .get(path)
+      .set(stranger.auth)
+      .expect(404, { detail: `Session "${session.id}" not found.` });
     await test.http().patch(path).set(stranger.auth).send({ title: 'mine' }).expect(404);
     await test.http().delete(path).set(stranger.auth).expect(404);
     await test.http().post(`${path}messages/`).set(stranger.auth).send({ content: 'penguins' }).expect(404);

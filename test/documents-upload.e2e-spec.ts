@@ -200,9 +200,12 @@ describe('document uploads (multipart)', () => {
     expect(two.body.detail).toBe('file: Send exactly one file.');
   });
 
-  it('asks for the fields when a multipart form carries no file', async () => {
+  it('names the missing file part when a multipart form carries no file', async () => {
     const response = await test.http().post('/v1/documents/').set(user.auth).field('title', 'Only a title').expect(400);
-    expect(response.body.detail).toBe('content: This field is required.');
+    expect(response.body).toEqual({
+      detail: 'file: This field is required.',
+      fields: { file: ['This field is required.'] },
+    });
   });
 
   it('refuses a malformed multipart body with a 400, not a 500', async () => {

@@ -152,7 +152,7 @@ describe('private documents (JSON)', () => {
       .send({ title: 'Secret', content: 'Alice only.' })
       .expect(201);
     const read = await test.http().get(`/v1/documents/${created.body.id}/`).set(bob.auth).expect(404);
-    expect(read.body).toEqual({ detail: 'Not found.' });
+    expect(read.body).toEqual({ detail: `Document "${created.body.id}" not found.` });
     await test.http().delete(`/v1/documents/${created.body.id}/`).set(bob.auth).expect(404);
     const bobList = await test.http().get('/v1/documents/').set(bob.auth).expect(200);
     expect(bobList.body.results.map((d: { id: string }) => d.id)).not.toContain(created.body.id);

@@ -204,7 +204,7 @@ describe('regions and domains', () => {
         .expect(200);
       expect(patched.body.is_active).toBe(false);
       const missing = await test.http().get('/v1/domains/archive/').set(user.auth).expect(404);
-      expect(missing.body).toEqual({ detail: 'Not found.' });
+      expect(missing.body).toEqual({ detail: 'Domain "archive" not found.' });
       await test.http().get('/v1/domains/archive/').set({ 'X-API-Key': userKey }).expect(404);
       const listed = await test.http().get('/v1/domains/?include_inactive=true').set(user.auth).expect(200);
       expect(listed.body.map((d: { slug: string }) => d.slug)).not.toContain('archive');

@@ -247,8 +247,13 @@ describe('OpenAI-compatible answers (/v1/chat/completions, /v1/models)', () => {
     it('answers an unknown model with 404 in both shapes', async () => {
       const response = await post(ask('atlantis')).expect(404);
       expect(response.body).toEqual({
-        detail: 'Not found.',
-        error: { message: 'Not found.', type: 'not_found_error', code: 'model_not_found', param: null },
+        detail: 'Model "atlantis" not found.',
+        error: {
+          message: 'Model "atlantis" not found.',
+          type: 'not_found_error',
+          code: 'model_not_found',
+          param: null,
+        },
       });
     });
 

@@ -123,7 +123,7 @@ describe('POST /v1/query/', () => {
       .post('/v1/query/')
       .set(user.auth)
       .send({ query: 'rotate', domain: 'nope' })
-      .expect(404, { detail: 'Not found.' });
+      .expect(404, { detail: 'Domain "nope" not found.' });
     const admin = await signInAdmin(test);
     await createDomain(test, 'retired', [{ title: 'Old', content: 'Rotate keys yearly.' }]);
     await test.http().patch('/v1/domains/retired/').set(admin.auth).send({ is_active: false }).expect(200);
@@ -132,7 +132,7 @@ describe('POST /v1/query/', () => {
       .post('/v1/query/')
       .set(user.auth)
       .send({ query: 'rotate', domain: 'retired' })
-      .expect(404, { detail: 'Not found.' });
+      .expect(404, { detail: 'Domain "retired" not found.' });
     expect(await creditsUsed(test, user.id)).toBe(0);
   });
 

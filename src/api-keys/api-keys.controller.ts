@@ -153,7 +153,7 @@ export class ApiKeysController {
   })
   updateApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Body() body: UpdateApiKeyDto,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
@@ -194,7 +194,7 @@ export class ApiKeysController {
   })
   rotateApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Body() body: RotateApiKeyDto,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
@@ -212,7 +212,7 @@ export class ApiKeysController {
   @ApiErrors(NO_SUCH_KEY)
   revokeApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
     return this.apiKeys.revoke(caller.userId, keyId, audit);
@@ -226,7 +226,7 @@ export class ApiKeysController {
   @ApiErrors(NO_SUCH_KEY)
   async deleteApiKey(
     @CurrentPrincipal() caller: Principal,
-    @Param('keyId', UuidPathPipe) keyId: string,
+    @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Audit() audit: AuditContext,
   ): Promise<void> {
     await this.apiKeys.revoke(caller.userId, keyId, audit);

@@ -189,7 +189,7 @@ export class ApiKeysService {
     try {
       return await this.dataSource.transaction(async (manager) => {
         const key = await this.keys.lockOwned(manager, userId, keyId);
-        if (!key) throw new NotFoundError();
+        if (!key) throw NotFoundError.named('API key', keyId);
         const result = await change(manager, key);
         await this.keys.announceChange(manager, key.id);
         return result;

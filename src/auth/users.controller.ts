@@ -51,7 +51,7 @@ export class UsersController {
   @ApiErrors({ 404: 'The account no longer exists.' })
   async getCurrentUser(@CurrentPrincipal() caller: Principal) {
     const account = await this.accounts.get(caller.userId);
-    if (!account) throw new NotFoundError();
+    if (!account) throw NotFoundError.named('User', caller.userId);
     return { id: account.id, email: account.email, is_admin: account.isAdmin, organization_id: account.organizationId };
   }
 }

@@ -116,7 +116,7 @@ export class BillingController {
   @ApiOkResponse({ type: SubscriptionResponse, description: "The organization's subscription with its new quota." })
   @ApiErrors({ 404: 'No such organization.' })
   async setMonthlyCredits(
-    @Param('organizationId', UuidPathPipe) organizationId: string,
+    @Param('organizationId', new UuidPathPipe('Organization')) organizationId: string,
     @Body() body: SetMonthlyCreditsDto,
   ) {
     return presentSubscription(await this.quota.setMonthlyCredits(organizationId, body.monthly_credits));

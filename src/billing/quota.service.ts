@@ -84,7 +84,7 @@ export class QuotaService {
     if (typeof outcome === 'object') return outcome;
     if (outcome === 'key_limit' && caller.apiKeyId) {
       const key = await this.subscriptions.findKeyCredits(caller.apiKeyId);
-      if (!key) throw new NotFoundError();
+      if (!key) throw NotFoundError.named('API key', caller.apiKeyId);
       throw new KeyCreditLimitExhaustedError({
         creditsTotal: key.monthly_credit_limit ?? 0,
         creditsUsed: key.credits_used,
@@ -145,7 +145,7 @@ export class QuotaService {
 
   async view(organizationId: string): Promise<QuotaView> {
     const row = await this.subscriptions.find(organizationId);
-    if (!row) throw new NotFoundError();
+    if (!row) throw NotFoundError.named('Organization', organizationId);
     const { start, end } = periodBounds(row.period_start);
     return {
       plan: row.plan,
@@ -158,7 +158,8 @@ export class QuotaService {
   }
 
   async setMonthlyCredits(organizationId: string, monthlyCredits: number): Promise<QuotaView> {
-    if (!(await this.subscriptions.setMonthlyCredits(organizationId, monthlyCredits))) throw new NotFoundError();
+    if (!(await this.subscriptions.setMonthlyCredits(organizationId, monthlyCredits)))
+      throw NotFoundError.named('Organization', organizationId);
     return this.view(organizationId);
   }
 }

@@ -60,7 +60,10 @@ export class ChatController {
   @SESSION_ID()
   @ApiOkResponse({ type: ChatSessionDetailResponse })
   @ApiErrors({ 404: NO_SUCH_SESSION })
-  async getChatSession(@CurrentPrincipal() caller: Principal, @Param('sessionId', UuidPathPipe) sessionId: string) {
+  async getChatSession(
+    @CurrentPrincipal() caller: Principal,
+    @Param('sessionId', new UuidPathPipe('Session')) sessionId: string,
+  ) {
     const session = await this.chat.get(caller, sessionId);
     const messages = await this.chat.latestMessages(session.id);
     return { ...presentSession(session), messages: messages.map(presentMessage) };
@@ -74,7 +77,7 @@ export class ChatController {
   @ApiErrors({ 404: NO_SUCH_SESSION })
   async listChatMessages(
     @CurrentPrincipal() caller: Principal,
-    @Param('sessionId', UuidPathPipe) sessionId: string,
+    @Param('sessionId', new UuidPathPipe('Session')) sessionId: string,
     @Pagination() page: PageRequest & { url: URL },
   ) {
     const session = await this.chat.get(caller, sessionId);
@@ -89,7 +92,7 @@ export class ChatController {
   @ApiErrors({ 404: NO_SUCH_SESSION })
   async renameChatSession(
     @CurrentPrincipal() caller: Principal,
-    @Param('sessionId', UuidPathPipe) sessionId: string,
+    @Param('sessionId', new UuidPathPipe('Session')) sessionId: string,
     @Body() body: UpdateSessionDto,
   ) {
     return presentSession(await this.chat.rename(caller, sessionId, body.title));
@@ -103,7 +106,7 @@ export class ChatController {
   @ApiErrors({ 404: NO_SUCH_SESSION })
   async deleteChatSession(
     @CurrentPrincipal() caller: Principal,
-    @Param('sessionId', UuidPathPipe) sessionId: string,
+    @Param('sessionId', new UuidPathPipe('Session')) sessionId: string,
   ): Promise<void> {
     await this.chat.remove(caller, sessionId);
   }
@@ -123,7 +126,7 @@ export class ChatController {
   })
   async postChatMessage(
     @CurrentPrincipal() caller: Principal,
-    @Param('sessionId', UuidPathPipe) sessionId: string,
+    @Param('sessionId', new UuidPathPipe('Session')) sessionId: string,
     @Body() body: PostMessageDto,
     @Res({ passthrough: true }) reply: HttpReply,
   ) {

@@ -46,7 +46,7 @@ export class ChatService {
 
   async get(caller: Principal, sessionId: string): Promise<ChatSession> {
     const session = await this.chats.findSession(caller.userId, sessionId);
-    if (!session) throw new NotFoundError();
+    if (!session) throw NotFoundError.named('Session', sessionId);
     return session;
   }
 
@@ -103,7 +103,7 @@ export class ChatService {
     } catch (error) {
       await this.quota.refund(prepared.reservation);
       // The session was deleted while its answer was being written.
-      throw isForeignKeyViolation(error) ? new NotFoundError() : error;
+      throw isForeignKeyViolation(error) ? NotFoundError.named('Session', session.id) : error;
     }
   }
 

@@ -124,10 +124,23 @@ export class MissingScopeError extends ApiError {
   }
 }
 
+/** The longest name a 404 quotes back: a path segment can be as long as a URL. */
+const NAME_SHOWN_MAX = 100;
+
+/**
+ * 404. Bare, it is the unknown route's verbatim `Not found.`; `NotFoundError.named` says which resource
+ * (`Domain "medicine" not found.`). Callers use the same message whether the resource does not exist
+ * or belongs to another organization, so it reveals nothing the client did not send.
+ */
 export class NotFoundError extends ApiError {
   readonly status = 404;
-  constructor() {
-    super('Not found.');
+  constructor(detail = 'Not found.') {
+    super(detail);
+  }
+
+  static named(kind: string, name: string): NotFoundError {
+    const shown = name.length > NAME_SHOWN_MAX ? `${name.slice(0, NAME_SHOWN_MAX)}…` : name;
+    return new NotFoundError(`${kind} ${JSON.stringify(shown)} not found.`);
   }
 }
 

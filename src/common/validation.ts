@@ -162,30 +162,58 @@ export function FutureTimestampOrNull(rule: { unlessAnyOf?: readonly string[] } 
   );
 }
 
+/** A field the body's DTO does not declare (a misspelling such as `topk`, or a field of another route). */
+export const NOT_ALLOWED = 'This field is not allowed.';
+
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErrors {
   const fields: FieldErrors = {};
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    if (error.constraints) fields[path] = Object.values(error.constraints);
+    if (error.constraints) {
+      // class-validator's own wording ("property topk should not exist") in ours.
+      fields[path] = 'whitelistValidation' in error.constraints ? [NOT_ALLOWED] : Object.values(error.constraints);
+    }
     Object.assign(fields, toFieldErrors(error.children ?? [], path));
   }
   return fields;
 }
 
+const OPEN_BODY = Symbol('acceptsUnknownFields');
+
 /**
- * Validates JSON bodies against their DTO: unknown fields are dropped, the first bad field is named in
- * `detail`, and a body that is not a JSON object (an array, a string) is refused outright.
+ * Marks a body DTO whose unknown fields are dropped instead of refused: the OpenAI-compatible routes,
+ * whose clients send OpenAI's other fields (`user`, `top_p`, `tools`…) as a matter of course.
+ */
+export function AcceptsUnknownFields(): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(OPEN_BODY, true, target);
+  };
+}
+
+const acceptsUnknownFields = (metatype: unknown): boolean =>
+  typeof metatype === 'function' && Reflect.getMetadata(OPEN_BODY, metatype) === true;
+
+const pipeOptions = (forbidUnknown: boolean) => ({
+  whitelist: true,
+  forbidNonWhitelisted: forbidUnknown,
+  transform: true,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors: ValidationError[]) => new ValidationFailedError(toFieldErrors(errors)),
+});
+
+/**
+ * Validates JSON bodies against their DTO: a field the DTO does not declare is a 400 naming it
+ * (`topk: This field is not allowed.`; dropped instead on a DTO marked `@AcceptsUnknownFields()`), the
+ * first bad field is named in `detail`, and a body that is not a JSON object (an array, a string) is
+ * refused outright.
  */
 @Injectable()
 export class BodyValidationPipe extends ValidationPipe {
+  private readonly lenient = new ValidationPipe(pipeOptions(false));
+
   constructor() {
-    super({
-      whitelist: true,
-      transform: true,
-      stopAtFirstError: true,
-      validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new ValidationFailedError(toFieldErrors(errors)),
-    });
+    super(pipeOptions(true));
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -194,6 +222,7 @@ export class BodyValidationPipe extends ValidationPipe {
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw ValidationFailedError.field('body', 'Expected a JSON object.');
     }
+    if (acceptsUnknownFields(metadata.metatype)) return this.lenient.transform(body, metadata);
     return super.transform(body, metadata);
   }
 }
@@ -202,11 +231,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (value: string): boolean => UUID.test(value);
 
-/** A path id that is not a UUID names nothing: 404, never a database error. */
-@Injectable()
+/**
+ * A path id that is not a UUID names nothing: a 404 naming the kind of resource (`Document "x" not
+ * found.`, as for a well-formed id that is not there), never a database error.
+ */
 export class UuidPathPipe implements PipeTransform<string, string> {
+  constructor(private readonly kind: string) {}
+
   transform(value: string): string {
-    if (!isUuid(value)) throw new NotFoundError();
+    if (!isUuid(value)) throw NotFoundError.named(this.kind, value);
     return value.toLowerCase();
   }
 }

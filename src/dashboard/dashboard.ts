@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '../common/errors.js';
 import { pathOf } from '../common/http.js';
 import { NOT_AN_OPERATION } from '../common/route-table.js';
+import { serviceVersion } from '../common/version.js';
 
 export const DASHBOARD_PATH = '/app';
 
@@ -34,7 +35,7 @@ const SECURITY_HEADERS = {
  */
 export function mountDashboard(app: INestApplication, directory = defaultDashboardDirectory()): void {
   const root = resolve(directory);
-  if (!existsSync(join(root, 'index.html'))) {
+  if (!dashboardBuilt(directory)) {
     new Logger('Dashboard').warn(
       `${join(root, 'index.html')} is missing: run "npm run build" to serve the dashboard at ${DASHBOARD_PATH}/`,
     );
@@ -63,4 +64,27 @@ export function mountDashboard(app: INestApplication, directory = defaultDashboa
   };
   instance.get(DASHBOARD_PATH, { config: NOT_AN_OPERATION }, page);
   instance.get(`${DASHBOARD_PATH}/*`, { config: NOT_AN_OPERATION }, page);
+  instance.get('/', { config: NOT_AN_OPERATION }, home);
+}
+
+export function dashboardBuilt(directory = defaultDashboardDirectory()): boolean {
+  return existsSync(join(resolve(directory), 'index.html'));
+}
+
+/** Where to go from the service's root: the same links `GET /` answers to a client that is not a browser. */
+export const HOME_LINKS = {
+  dashboard: `${DASHBOARD_PATH}/`,
+  docs: '/docs',
+  openapi: '/openapi.json',
+  health: '/health/',
+} as const;
+
+/**
+ * `GET /`: a browser (its Accept names text/html) is sent to the dashboard; any other client gets a
+ * small JSON index of links, relative to the service as pagination links are.
+ */
+function home(request: FastifyRequest, reply: FastifyReply) {
+  const accept = request.headers.accept ?? '';
+  if (/\btext\/html\b/i.test(accept)) return reply.redirect(HOME_LINKS.dashboard, 302);
+  return reply.send({ name: 'Knowledge Query Service', version: serviceVersion(), links: HOME_LINKS });
 }

@@ -45,6 +45,10 @@ export function dataSourceOptions(
     migrationsRun: config.MIGRATIONS_RUN,
     migrationsTransactionMode: 'each',
     synchronize: false,
+    // The migrations need no extension (ids come from gen_random_uuid(), built into PostgreSQL 13+).
+    // Left on, TypeORM tries `CREATE EXTENSION "uuid-ossp"` at every boot and warns, with nothing to
+    // act on, where it is not available (the embedded store, a managed server without superuser).
+    installExtensions: false,
     poolSize: target.embedded ? EMBEDDED_POOL_SIZE : config.DATABASE_POOL_SIZE,
     // Fail fast while the database is unreachable instead of queueing requests behind it. A statement
     // gets 15 s: pg gives up waiting then (query_timeout), and the server stops running it too
@@ -54,8 +58,8 @@ export function dataSourceOptions(
       query_timeout: STATEMENT_TIMEOUT_MS,
       // The embedded store runs one backend in WASM, with no timer to interrupt it: the client's limit only.
       // No JIT: the ranking statement is planned for each query, and at a million chunks its estimated
-      // cost made PostgreSQL compile it every time, which took longer than running it (see README,
-      // "How search cost grows"). The embedded store has no JIT.
+      // cost made PostgreSQL compile it every time, which took longer than running it (see
+      // docs/BENCHMARKS.md, "How search cost grows"). The embedded store has no JIT.
       ...(target.embedded ? {} : { statement_timeout: STATEMENT_TIMEOUT_MS, options: '-c jit=off' }),
     },
     logging: ['error', 'warn', 'migration'],

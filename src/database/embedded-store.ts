@@ -2,13 +2,14 @@ import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { StartupRefusal } from '../common/startup-refusal.js';
 
 export interface EmbeddedStore {
   url: string;
   close(): Promise<void>;
 }
 
-export class EmbeddedStoreInUseError extends Error {}
+export class EmbeddedStoreInUseError extends StartupRefusal {}
 
 /**
  * PostgreSQL 18 compiled to WASM, kept on disk under `dataDir`, served on a loopback port so that

@@ -118,7 +118,7 @@ export class DocumentsController {
   @ApiErrors({ 404: "No such document, or another organization's." })
   async getDocument(
     @CurrentPrincipal() caller: Principal,
-    @Param('id', UuidPathPipe) id: string,
+    @Param('id', new UuidPathPipe('Document')) id: string,
   ): Promise<DocumentResponse> {
     return presentDocument(await this.documents.get({ organizationId: caller.organizationId }, id), true);
   }
@@ -130,7 +130,10 @@ export class DocumentsController {
   @ApiUuidParam('id', 'The document id.')
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: "No such document, or another organization's." })
-  async deleteDocument(@CurrentPrincipal() caller: Principal, @Param('id', UuidPathPipe) id: string): Promise<void> {
+  async deleteDocument(
+    @CurrentPrincipal() caller: Principal,
+    @Param('id', new UuidPathPipe('Document')) id: string,
+  ): Promise<void> {
     await this.documents.remove({ organizationId: caller.organizationId }, id);
   }
 }

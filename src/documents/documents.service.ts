@@ -82,7 +82,7 @@ export class DocumentsService {
   /** One document with its content; another owner's document is a 404 like a missing one. */
   async get(owner: DocumentOwner, id: string): Promise<Document> {
     const document = await this.documents.findWithContent(owner, id);
-    if (!document) throw new NotFoundError();
+    if (!document) throw NotFoundError.named('Document', id);
     return document;
   }
 
@@ -90,7 +90,7 @@ export class DocumentsService {
   async remove(owner: DocumentOwner, id: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const found = await this.documents.lockOwned(manager, owner, id);
-      if (!found) throw new NotFoundError();
+      if (!found) throw NotFoundError.named('Document', id);
       await this.indexer.removeDocuments(manager, scopeIdOf(owner), [id]);
       await this.documents.delete(manager, id);
     });

@@ -52,7 +52,7 @@ export class DomainDocumentsController {
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
   ): Promise<DocumentResponse> {
-    const domain = await this.domains.getVisible(pathSlug(slug), true);
+    const domain = await this.domains.getVisible(pathSlug(slug, 'Domain'), true);
     const document = await this.documents.create({ domainId: domain.id }, await this.input.read(body, file));
     return presentDocument(document);
   }
@@ -66,7 +66,7 @@ export class DomainDocumentsController {
     @Param('slug') slug: string,
     @Pagination() page: PageRequest & { url: URL },
   ): Promise<Page<DocumentResponse>> {
-    const domain = await this.domains.getVisible(pathSlug(slug), true);
+    const domain = await this.domains.getVisible(pathSlug(slug, 'Domain'), true);
     const { count, documents } = await this.documents.list({ domainId: domain.id }, page);
     return toPage(
       page,
@@ -82,9 +82,9 @@ export class DomainDocumentsController {
   @ApiErrors({ 404: NO_SUCH_DOCUMENT })
   async getDomainDocument(
     @Param('slug') slug: string,
-    @Param('id', UuidPathPipe) id: string,
+    @Param('id', new UuidPathPipe('Document')) id: string,
   ): Promise<DocumentResponse> {
-    const domain = await this.domains.getVisible(pathSlug(slug), true);
+    const domain = await this.domains.getVisible(pathSlug(slug, 'Domain'), true);
     return presentDocument(await this.documents.get({ domainId: domain.id }, id), true);
   }
 
@@ -94,8 +94,11 @@ export class DomainDocumentsController {
   @DOCUMENT_ID()
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: NO_SUCH_DOCUMENT })
-  async deleteDomainDocument(@Param('slug') slug: string, @Param('id', UuidPathPipe) id: string): Promise<void> {
-    const domain = await this.domains.getVisible(pathSlug(slug), true);
+  async deleteDomainDocument(
+    @Param('slug') slug: string,
+    @Param('id', new UuidPathPipe('Document')) id: string,
+  ): Promise<void> {
+    const domain = await this.domains.getVisible(pathSlug(slug, 'Domain'), true);
     await this.documents.remove({ domainId: domain.id }, id);
   }
 }

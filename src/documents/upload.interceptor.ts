@@ -20,6 +20,7 @@ import {
   ValidationFailedError,
 } from '../common/errors.js';
 import type { HttpReply, HttpRequest } from '../common/http.js';
+import { REQUIRED } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import type { UploadedFile } from './extraction/extract-upload.js';
@@ -107,6 +108,8 @@ export class DocumentUploadInterceptor implements NestInterceptor {
       if (part.file.truncated) throw new FileTooLargeError(this.config.MAX_UPLOAD_BYTES);
       file = { originalname: part.filename, mimetype: part.mimetype, size, path: spool.path };
     }
+    // A form without its file is not a JSON body either: name the part that is missing, not `content`.
+    if (!file) throw ValidationFailedError.field(UPLOAD_FIELD, REQUIRED);
     return { file, body };
   }
 

@@ -61,7 +61,7 @@ export class DomainsController {
   @ApiOkResponse({ type: DomainResponse })
   @ApiErrors({ 404: 'No such domain, or it is inactive (administrators see inactive ones).' })
   async getDomain(@CurrentPrincipal() caller: Principal, @Param('slug') slug: string): Promise<DomainResponse> {
-    return presentDomain(await this.domains.getVisible(pathSlug(slug), caller.isAdmin));
+    return presentDomain(await this.domains.getVisible(pathSlug(slug, 'Domain'), caller.isAdmin));
   }
 
   @Post()
@@ -80,7 +80,7 @@ export class DomainsController {
   @ApiOkResponse({ type: DomainResponse })
   @ApiErrors({ 400: DOMAIN_REFUSED, 404: 'No domain has this slug.' })
   updateDomain(@Param('slug') slug: string, @Body() body: UpdateDomainDto): Promise<DomainResponse> {
-    return this.domains.update(pathSlug(slug), body);
+    return this.domains.update(pathSlug(slug, 'Domain'), body);
   }
 
   @Delete(':slug')
@@ -91,6 +91,6 @@ export class DomainsController {
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: 'No domain has this slug.' })
   async deleteDomain(@Param('slug') slug: string): Promise<void> {
-    await this.domains.remove(pathSlug(slug));
+    await this.domains.remove(pathSlug(slug, 'Domain'));
   }
 }

@@ -52,7 +52,7 @@ export class DomainsService {
   /** A domain the caller may see: admins see inactive ones too; 404 otherwise. */
   async getVisible(slug: string, isAdmin: boolean): Promise<Domain> {
     const domain = isAdmin ? await this.findBySlug(slug) : await this.findActiveBySlug(slug);
-    if (!domain) throw new NotFoundError();
+    if (!domain) throw NotFoundError.named('Domain', slug);
     return domain;
   }
 
@@ -80,7 +80,7 @@ export class DomainsService {
 
   async update(slug: string, dto: UpdateDomainDto): Promise<DomainResponse> {
     const domain = await this.findBySlug(slug);
-    if (!domain) throw new NotFoundError();
+    if (!domain) throw NotFoundError.named('Domain', slug);
     for (const field of ['name', 'slug', 'is_active'] as const) {
       if (dto[field] === null) throw ValidationFailedError.field(field, 'This field may not be null.');
     }
@@ -103,7 +103,7 @@ export class DomainsService {
   async remove(slug: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const domain = await this.domains.lockBySlug(manager, slug);
-      if (!domain) throw new NotFoundError();
+      if (!domain) throw NotFoundError.named('Domain', slug);
       await this.indexer.dropScope(manager, domain.id);
       await this.domains.delete(manager, domain.id);
     });

@@ -55,7 +55,7 @@ export class RegionsController {
   @ApiOkResponse({ type: RegionResponse })
   @ApiErrors({ 400: SLUG_TAKEN, 404: 'No region has this slug.' })
   updateRegion(@Param('slug') slug: string, @Body() body: UpdateRegionDto): Promise<RegionResponse> {
-    return this.regions.update(pathSlug(slug), body);
+    return this.regions.update(pathSlug(slug, 'Region'), body);
   }
 
   @Delete(':slug')
@@ -66,6 +66,6 @@ export class RegionsController {
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({ 404: 'No region has this slug.' })
   async deleteRegion(@Param('slug') slug: string): Promise<void> {
-    await this.regions.remove(pathSlug(slug));
+    await this.regions.remove(pathSlug(slug, 'Region'));
   }
 }

@@ -30,7 +30,7 @@ export class RegionsService {
 
   async update(slug: string, dto: UpdateRegionDto): Promise<RegionResponse> {
     const region = await this.findBySlug(slug);
-    if (!region) throw new NotFoundError();
+    if (!region) throw NotFoundError.named('Region', slug);
     if (dto.name === null) throw ValidationFailedError.field('name', 'This field may not be null.');
     if (typeof dto.name === 'string') region.name = dto.name;
     if (dto.slug !== undefined) region.slug = dto.slug;
@@ -39,7 +39,7 @@ export class RegionsService {
 
   /** Domains of a deleted region keep existing, without a region. */
   async remove(slug: string): Promise<void> {
-    if (!(await this.regions.deleteBySlug(slug))) throw new NotFoundError();
+    if (!(await this.regions.deleteBySlug(slug))) throw NotFoundError.named('Region', slug);
   }
 
   private async saving<T>(save: () => Promise<T>): Promise<T> {

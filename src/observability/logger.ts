@@ -39,12 +39,25 @@ function serializeError(error: unknown): Record<string, unknown> {
   return { type: error.name, message: scrubSecrets(error.message), stack: scrubSecrets(error.stack ?? '') };
 }
 
+/**
+ * Nest's own start-up narration (each module initialized, each of about 100 routes mapped): debug, so
+ * that a boot prints the few lines main.ts writes. `LOG_LEVEL=debug` shows it again.
+ */
+const FRAMEWORK_CHATTER = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
 /** Nest's framework and `new Logger(context)` messages, written through the same pino logger. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
 
   log(message: unknown, ...rest: unknown[]) {
-    this.write('info', message, rest);
+    const context = rest.at(-1);
+    this.write(typeof context === 'string' && FRAMEWORK_CHATTER.has(context) ? 'debug' : 'info', message, rest);
   }
   error(message: unknown, ...rest: unknown[]) {
     this.write('error', message, rest);

@@ -15,6 +15,8 @@ export interface LoggingOptions {
 
 export interface Logging {
   root: Logger;
+  /** Fastify's: the root at `warn` at most, so its "Server listening at …" lines (one per interface) stay out of a boot's few lines. */
+  fastify: Logger;
   /** What to hand NestFactory.create as `logger`. */
   nest: LoggerService | false;
 }
@@ -23,7 +25,8 @@ export function createLogging(config: AppConfig, options: LoggingOptions): Loggi
   const silent = options.logger === false && !options.logStream;
   const root = createRootLogger({ LOG_LEVEL: silent ? 'silent' : config.LOG_LEVEL }, options.logStream);
   const nest = options.logger === undefined || options.logStream ? new PinoNestLogger(root) : options.logger;
-  return { root, nest };
+  const fastify = root.isLevelEnabled('warn') && root.level !== 'warn' ? root.child({}, { level: 'warn' }) : root;
+  return { root, fastify, nest };
 }
 
 /** Installs the first hook of every request (request id, metrics, access log, in-flight count). */

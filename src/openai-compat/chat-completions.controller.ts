@@ -99,7 +99,7 @@ export class ChatCompletionsController {
       description: "The model is a domain outside the organization's `allowed_domains`.",
       bodies: { domainNotAllowed: new DomainNotAllowedError().body() },
     },
-    404: { description: 'No such model.', bodies: { unknownModel: new NotFoundError().body() } },
+    404: { description: 'No such model.', bodies: { unknownModel: NotFoundError.named('Model', 'medicine').body() } },
   })
   async createChatCompletion(
     @CurrentPrincipal() caller: Principal,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import type { ConversationTurn } from '../query/answerers/answerer.js';
 import { type PreparedAnswer, QueryService } from '../query/query.service.js';
@@ -48,15 +49,25 @@ export function estimateUsage(conversation: Conversation, answer: string): Usage
 export class ChatCompletionsService {
   constructor(private readonly queries: QueryService) {}
 
-  prepare(caller: Principal, model: string, conversation: Conversation, signal: AbortSignal): Promise<PreparedAnswer> {
-    return this.queries.prepare(caller, {
-      text: conversation.question,
-      domain: domainOfModel(model),
-      topK: TOP_K,
-      operation: 'chat_completion',
-      history: conversation.history,
-      signal,
-    });
+  async prepare(
+    caller: Principal,
+    model: string,
+    conversation: Conversation,
+    signal: AbortSignal,
+  ): Promise<PreparedAnswer> {
+    try {
+      return await this.queries.prepare(caller, {
+        text: conversation.question,
+        domain: domainOfModel(model),
+        topK: TOP_K,
+        operation: 'chat_completion',
+        history: conversation.history,
+        signal,
+      });
+    } catch (error) {
+      // Here the unknown domain is the model the client named: say so in OpenAI's terms.
+      throw error instanceof NotFoundError ? NotFoundError.named('Model', model) : error;
+    }
   }
 
   complete(prepared: PreparedAnswer, onDelta?: (text: string) => void): Promise<string> {

@@ -33,7 +33,7 @@ export class ModelsController {
   @ApiOpenAiErrors({
     404: {
       description: 'No such model, or one the caller may not ask.',
-      bodies: { unknownModel: new NotFoundError().body() },
+      bodies: { unknownModel: NotFoundError.named('Model', 'medicine').body() },
     },
   })
   retrieveModel(@CurrentPrincipal() caller: Principal, @Param('model') model: string) {

@@ -47,7 +47,7 @@ export class ModelsService {
 
   async get(caller: Principal, id: string): Promise<Model> {
     const model = (await this.list(caller)).find((candidate) => candidate.id === id);
-    if (!model) throw new NotFoundError();
+    if (!model) throw NotFoundError.named('Model', id);
     return model;
   }
 }

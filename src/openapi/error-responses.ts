@@ -62,7 +62,7 @@ export const ERROR_EXAMPLES = {
   permissionDenied: new PermissionDeniedError().body(),
   missingScope: new MissingScopeError('documents:write').body(),
   domainNotAllowed: new DomainNotAllowedError().body(),
-  notFound: new NotFoundError().body(),
+  notFound: NotFoundError.named('Document', '3f2b8c1e-9a4d-4e7b-8c2d-5a6f7e8d9c0b').body(),
   methodNotAllowed: new MethodNotAllowedError('PUT', ['GET', 'PATCH']).body(),
   payloadTooLarge: new PayloadTooLargeError(1_048_576).body(),
   fileTooLarge: new FileTooLargeError(10_485_760).body(),
@@ -221,9 +221,11 @@ export const ERROR_COMPONENTS = {
     MissingScope: errorResponse(403, 'The API key was not given the scope this route needs.', {
       missingScope: ERROR_EXAMPLES.missingScope,
     }),
-    NotFound: errorResponse(404, 'No such resource, or it belongs to someone else.', {
-      notFound: ERROR_EXAMPLES.notFound,
-    }),
+    NotFound: errorResponse(
+      404,
+      'No such resource, or it belongs to someone else (the same answer): `detail` names its kind and the id or slug sent.',
+      { notFound: ERROR_EXAMPLES.notFound },
+    ),
     MethodNotAllowed: errorResponse(
       405,
       'The path exists but not with this method (any path, any method not documented for it).',

@@ -6,6 +6,8 @@ import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
 import { describeIdempotentPost } from './api-idempotency.js';
 import { LIVENESS_OPERATION, LIVENESS_PATH } from '../lifecycle/liveness.js';
+import { serviceVersion } from '../common/version.js';
+import { REQUEST_EXAMPLES } from './request-examples.js';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -22,6 +24,9 @@ administrator operations only an administrator's JWT.
 **Errors** are JSON objects with a \`detail\` string (validation errors add \`fields\`; 500s add \`request_id\`, also sent
 as the \`X-Request-Id\` header). 429 answers carry \`Retry-After\`. A path called with a method it does not document
 answers 405 \`{"detail": "Method \\"PUT\\" not allowed."}\` with an \`Allow\` header; an unknown path 404 \`{"detail": "Not found."}\`.
+A body field the operation does not define is a 400 naming it (\`topk: This field is not allowed.\`; the OpenAI-compatible
+\`/v1/chat/completions\` accepts OpenAI's other fields). An unknown resource, or another organization's, is a 404 that
+names what was asked for (\`Domain "medicine" not found.\`), the same either way.
 
 **Rate limits.** Every response to a request whose credentials were accepted carries \`RateLimit-Limit\`,
 \`RateLimit-Remaining\`, \`RateLimit-Reset\` (seconds) and \`RateLimit-Policy\` (\`<limit>;w=60\`); beyond the limit, 429.
@@ -59,7 +64,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as 
 const operationIdOf = (_controller: string, method: string): string => method;
 
 /** Builds the OpenAPI 3 document from the controllers, completes it, and serves it. */
-export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIObject {
+export function setUpOpenApi(app: INestApplication, version = serviceVersion()): OpenAPIObject {
   const document = buildOpenApiDocument(app, version);
   SwaggerModule.setup(DOCS_PATH.slice(1), app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH.slice(1),
@@ -70,7 +75,7 @@ export function setUpOpenApi(app: INestApplication, version = '0.1.0'): OpenAPIO
 }
 
 /** The document alone: needs the controllers' metadata, not a database (see export.ts). */
-export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, version = serviceVersion()): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Knowledge Query Service')
     .setDescription(DESCRIPTION)
@@ -180,6 +185,7 @@ function complete(document: OpenAPIObject): void {
       const name = body?.content?.['application/json']?.schema?.$ref?.split('/').pop();
       const schema = name ? schemas[name] : undefined;
       if (body && schema && !schema.required?.length) body.required = false;
+      addExample(body);
     }
   }
 
@@ -233,7 +239,18 @@ function pruneUnusedComponents(document: OpenAPIObject): void {
 interface RequestBody {
   required?: boolean;
   description?: string;
-  content?: Partial<Record<string, { schema?: { $ref?: string }; encoding?: unknown }>>;
+  content?: Partial<Record<string, { schema?: { $ref?: string }; encoding?: unknown; example?: unknown }>>;
+}
+
+/** Every body gets its whole example (request-examples.ts), so `/docs` offers one that works. */
+function addExample(body: RequestBody | undefined): void {
+  for (const media of Object.values(body?.content ?? {})) {
+    const name = media?.schema?.$ref?.split('/').pop();
+    if (!media || !name) continue;
+    if (!Object.hasOwn(REQUEST_EXAMPLES, name))
+      throw new Error(`No request example for ${name}: add one to request-examples.ts`);
+    media.example = REQUEST_EXAMPLES[name];
+  }
 }
 
 /** Each media type of the body gets its own class's schema (a file upload's `file` is binary). */

@@ -25,7 +25,7 @@ export class OrganizationsService {
 
   async current(caller: Principal): Promise<Organization> {
     const organization = await this.organizations.findById(caller.organizationId);
-    if (!organization) throw new NotFoundError();
+    if (!organization) throw NotFoundError.named('Organization', caller.organizationId);
     return organization;
   }
 

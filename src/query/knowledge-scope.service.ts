@@ -24,7 +24,8 @@ export class KnowledgeScopeService {
       return { domain: null, search: { organizationId: caller.organizationId } };
     }
     const domain = await this.domains.findActiveBySlug(slug.toLowerCase());
-    if (!domain) throw new NotFoundError();
+    // An inactive domain is as unknown as a missing one.
+    if (!domain) throw NotFoundError.named('Domain', slug);
     const organization = await this.organizations.current(caller);
     if (organization.allowedDomains !== null && !organization.allowedDomains.includes(domain.slug)) {
       throw new DomainNotAllowedError();

@@ -38,8 +38,14 @@ export interface RunningService {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node main.js` with the given environment and waits until /health/ready/ answers 200. */
-export async function startBuiltService(env: Record<string, string>): Promise<RunningService> {
+/**
+ * Starts `node main.js` with the given environment and waits until /health/ready/ answers 200 (30 s
+ * unless `readyWithinMs` says otherwise).
+ */
+export async function startBuiltService(
+  env: Record<string, string>,
+  { readyWithinMs = 30_000 }: { readyWithinMs?: number } = {},
+): Promise<RunningService> {
   const main = await buildService();
   const port = await sparePort();
   const child = spawn(process.execPath, [main], {
@@ -53,7 +59,7 @@ export async function startBuiltService(env: Record<string, string>): Promise<Ru
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + readyWithinMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited during boot:\n${output}`);
     const status = await fetch(`${url}/health/ready/`).then(
@@ -63,7 +69,7 @@ export async function startBuiltService(env: Record<string, string>): Promise<Ru
     if (status === 200) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`service not ready within 30 s:\n${output}`);
+      throw new Error(`service not ready within ${readyWithinMs / 1000} s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

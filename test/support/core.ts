@@ -16,7 +16,10 @@ export const JWT_INVALID = {
   messages: [{ token_class: 'AccessToken', token_type: 'access', message: 'Token is invalid or expired' }],
 };
 export const REFRESH_INVALID = { detail: 'Token is invalid or expired', code: 'token_not_valid' };
+/** An unknown route's 404, verbatim from the contract. */
 export const NOT_FOUND = { detail: 'Not found.' };
+/** An unknown (or another organization's) resource: the 404 names its kind and what was sent. */
+export const notFound = (kind: string, name: string) => ({ detail: `${kind} "${name}" not found.` });
 export const BAD_CREDENTIALS = { detail: 'No active account found with the given credentials' };
 
 export const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import {
+  AcceptsUnknownFields,
   BooleanField,
   fieldRule,
   IntegerField,
@@ -49,6 +50,8 @@ const checkContent = (value: unknown): string | null => {
   return unstorableText(text);
 };
 
+/** OpenAI's messages carry more than a role and a content (`name`, `tool_calls`…): accepted, not read. */
+@AcceptsUnknownFields()
 export class ChatCompletionMessageDto {
   @ApiProperty({ type: 'string', enum: MESSAGE_ROLES, example: 'user' })
   @fieldRule('messageRole', (value) => {
@@ -100,6 +103,8 @@ const checkMessages = (value: unknown): string | null => {
   return null;
 };
 
+/** OpenAI's clients send fields of their own (`user`, `top_p`, `n`…): accepted and ignored. */
+@AcceptsUnknownFields()
 export class ChatCompletionDto {
   @ApiProperty({
     type: 'string',

@@ -2463,6 +2463,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "a long password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CredentialsDto"];
             };
         };
@@ -2513,6 +2519,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshDto"];
             };
         };
@@ -2563,6 +2574,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifyDto"];
             };
         };
@@ -2614,6 +2630,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>",
+                 *       "all": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogoutDto"];
             };
         };
@@ -2663,6 +2685,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "a long password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterDto"];
             };
         };
@@ -2804,6 +2832,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci",
+                 *       "scopes": [
+                 *         "query",
+                 *         "documents:read",
+                 *         "documents:write"
+                 *       ],
+                 *       "rate_limit_per_minute": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
@@ -2906,6 +2945,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci (nightly)",
+                 *       "expires_at": "2030-01-01T00:00:00Z",
+                 *       "monthly_credit_limit": 500
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateApiKeyDto"];
             };
         };
@@ -2983,6 +3029,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateApiKeyDto"];
             };
         };
@@ -3198,6 +3249,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada’s team",
+                 *       "allowed_domains": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOrganizationDto"];
             };
         };
@@ -3436,6 +3493,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "monthly_credits": 5000
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetMonthlyCreditsDto"];
             };
         };
@@ -3547,7 +3609,24 @@ export interface operations {
         /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": "(the file: text, Markdown, HTML or PDF)",
+                 *       "title": "Runbook",
+                 *       "metadata": "{\"team\": \"ops\"}"
+                 *     }
+                 */
                 "multipart/form-data": components["schemas"]["DocumentUploadForm"];
+                /**
+                 * @example {
+                 *       "title": "Runbook",
+                 *       "content": "Restart the ingest worker when the queue backs up. Page the on-call engineer if it backs up again.",
+                 *       "metadata": {
+                 *         "team": "ops",
+                 *         "year": 2026
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDocumentDto"];
             };
         };
@@ -3636,6 +3715,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "documents": [
+                 *         {
+                 *           "title": "Runbook",
+                 *           "content": "Restart the ingest worker when the queue backs up. Page the on-call engineer if it backs up again.",
+                 *           "metadata": {
+                 *             "team": "ops",
+                 *             "year": 2026
+                 *           }
+                 *         },
+                 *         {
+                 *           "title": "On-call",
+                 *           "content": "The on-call engineer answers pages within 15 minutes.",
+                 *           "metadata": {
+                 *             "team": "ops"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDocumentBatchDto"];
             };
         };
@@ -3834,6 +3934,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Europe",
+                 *       "slug": "europe"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateRegionDto"];
             };
         };
@@ -3934,6 +4040,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Europe (EU)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateRegionDto"];
             };
         };
@@ -4039,6 +4150,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Medicine",
+                 *       "slug": "medicine",
+                 *       "description": "Clinical guidelines",
+                 *       "region": "europe"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDomainDto"];
             };
         };
@@ -4184,6 +4303,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Clinical guidelines, 2026 edition",
+                 *       "is_active": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateDomainDto"];
             };
         };
@@ -4327,7 +4452,24 @@ export interface operations {
         /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": "(the file: text, Markdown, HTML or PDF)",
+                 *       "title": "Runbook",
+                 *       "metadata": "{\"team\": \"ops\"}"
+                 *     }
+                 */
                 "multipart/form-data": components["schemas"]["DocumentUploadForm"];
+                /**
+                 * @example {
+                 *       "title": "Runbook",
+                 *       "content": "Restart the ingest worker when the queue backs up. Page the on-call engineer if it backs up again.",
+                 *       "metadata": {
+                 *         "team": "ops",
+                 *         "year": 2026
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDocumentDto"];
             };
         };
@@ -4526,6 +4668,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "What do I do when the queue backs up?",
+                 *       "top_k": 3,
+                 *       "filter": {
+                 *         "team": "ops"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["QueryDto"];
             };
         };
@@ -4653,6 +4804,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "queue backs up",
+                 *       "top_k": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchDto"];
             };
         };
@@ -4814,6 +4971,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Queue incidents"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSessionDto"];
             };
         };
@@ -4975,6 +5137,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Queue incidents (resolved)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSessionDto"];
             };
         };
@@ -5104,6 +5271,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "What do I do when the queue backs up?"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostMessageDto"];
             };
         };
@@ -5202,6 +5374,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "private",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "What do I do when the queue backs up?"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatCompletionDto"];
             };
         };

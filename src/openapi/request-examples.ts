@@ -1,0 +1,53 @@
+/**
+ * A whole example of every request body, by its schema's name: what `/docs` fills in for "Try it out".
+ * Each works against a fresh install, in this order: sign up and sign in as Ada, then create a key, a
+ * document, a query… (no example names a public domain: a fresh install has none). Examples built
+ * from the fields' own examples would mix fields (a `domain` next to a `filter` that fits another
+ * corpus); these are written as one request each. test/ops-openapi-examples sends them all.
+ */
+const ADA = { email: 'ada@example.com', password: 'a long password' };
+const RUNBOOK = {
+  title: 'Runbook',
+  content: 'Restart the ingest worker when the queue backs up. Page the on-call engineer if it backs up again.',
+  metadata: { team: 'ops', year: 2026 },
+};
+/** Where a token goes: the one `POST /auth/jwt/create/` answered. */
+const A_REFRESH_TOKEN = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>';
+
+export const REQUEST_EXAMPLES: Record<string, unknown> = {
+  RegisterDto: ADA,
+  CredentialsDto: ADA,
+  RefreshDto: { refresh: A_REFRESH_TOKEN },
+  VerifyDto: { token: A_REFRESH_TOKEN },
+  LogoutDto: { refresh: A_REFRESH_TOKEN, all: false },
+  CreateApiKeyDto: { name: 'ci', scopes: ['query', 'documents:read', 'documents:write'], rate_limit_per_minute: 600 },
+  UpdateApiKeyDto: { name: 'ci (nightly)', expires_at: '2030-01-01T00:00:00Z', monthly_credit_limit: 500 },
+  RotateApiKeyDto: { grace_period_seconds: 3600 },
+  UpdateOrganizationDto: { name: 'Ada’s team', allowed_domains: null },
+  SetMonthlyCreditsDto: { monthly_credits: 5000 },
+  CreateDocumentDto: RUNBOOK,
+  DocumentUploadForm: {
+    file: '(the file: text, Markdown, HTML or PDF)',
+    title: 'Runbook',
+    metadata: '{"team": "ops"}',
+  },
+  CreateDocumentBatchDto: {
+    documents: [
+      RUNBOOK,
+      { title: 'On-call', content: 'The on-call engineer answers pages within 15 minutes.', metadata: { team: 'ops' } },
+    ],
+  },
+  CreateRegionDto: { name: 'Europe', slug: 'europe' },
+  UpdateRegionDto: { name: 'Europe (EU)' },
+  CreateDomainDto: { name: 'Medicine', slug: 'medicine', description: 'Clinical guidelines', region: 'europe' },
+  UpdateDomainDto: { description: 'Clinical guidelines, 2026 edition', is_active: true },
+  QueryDto: { query: 'What do I do when the queue backs up?', top_k: 3, filter: { team: 'ops' } },
+  SearchDto: { query: 'queue backs up', top_k: 5 },
+  CreateSessionDto: { title: 'Queue incidents' },
+  UpdateSessionDto: { title: 'Queue incidents (resolved)' },
+  PostMessageDto: { content: 'What do I do when the queue backs up?' },
+  ChatCompletionDto: {
+    model: 'private',
+    messages: [{ role: 'user', content: 'What do I do when the queue backs up?' }],
+  },
+};
