@@ -21,9 +21,12 @@ const PLEASANTRIES = new Set(
     .filter(Boolean),
 );
 
-/** Lower-cased words and numbers, as PostgreSQL's parser reads them (hyphens and slashes separate). */
+/**
+ * Lower-cased words and numbers as PostgreSQL's parser reads them: hyphens and slashes separate (see
+ * text-search.ts), dots and @ inside a token join ("u.s", "e.g", "4.7", "security@example.com").
+ */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  return text.toLowerCase().match(/[\p{L}\p{M}\p{N}]+(?:[.@][\p{L}\p{M}\p{N}]+)*/gu) ?? [];
 }
 
 /** True when the question holds no word but greetings, thanks and stop words ("hi", "thanks!"). */
@@ -42,7 +45,8 @@ const STEMS = new Map<string, string>();
 export function stemOf(word: string): string {
   let stem = STEMS.get(word);
   if (stem === undefined) {
-    stem = stem2(word);
+    // PostgreSQL stems words only: "u.s", "4.7" and addresses are indexed as they are.
+    stem = /^[\p{L}\p{M}]+$/u.test(word) ? stem2(word) : word;
     if (STEMS.size < 200_000) STEMS.set(word, stem);
   }
   return stem;
