@@ -38,7 +38,11 @@ describe('extractive answers', () => {
       const source = sources[Number(cited![2]) - 1];
       const document = await test.http().get(`/v1/documents/${source.document_id}/`).set(user.auth).expect(200);
       const passage = (document.body.content as string).slice(source.start, source.end);
-      const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}@]+/gu)!.join(' ');
+      const words = (text: string) =>
+        text
+          .toLowerCase()
+          .match(/[\p{L}\p{N}@]+/gu)!
+          .join(' ');
       expect(words(passage)).toContain(words(cited![1]));
     }
     return sentences.map((sentence) => sentence.replace(/ \[\d+\]$/, ''));
@@ -118,7 +122,9 @@ describe('extractive answers', () => {
   it('quotes no sentence of a passage that does not answer the question', async () => {
     const { answer, sources } = await ask('When was the game played?');
     const sentences = await expectCited(answer, sources);
-    expect(sentences[0]).toBe('The game was played on February 7, 2016, at Levi’s Stadium in the San Francisco Bay Area.');
+    expect(sentences[0]).toBe(
+      'The game was played on February 7, 2016, at Levi’s Stadium in the San Francisco Bay Area.',
+    );
     expect(answer).not.toMatch(/Meals|vulnerab|substances/);
   });
 });

@@ -30,8 +30,13 @@ describe('readableBlocks', () => {
   });
 
   it('joins the lines of a paragraph, keeps list items and table rows apart, drops code and table rules', () => {
-    const passage = 'A sentence that\nwraps onto two lines.\n\n| Item | Limit |\n|---|---|\n| Meals | 50 EUR a day |\n\n```\nrm -rf /\n```';
-    expect(readableBlocks(passage)).toEqual(['A sentence that wraps onto two lines.', 'Item; Limit', 'Meals; 50 EUR a day']);
+    const passage =
+      'A sentence that\nwraps onto two lines.\n\n| Item | Limit |\n|---|---|\n| Meals | 50 EUR a day |\n\n```\nrm -rf /\n```';
+    expect(readableBlocks(passage)).toEqual([
+      'A sentence that wraps onto two lines.',
+      'Item; Limit',
+      'Meals; 50 EUR a day',
+    ]);
   });
 
   it('leaves words with underscores and asterisks inside them alone', () => {

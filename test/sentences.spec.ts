@@ -4,7 +4,11 @@ const texts = (text: string) => sentencesOf(text).map((sentence) => sentence.tex
 
 describe('sentencesOf', () => {
   it.each([
-    ['an abbreviation of a country', 'He played the Super Bowl in the U.S. during 2015. Then he left.', 'the U.S. during'],
+    [
+      'an abbreviation of a country',
+      'He played the Super Bowl in the U.S. during 2015. Then he left.',
+      'the U.S. during',
+    ],
     ['a decimal number', 'He ran for a 4.7 yards per carry. It was a record.', 'a 4.7 yards per carry.'],
     ['an e-mail address', 'Report it to security@example.com within a day. We answer.', 'security@example.com within'],
     ['e.g. in brackets', 'Controlled substances (e.g. heroin) are banned. Yes.', '(e.g. heroin) are banned.'],
@@ -12,8 +16,16 @@ describe('sentencesOf', () => {
     ['a middle initial', 'Chief Justice John G. Roberts swore him in. Next.', 'John G. Roberts swore him in.'],
     ['a row of initials', 'J. R. R. Tolkien wrote it in 1937. Next.', 'J. R. R. Tolkien wrote it in 1937.'],
     ['titles', 'Dr. Smith met Sen. Kerry at St. Louis in May. Next.', 'Dr. Smith met Sen. Kerry at St. Louis in May.'],
-    ['a URL with a query string', 'See https://example.com/a.b?x=1 for details. Then go.', 'https://example.com/a.b?x=1 for details.'],
-    ['a URL ending a sentence', 'Keys are rotated at www.example.org/keys. Done!', 'Keys are rotated at www.example.org/keys.'],
+    [
+      'a URL with a query string',
+      'See https://example.com/a.b?x=1 for details. Then go.',
+      'https://example.com/a.b?x=1 for details.',
+    ],
+    [
+      'a URL ending a sentence',
+      'Keys are rotated at www.example.org/keys. Done!',
+      'Keys are rotated at www.example.org/keys.',
+    ],
     ['a path', 'Rotate it with POST /v1/keys/{id}/rotate/. Then wait.', 'Rotate it with POST /v1/keys/{id}/rotate/.'],
     ['a time', 'Doors open at 5 p.m. on Monday. Bring a ticket.', 'Doors open at 5 p.m. on Monday.'],
   ])('keeps %s inside its sentence', (_, text, piece) => {

@@ -20,7 +20,9 @@ function stems(text) {
 }
 
 function sentencesOf(text) {
-  return (text.replace(/\s+/g, ' ').match(/[^.!?]+(?:[.!?]+|$)/g) ?? []).map((s) => s.trim()).filter((s) => s.length > 20);
+  return (text.replace(/\s+/g, ' ').match(/[^.!?]+(?:[.!?]+|$)/g) ?? [])
+    .map((s) => s.trim())
+    .filter((s) => s.length > 20);
 }
 
 /** `passages`: `[{content, snippet}]`, best first. Returns the whole answer. */

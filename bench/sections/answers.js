@@ -17,9 +17,11 @@ import { readableBlocks } from '../../dist/query/answerers/readable-passage.js';
 import { legacyAnswer } from '../lib/legacy-answer.js';
 import { firstSentence, hits, normalizeAnswer, tokenF1, withoutCitations, wordCount } from '../lib/squad.js';
 
-export const description = 'answers without a model on SQuAD v1.1 (first-sentence hit, containment, F1, words): before and after';
+export const description =
+  'answers without a model on SQuAD v1.1 (first-sentence hit, containment, F1, words): before and after';
 
-const DATA_DIR = process.env.SQUAD_TUNE_DIR ?? fileURLToPath(new URL('../../../shared/data/squad-tune/', import.meta.url));
+const DATA_DIR =
+  process.env.SQUAD_TUNE_DIR ?? fileURLToPath(new URL('../../../shared/data/squad-tune/', import.meta.url));
 const NOTHING_FOUND = 'I could not find anything in the knowledge base that answers this question.';
 
 function readJsonLines(file) {
@@ -86,7 +88,8 @@ function citationFailures(answer, passages) {
     const match = /^(.*) \[(\d+)\]$/s.exec(piece);
     const passage = match ? passages[Number(match[2]) - 1] : undefined;
     if (!match || passage === undefined) failures.push(piece);
-    else if (!normalizeAnswer(readableBlocks(passage).join(' ')).includes(normalizeAnswer(match[1]))) failures.push(piece);
+    else if (!normalizeAnswer(readableBlocks(passage).join(' ')).includes(normalizeAnswer(match[1])))
+      failures.push(piece);
   }
   return failures;
 }
@@ -125,7 +128,9 @@ export async function run(ctx) {
       headers: user.auth,
     });
     if (response.status !== 200) throw new Error(`query ${question._id}: ${response.status}`);
-    const passages = response.body.sources.map((source) => stored.get(source.document_id).slice(source.start, source.end));
+    const passages = response.body.sources.map((source) =>
+      stored.get(source.document_id).slice(source.start, source.end),
+    );
     const snippets = response.body.sources.map((source) => source.snippet);
     return {
       question,
@@ -162,7 +167,9 @@ export async function run(ctx) {
     }),
   );
   if (process.env.BENCH_ANSWERS_DUMP) writeFileSync(process.env.BENCH_ANSWERS_DUMP, JSON.stringify(asked));
-  const failures = asked.flatMap((row) => citationFailures(row.answer, row.passages).map((piece) => ({ id: row.question._id, piece })));
+  const failures = asked.flatMap((row) =>
+    citationFailures(row.answer, row.passages).map((piece) => ({ id: row.question._id, piece })),
+  );
   const retrieved = asked.filter((row) => row.retrieved).length / asked.length;
 
   const line = (name, figures) => ({
@@ -181,7 +188,9 @@ export async function run(ctx) {
       line('oracle: best sentence of the gold paragraph', oracle),
     ],
   );
-  ctx.log(`answers: ${failures.length} cited sentences not found in their passage; ${(asked.length / seconds).toFixed(0)} questions/s`);
+  ctx.log(
+    `answers: ${failures.length} cited sentences not found in their passage; ${(asked.length / seconds).toFixed(0)} questions/s`,
+  );
   for (const failure of failures.slice(0, 5)) ctx.log(`  ${failure.id}: ${failure.piece.slice(0, 160)}`);
   return {
     paragraphs: docs.length,

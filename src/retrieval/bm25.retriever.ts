@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { MetadataFilter } from './metadata-filter.js';
-import { type Retrieval, type RetrievedSource, type Retriever, type SearchOptions, type SearchScope, scopeIdOf } from './retriever.js';
+import {
+  type Retrieval,
+  type RetrievedSource,
+  type Retriever,
+  type SearchOptions,
+  type SearchScope,
+  scopeIdOf,
+} from './retriever.js';
 import { SearchIndexRepository } from './search-index.repository.js';
 import { anyOf, atLeast, except } from './text-search.js';
 

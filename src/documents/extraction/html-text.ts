@@ -54,7 +54,15 @@ const BLOCKS = new Set([
  */
 const BOILERPLATE = new Set(['nav', 'aside', 'menu']);
 const PAGE_FURNITURE = new Set(['header', 'footer']);
-const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'menu', 'menubar', 'search']);
+const BOILERPLATE_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'menu',
+  'menubar',
+  'search',
+]);
 const BOILERPLATE_CLASSES = new Set([
   'nav',
   'navbar',
@@ -69,7 +77,7 @@ const BOILERPLATE_CLASSES = new Set([
   'cookie-banner',
 ]);
 
-function isBoilerplate(name: string, attributes: Record<string, string>, inContent: boolean): boolean {
+function isBoilerplate(name: string, attributes: Partial<Record<string, string>>, inContent: boolean): boolean {
   if (BOILERPLATE.has(name) || (PAGE_FURNITURE.has(name) && !inContent)) return true;
   if (attributes.role && BOILERPLATE_ROLES.has(attributes.role.trim().toLowerCase())) return true;
   const classes = `${attributes.class ?? ''} ${attributes.id ?? ''}`.toLowerCase().split(/\s+/);

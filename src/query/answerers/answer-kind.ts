@@ -12,7 +12,9 @@ export function askedKind(question: string): AnswerKind | null {
   const q = question.toLowerCase();
   if (/\b(when|what year|which year|what century|what decade|what date|what month|what day|how long ago)\b/.test(q))
     return 'time';
-  if (/\bhow (many|much|long|far|old|large|big|tall|high|fast)\b|\bwhat (percentage|percent|number|amount|size)\b/.test(q))
+  if (
+    /\bhow (many|much|long|far|old|large|big|tall|high|fast)\b|\bwhat (percentage|percent|number|amount|size)\b/.test(q)
+  )
     return 'quantity';
   if (/^\s*(who|whom|whose)\b|\b(who|whom) (is|was|were|did|does|had|has)\b/.test(q)) return 'person';
   return null;

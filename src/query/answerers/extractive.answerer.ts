@@ -22,14 +22,8 @@ export interface ExtractiveOptions {
   maxWords: number;
   /** Sentences shorter than this many words (headings, captions) are not quoted. */
   minWords: number;
-  /** Subtracted from a sentence's score per doubling of its length in words (a short sentence reads better). */
-  lengthPenalty: number;
   /** Added when the sentence holds what the question asks for: a date for "when", a number for "how many"... */
   kindBonus: number;
-  /** A term's weight is its idf to this power (above 1: rare words count for more). */
-  idfPower: number;
-  /** The second sentence comes from another passage than the first (a second opinion, not more of the same). */
-  otherPassage: boolean;
   /** A first sentence without what the question asks for (a date for "when") always gets a second one. */
   secondWhenKindMissing: boolean;
 }
@@ -44,10 +38,7 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   secondShare: 0.9,
   maxWords: 60,
   minWords: 3,
-  lengthPenalty: 0,
   kindBonus: 0.1,
-  idfPower: 1,
-  otherPassage: false,
   secondWhenKindMissing: true,
 };
 
@@ -83,14 +74,10 @@ export class ExtractiveAnswerer implements Answerer {
   }
 
   /** The sentences of the answer, best first; none when nothing answers the question. */
-  choose({ question, passages, terms, unseenWeight }: AnswerInput): Candidate[] {
+  private choose({ question, passages, terms, unseenWeight }: AnswerInput): Candidate[] {
     const o = this.options;
     if (isPleasantry(question)) return [];
-    const weights = new QuestionWeights(
-      question,
-      terms?.map((term) => ({ term: term.term, weight: term.weight ** o.idfPower })),
-      (unseenWeight ?? 1) ** o.idfPower,
-    );
+    const weights = new QuestionWeights(question, terms, unseenWeight);
     if (!weights.hasWords || weights.missesName) return [];
     const kind = askedKind(question);
     const candidates: Candidate[] = [];
@@ -106,23 +93,18 @@ export class ExtractiveAnswerer implements Answerer {
           if (coverage < o.sentenceFloor) continue;
           const fits = kind ? holdsKind(kind, text, question) : true;
           const score =
-            coverage +
-            o.passageShare * passageCoverage -
-            o.rankPenalty * index -
-            o.lengthPenalty * Math.log2(words) +
-            (kind && fits ? o.kindBonus : 0);
+            coverage + o.passageShare * passageCoverage - o.rankPenalty * index + (kind && fits ? o.kindBonus : 0);
           candidates.push({ text, citation: index + 1, score, words, fits });
         }
       }
     });
     candidates.sort((a, b) => b.score - a.score);
+    if (candidates.length === 0) return [];
     const [best, ...rest] = candidates;
-    if (!best) return [];
-    const chosen = [best];
-    const second = rest.find((c) => c.text !== best.text && (!o.otherPassage || c.citation !== best.citation));
+    // A second sentence when the first is not clearly the answer: a close runner-up, or a first that
+    // lacks what the question asks for.
+    const second = rest.find((c) => c.text !== best.text);
     const unsure = second && (second.score >= o.secondShare * best.score || (o.secondWhenKindMissing && !best.fits));
-    if (second && unsure && best.words + second.words <= o.maxWords)
-      chosen.push(second);
-    return chosen;
+    return second && unsure && best.words + second.words <= o.maxWords ? [best, second] : [best];
   }
 }

@@ -3,20 +3,24 @@ import type { QueryTerm } from '../../retrieval/retriever.js';
 
 /** PostgreSQL's English stop words (tsearch_data/english.stop), which the search never indexes. */
 const STOP_WORDS = new Set(
-  ('i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers ' +
+  (
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers ' +
     'herself it its itself they them their theirs themselves what which who whom this that these those am is are ' +
     'was were be been being have has had having do does did doing a an the and but if or because as until while ' +
     'of at by for with about against between into through during before after above below to from up down in out ' +
     'on off over under again further then once here there when where why how all any both each few more most ' +
-    'other some such no nor not only own same so than too very s t can will just don should now')
+    'other some such no nor not only own same so than too very s t can will just don should now'
+  )
     .split(' ')
     .filter(Boolean),
 );
 
 /** Words that greet or thank and ask nothing: a question made only of them is answered that nothing answers it. */
 const PLEASANTRIES = new Set(
-  ('hi hello hey hiya howdy yo greetings morning afternoon evening good day thanks thank thx ty cheers bye ' +
-    'goodbye ok okay please test testing ping')
+  (
+    'hi hello hey hiya howdy yo greetings morning afternoon evening good day thanks thank thx ty cheers bye ' +
+    'goodbye ok okay please test testing ping'
+  )
     .split(' ')
     .filter(Boolean),
 );
@@ -74,7 +78,13 @@ export class QuestionWeights {
    * omitted), every question word weighs 1.
    */
   constructor(question: string, terms?: readonly QueryTerm[], absentWeight = 1) {
-    const stems = [...new Set(wordsOf(question).filter((word) => !STOP_WORDS.has(word)).map(stemOf))];
+    const stems = [
+      ...new Set(
+        wordsOf(question)
+          .filter((word) => !STOP_WORDS.has(word))
+          .map(stemOf),
+      ),
+    ];
     const known = terms ? terms.filter((term) => term.weight > 0) : stems.map((stem) => ({ term: stem, weight: 1 }));
     const absent = terms ? stems.filter((stem) => !known.some((term) => term.term === stem)) : [];
     this.terms = known;
