@@ -26,6 +26,8 @@ export interface ExtractiveOptions {
   kindBonus: number;
   /** A first sentence without what the question asks for (a date for "when") always gets a second one. */
   secondWhenKindMissing: boolean;
+  /** Added times the share of the question's adjacent word pairs the sentence holds too. */
+  pairBonus: number;
 }
 
 /** Tuned on SQuAD v1.1 dev articles (`npm run bench -- answers`, ../shared/data/squad-tune). */
@@ -38,8 +40,9 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   secondShare: 0.9,
   maxWords: 60,
   minWords: 3,
-  kindBonus: 0.1,
+  kindBonus: 0.2,
   secondWhenKindMissing: true,
+  pairBonus: 0.2,
 };
 
 interface Candidate {
@@ -93,7 +96,11 @@ export class ExtractiveAnswerer implements Answerer {
           if (coverage < o.sentenceFloor) continue;
           const fits = kind ? holdsKind(kind, text, question) : true;
           const score =
-            coverage + o.passageShare * passageCoverage - o.rankPenalty * index + (kind && fits ? o.kindBonus : 0);
+            coverage +
+            o.passageShare * passageCoverage -
+            o.rankPenalty * index +
+            o.pairBonus * weights.pairShare(text) +
+            (kind && fits ? o.kindBonus : 0);
           candidates.push({ text, citation: index + 1, score, words, fits });
         }
       }

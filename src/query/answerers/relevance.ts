@@ -56,6 +56,13 @@ export function stemOf(word: string): string {
   return stem;
 }
 
+function pairsOf(text: string): string[] {
+  const stems = wordsOf(text)
+    .filter((word) => !STOP_WORDS.has(word))
+    .map(stemOf);
+  return stems.slice(1).map((stem, i) => `${stems[i]} ${stem}`);
+}
+
 /**
  * Measures how much of a question a piece of text answers: the share of the question's weight (each
  * term's idf in the searched scope, as the ranking used it) found among the text's words. Question
@@ -65,6 +72,7 @@ export function stemOf(word: string): string {
 export class QuestionWeights {
   private readonly terms: QueryTerm[];
   private readonly total: number;
+  private readonly pairs: Set<string>;
   /**
    * The question names things (capitalised words past its first) and the scope holds none of them:
    * "What is the capital of Atlantis?" over documents that never mention Atlantis. Nothing answers it.
@@ -88,6 +96,7 @@ export class QuestionWeights {
     const known = terms ? terms.filter((term) => term.weight > 0) : stems.map((stem) => ({ term: stem, weight: 1 }));
     const absent = terms ? stems.filter((stem) => !known.some((term) => term.term === stem)) : [];
     this.terms = known;
+    this.pairs = new Set(pairsOf(question));
     const names = (question.match(/(?<=\S\s+)\p{Lu}[\p{L}\p{M}\p{N}]+/gu) ?? []).map((name) =>
       stemOf(name.toLowerCase()),
     );
@@ -98,6 +107,14 @@ export class QuestionWeights {
   /** True when the question has a word to look for at all. */
   get hasWords(): boolean {
     return this.total > 0;
+  }
+
+  /** The share (0 to 1) of the question's pairs of adjacent words (stop words aside) that `text` holds too. */
+  pairShare(text: string): number {
+    if (this.pairs.size === 0) return 0;
+    let found = 0;
+    for (const pair of pairsOf(text)) if (this.pairs.has(pair)) found++;
+    return Math.min(1, found / this.pairs.size);
   }
 
   /** The share (0 to 1) of the question's weight that the words of `text` hold. */
