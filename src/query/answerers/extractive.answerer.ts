@@ -28,21 +28,28 @@ export interface ExtractiveOptions {
   secondWhenKindMissing: boolean;
   /** Added times the share of the question's adjacent word pairs the sentence holds too. */
   pairBonus: number;
+  /** The sentence after the first, in its passage, scores this much more as the second. */
+  nextBonus: number;
 }
 
-/** Tuned on SQuAD v1.1 dev articles (`npm run bench -- answers`, ../shared/data/squad-tune). */
+/**
+ * Tuned on SQuAD v1.1 dev articles (`npm run bench -- answers`, ../shared/data/squad-tune): the first
+ * sentence holds the answer in 73.6 % of the questions, the answer in 78.2 %, median 37 words. One
+ * sentence only (no second) scored 73.6 % / 73.6 % / 28 words, token F1 16.3 % against 14.3 %.
+ */
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   passages: 3,
   passageFloor: 0.3,
   sentenceFloor: 0.2,
   passageShare: 0.3,
   rankPenalty: 0.05,
-  secondShare: 0.9,
+  secondShare: 0.6,
   maxWords: 60,
   minWords: 3,
   kindBonus: 0.2,
   secondWhenKindMissing: true,
   pairBonus: 0.2,
+  nextBonus: 0.5,
 };
 
 interface Candidate {
@@ -52,6 +59,8 @@ interface Candidate {
   words: number;
   /** Holds what the question asks for (or the question asks for nothing in particular). */
   fits: boolean;
+  /** Its place among its passage's sentences. */
+  order: number;
 }
 
 /**
@@ -88,8 +97,10 @@ export class ExtractiveAnswerer implements Answerer {
       const blocks = readableBlocks(passage.content);
       const passageCoverage = weights.coverage(blocks.join(' '));
       if (passageCoverage < o.passageFloor) return;
+      let order = 0;
       for (const block of blocks) {
         for (const { text } of sentencesOf(block)) {
+          order++;
           const words = wordsOf(text).length;
           if (words < o.minWords) continue;
           const coverage = weights.coverage(text);
@@ -101,16 +112,23 @@ export class ExtractiveAnswerer implements Answerer {
             o.rankPenalty * index +
             o.pairBonus * weights.pairShare(text) +
             (kind && fits ? o.kindBonus : 0);
-          candidates.push({ text, citation: index + 1, score, words, fits });
+          candidates.push({ text, citation: index + 1, score, words, fits, order });
         }
       }
     });
     candidates.sort((a, b) => b.score - a.score);
     if (candidates.length === 0) return [];
     const [best, ...rest] = candidates;
-    // A second sentence when the first is not clearly the answer: a close runner-up, or a first that
-    // lacks what the question asks for.
-    const second = rest.find((c) => c.text !== best.text);
+    // A second sentence when the first is not clearly the answer (a close runner-up, or a first that
+    // lacks what the question asks for): the best of the rest, the one that follows the first favoured
+    // (an answer often comes in the sentence after the one that repeats the question's words).
+    const bonus = (c: Candidate) => (c.citation === best.citation && c.order === best.order + 1 ? o.nextBonus : 0);
+    const second = rest
+      .filter((c) => c.text !== best.text)
+      .reduce<Candidate | undefined>(
+        (top, c) => (!top || c.score + bonus(c) > top.score + bonus(top) ? c : top),
+        undefined,
+      );
     const unsure = second && (second.score >= o.secondShare * best.score || (o.secondWhenKindMissing && !best.fits));
     return second && unsure && best.words + second.words <= o.maxWords ? [best, second] : [best];
   }
