@@ -50,7 +50,7 @@ const BLOCKS = new Set([
  * A page's furniture rather than its text: navigation, menus, sidebars, the site's banner and footer.
  * Dropped with everything inside, as browsers' reader modes do, so that "Home | Policies | Contact"
  * never reaches a passage. A `header` or `footer` inside `article` or `main` belongs to the text (an
- * article's title and byline) and is kept.
+ * article's title and byline) and is kept. (No class "menu": a restaurant's page keeps its dishes.)
  */
 const BOILERPLATE = new Set(['nav', 'aside', 'menu']);
 const PAGE_FURNITURE = new Set(['header', 'footer']);
@@ -67,7 +67,6 @@ const BOILERPLATE_CLASSES = new Set([
   'nav',
   'navbar',
   'navigation',
-  'menu',
   'breadcrumb',
   'breadcrumbs',
   'sidebar',

@@ -19,7 +19,7 @@ const STOP_WORDS = new Set(
 const PLEASANTRIES = new Set(
   (
     'hi hello hey hiya howdy yo greetings morning afternoon evening good day thanks thank thx ty cheers bye ' +
-    'goodbye ok okay please test testing ping'
+    'goodbye ok okay please'
   )
     .split(' ')
     .filter(Boolean),
@@ -113,8 +113,8 @@ export class QuestionWeights {
   pairShare(text: string): number {
     if (this.pairs.size === 0) return 0;
     let found = 0;
-    for (const pair of pairsOf(text)) if (this.pairs.has(pair)) found++;
-    return Math.min(1, found / this.pairs.size);
+    for (const pair of new Set(pairsOf(text))) if (this.pairs.has(pair)) found++;
+    return found / this.pairs.size;
   }
 
   /** The share (0 to 1) of the question's weight that the words of `text` hold. */
