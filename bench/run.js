@@ -38,6 +38,7 @@ import { startService } from './lib/service.js';
 
 const SECTIONS = {
   abuse: () => import('./sections/abuse.js'),
+  answers: () => import('./sections/answers.js'),
   batch: () => import('./sections/batch.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),

@@ -112,6 +112,20 @@ describe('the model answerer (LLM_BASE_URL)', () => {
     },
   );
 
+  it('sends the passages as the extractive answerer reads them: no Markdown markers, no rows of links', async () => {
+    await createDomain(test, 'zoo-notes', [
+      {
+        title: 'Feeding notes',
+        content:
+          'Home | Animals | Contact\n\n## Diet\n\n- **Seals** eat [squid](https://example.com/squid) and fish.\n- Keepers feed them at `noon`.',
+      },
+    ]);
+    await ask({ query: 'What do seals eat?', domain: 'zoo-notes' }).expect(200);
+    const sent = model.requests[0].body.messages.at(-1).content as string;
+    expect(sent).toContain('[1] Feeding notes\nSeals eat squid and fish.\nKeepers feed them at noon.');
+    expect(sent).not.toMatch(/\*\*|\]\(|## |Home \|/);
+  });
+
   it('gives up on a hanging model after LLM_TIMEOUT_MS with a 500, and costs nothing', async () => {
     model.mode = 'hang';
     const started = Date.now();

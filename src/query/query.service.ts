@@ -52,7 +52,7 @@ export class QueryService {
         .filter((turn) => turn.role === 'user')
         .slice(-CONTEXT_TURNS)
         .map((turn) => turn.content);
-      const sources = await this.retriever.search(question.text, scope.search, {
+      const { sources, terms, unseenWeight } = await this.retriever.retrieve(question.text, scope.search, {
         limit: question.topK,
         contextQueries,
         filter: question.filter ?? undefined,
@@ -60,6 +60,8 @@ export class QueryService {
       const deltas = this.answerer.answer({
         question: question.text,
         passages: sources,
+        terms,
+        unseenWeight,
         history: question.history,
         signal: question.signal,
       });

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { MetadataFilter } from './metadata-filter.js';
-import { type RetrievedSource, type Retriever, type SearchOptions, type SearchScope, scopeIdOf } from './retriever.js';
+import {
+  type Retrieval,
+  type RetrievedSource,
+  type Retriever,
+  type SearchOptions,
+  type SearchScope,
+  scopeIdOf,
+} from './retriever.js';
 import { SearchIndexRepository } from './search-index.repository.js';
 import { anyOf, atLeast, except } from './text-search.js';
 
@@ -51,6 +58,8 @@ interface QueryTerm {
   /** weight × idf: the term's share of a score before tf saturation. */
   weightedIdf: number;
   df: number;
+  /** What the term weighs in an answer's sentences: its idf, once, less when it comes from context only. */
+  answerWeight: number;
 }
 
 interface QueryPlan {
@@ -77,12 +86,20 @@ export class Bm25Retriever implements Retriever {
   constructor(private readonly index: SearchIndexRepository) {}
 
   async search(query: string, scope: SearchScope, options: SearchOptions): Promise<RetrievedSource[]> {
+    return (await this.retrieve(query, scope, options)).sources;
+  }
+
+  async retrieve(query: string, scope: SearchScope, options: SearchOptions): Promise<Retrieval> {
     const limit = Math.max(1, Math.floor(options.limit));
     const scopeId = scopeIdOf(scope);
     const plan = await this.plan(scopeId, query, options.contextQueries ?? []);
-    if (!plan) return [];
+    if (!plan) return { sources: [], terms: [], unseenWeight: 1 };
     const hits = await this.rank(scopeId, plan, limit, options.filter);
-    return this.present(hits, plan);
+    return {
+      sources: await this.present(hits, plan),
+      terms: plan.terms.map((t) => ({ term: t.term, weight: t.answerWeight })),
+      unseenWeight: idf(plan.chunks, 0),
+    };
   }
 
   /** The query's stemmed terms that occur in the scope, with their weights; null when none do. */
@@ -93,11 +110,11 @@ export class Bm25Retriever implements Retriever {
     const { contextWeight, maxTerms } = this.params;
     const terms = rows
       .map((row) => {
-        // Lucene's BM25 idf: always positive, even for a term in most chunks.
-        const idf = Math.log(1 + (chunks - row.df + 0.5) / (row.df + 0.5));
+        const termIdf = idf(chunks, row.df);
         // A repeated query word counts once per occurrence (as in Lucene); context terms count less.
         const weight = row.main_tf + contextWeight * row.context_tf;
-        return { term: row.term, weightedIdf: weight * idf, df: row.df };
+        const answerWeight = (row.main_tf > 0 ? 1 : contextWeight) * termIdf;
+        return { term: row.term, weightedIdf: weight * termIdf, df: row.df, answerWeight };
       })
       .sort((a, b) => b.weightedIdf - a.weightedIdf)
       .slice(0, maxTerms);
@@ -275,6 +292,11 @@ export class Bm25Retriever implements Retriever {
       ];
     });
   }
+}
+
+/** Lucene's BM25 idf: always positive, even for a term in most chunks. */
+function idf(chunks: number, df: number): number {
+  return Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
 }
 
 /**

@@ -19,10 +19,26 @@ export interface RetrievedSource {
   page: number | null;
 }
 
+/** A stemmed query term found in the scope, and what it weighs there (its idf; less for a term from context only). */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+}
+
+/** A search's sources with the query's terms as the ranking weighed them, for the answerer to weigh sentences. */
+export interface Retrieval {
+  sources: RetrievedSource[];
+  terms: QueryTerm[];
+  /** What a query word the scope does not hold would weigh (the highest idf there). */
+  unseenWeight: number;
+}
+
 /** The seam between the API and the ranking method: BM25 today, a vector or hybrid retriever later. */
 export interface Retriever {
   /** Best chunk per document, the top `limit` distinct documents, best first. */
   search(query: string, scope: SearchScope, options: SearchOptions): Promise<RetrievedSource[]>;
+  /** `search`, and the query's terms with their weights. */
+  retrieve(query: string, scope: SearchScope, options: SearchOptions): Promise<Retrieval>;
 }
 
 export interface SearchOptions {

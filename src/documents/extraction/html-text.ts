@@ -46,6 +46,43 @@ const BLOCKS = new Set([
   'ul',
   'caption',
 ]);
+/**
+ * A page's furniture rather than its text: navigation, menus, sidebars, the site's banner and footer.
+ * Dropped with everything inside, as browsers' reader modes do, so that "Home | Policies | Contact"
+ * never reaches a passage. A `header` or `footer` inside `article` or `main` belongs to the text (an
+ * article's title and byline) and is kept. (No class "menu": a restaurant's page keeps its dishes.)
+ */
+const BOILERPLATE = new Set(['nav', 'aside', 'menu']);
+const PAGE_FURNITURE = new Set(['header', 'footer']);
+const BOILERPLATE_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'menu',
+  'menubar',
+  'search',
+]);
+const BOILERPLATE_CLASSES = new Set([
+  'nav',
+  'navbar',
+  'navigation',
+  'breadcrumb',
+  'breadcrumbs',
+  'sidebar',
+  'site-header',
+  'site-footer',
+  'skip-link',
+  'cookie-banner',
+]);
+
+function isBoilerplate(name: string, attributes: Partial<Record<string, string>>, inContent: boolean): boolean {
+  if (BOILERPLATE.has(name) || (PAGE_FURNITURE.has(name) && !inContent)) return true;
+  if (attributes.role && BOILERPLATE_ROLES.has(attributes.role.trim().toLowerCase())) return true;
+  const classes = `${attributes.class ?? ''} ${attributes.id ?? ''}`.toLowerCase().split(/\s+/);
+  return classes.some((name) => BOILERPLATE_CLASSES.has(name));
+}
+
 const HEADINGS: Record<string, string> = { h1: '#', h2: '##', h3: '###', h4: '####', h5: '#####', h6: '######' };
 
 /** Pieces of text joined as they come, a few thousand at a time (see `ontext`). */
@@ -67,7 +104,8 @@ class TextPieces {
 }
 
 /**
- * Readable text of an HTML page: scripts, styles and the head dropped, entities decoded, block elements
+ * Readable text of an HTML page: scripts, styles, the head and the page's furniture (navigation, menus,
+ * sidebars, banner and footer: see BOILERPLATE) dropped, entities decoded, block elements
  * on their own paragraphs and headings turned into Markdown headings, so the chunker sees the structure.
  * Returns the page `<title>` separately.
  */
@@ -81,9 +119,13 @@ export function htmlToText(html: string): { text: string; title: string | null }
   let title = '';
   let pre = 0;
   let depth = 0; // the parser's open elements: it reports every open, and a close for each (implied ones too)
+  // Per open element: whether it began a skipped stretch of furniture, and whether it is article or main.
+  const furniture: boolean[] = [];
+  const content: boolean[] = [];
+  let contentDepth = 0;
   const parser = new Parser(
     {
-      onopentag(name) {
+      onopentag(name, attributes) {
         if (++depth > MAX_HTML_DEPTH) {
           throw ValidationFailedError.field(
             'file',
@@ -92,6 +134,12 @@ export function htmlToText(html: string): { text: string; title: string | null }
         }
         if (name === 'title') inTitle = true;
         if (SKIPPED.has(name)) skipDepth++;
+        const skipsFurniture = skipDepth === 0 && isBoilerplate(name, attributes, contentDepth > 0);
+        furniture.push(skipsFurniture);
+        if (skipsFurniture) skipDepth++;
+        const isContent = name === 'article' || name === 'main';
+        content.push(isContent);
+        if (isContent) contentDepth++;
         if (skipDepth > 0) return;
         if (name === 'pre') pre++;
         if (HEADINGS[name]) out.push(`\n\n${HEADINGS[name]} `);
@@ -108,6 +156,11 @@ export function htmlToText(html: string): { text: string; title: string | null }
       onclosetag(name) {
         depth--;
         if (name === 'title') inTitle = false;
+        if (content.pop()) contentDepth--;
+        if (furniture.pop()) {
+          skipDepth = Math.max(0, skipDepth - 1);
+          return;
+        }
         if (SKIPPED.has(name)) {
           skipDepth = Math.max(0, skipDepth - 1);
           return;

@@ -1,4 +1,4 @@
-import type { RetrievedSource } from '../../retrieval/retriever.js';
+import type { QueryTerm, RetrievedSource } from '../../retrieval/retriever.js';
 
 export interface ConversationTurn {
   role: 'user' | 'assistant';
@@ -8,6 +8,9 @@ export interface ConversationTurn {
 export interface AnswerInput {
   question: string;
   passages: RetrievedSource[];
+  /** The question's terms as retrieval weighed them, and what a word the scope lacks weighs (see `Retrieval`). */
+  terms?: QueryTerm[];
+  unseenWeight?: number;
   /** Earlier turns of a chat, oldest first. */
   history?: ConversationTurn[];
   /** Aborted when the client has gone: stop any upstream work. */

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { UpstreamFailureError } from '../../common/errors.js';
 import type { AnswerInput, Answerer } from './answerer.js';
 import { NOTHING_FOUND } from './answerer.js';
+import { readableBlocks } from './readable-passage.js';
 
 export interface LlmSettings {
   baseUrl: string;
@@ -28,8 +29,9 @@ export class LlmAnswerer implements Answerer {
       yield NOTHING_FOUND;
       return;
     }
+    // The same prose the extractive answerer quotes: no Markdown markers, no rows of navigation links.
     const context = passages
-      .map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.content}`)
+      .map((passage, index) => `[${index + 1}] ${passage.title}\n${readableBlocks(passage.content).join('\n')}`)
       .join('\n\n');
     const messages = [
       { role: 'system', content: SYSTEM_PROMPT },
