@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Transform, plainToInstance } from 'class-transformer';
 import {
   IsBoolean,
@@ -50,6 +51,41 @@ const IsOriginList = () =>
         );
         return `must be a comma-separated list of exact origins such as https://app.example.com (no "*", path or trailing slash); "${String(bad)}" is not one`;
       },
+    },
+  });
+
+/** The names proxy-addr (behind Fastify's `trustProxy`) knows for whole ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, an address/prefix (CIDR) or one of proxy-addr's range names. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const parts = entry.split('/');
+  const family = isIP(parts[0]);
+  if (family === 0 || parts.length > 2) return false;
+  if (parts.length === 1) return true;
+  return /^\d{1,3}$/.test(parts[1]) && Number(parts[1]) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `false`, a hop count, or a comma-separated list of proxy addresses/CIDRs. `true` is refused: it
+ * believes the X-Forwarded-For of any peer, so every client could pick the address the per-address
+ * limits count and the audit log records.
+ */
+const IsTrustProxy = () =>
+  ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value: unknown) => {
+        if (typeof value !== 'string') return false;
+        const text = value.trim();
+        if (text === '' || text === 'false' || /^\d+$/.test(text)) return true;
+        return text.split(',').every((entry) => isProxyAddress(entry.trim()));
+      },
+      defaultMessage: (args) =>
+        String(args?.value).trim().toLowerCase() === 'true'
+          ? 'true would believe the X-Forwarded-For header of any client (each could choose its own address); set the number of proxies in front of the service (e.g. 1) or their addresses/CIDRs (e.g. 10.0.0.0/8, or loopback)'
+          : 'must be false, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8, 192.168.1.10, loopback)',
     },
   });
 
@@ -330,8 +366,11 @@ export class EnvSchema {
   @IsOriginList()
   CORS_ORIGINS: readonly string[] = [];
 
-  /** Fastify's `trustProxy`: which proxies may set X-Forwarded-For (client address for sign-in limits). */
-  @IsString()
+  /**
+   * Fastify's `trustProxy`: which proxies may set X-Forwarded-For (the client address of the
+   * per-address limits and the audit log): `false`, a hop count, or proxy addresses/CIDRs; never `true`.
+   */
+  @IsTrustProxy()
   TRUST_PROXY = 'false';
 }
 
