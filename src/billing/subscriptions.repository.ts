@@ -142,6 +142,28 @@ export class SubscriptionsRepository {
     );
   }
 
+  /**
+   * Gives back all of a ledger line's credits but `keep`: the line stays with `keep` credits, and the
+   * rest returns to the organization and to its key if the period is the same (as `refund` does).
+   */
+  async refundPart(eventId: string, periodStart: string, keep: number): Promise<void> {
+    await this.dataSource.query(
+      `WITH line AS (SELECT id, credits FROM usage_events WHERE id = $1 AND credits > $3 FOR UPDATE),
+       shrunk AS (
+         UPDATE usage_events u SET credits = $3 FROM line WHERE u.id = line.id
+         RETURNING u.organization_id, u.api_key_id, line.credits - $3 AS credits
+       ),
+       organization AS (
+         UPDATE subscriptions s SET credits_used = GREATEST(s.credits_used - shrunk.credits, 0)
+           FROM shrunk WHERE s.organization_id = shrunk.organization_id AND s.period_start = $2
+         RETURNING shrunk.api_key_id, shrunk.credits
+       )
+       UPDATE api_key_credits c SET credits_used = GREATEST(c.credits_used - organization.credits, 0)
+         FROM organization WHERE c.api_key_id = organization.api_key_id AND c.period_start = $2`,
+      [eventId, periodStart, keep],
+    );
+  }
+
   /** A key's cap and this period's spend (after a refusal, for the 402's figures). */
   async findKeyCredits(keyId: string): Promise<KeyCreditsRow | undefined> {
     const rows: KeyCreditsRow[] = await this.dataSource.query(
