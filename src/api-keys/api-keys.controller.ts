@@ -167,7 +167,7 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it',
     description:
-      "The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key carries on the old one's `credits_used_this_period`.",
+      "The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key joins the old one's lineage: the two share one `monthly_credit_limit` counter (`credits_used_this_period`), in the grace period too, capped by the newest key's limit.",
   })
   @KEY_ID()
   @ApiCreatedResponse({
