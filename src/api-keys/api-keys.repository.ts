@@ -77,6 +77,21 @@ export class ApiKeysRepository {
     return new Map(rows.map((row) => [row.api_key_id, row.credits_used]));
   }
 
+  /**
+   * Locks the organization against other key creations until the transaction ends (NO KEY UPDATE:
+   * inserts that reference the organization do not wait) and counts its active keys: neither revoked,
+   * rotated away nor expired.
+   */
+  async lockAndCountActive(manager: EntityManager, organizationId: string): Promise<number> {
+    await manager.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
+    const rows: { n: number }[] = await manager.query(
+      `SELECT count(*)::int AS n FROM api_keys
+        WHERE organization_id = $1 AND is_active AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+      [organizationId],
+    );
+    return rows[0].n;
+  }
+
   /** The user's own key, locked until the transaction ends; null for a missing key or someone else's. */
   lockOwned(manager: EntityManager, userId: string, keyId: string): Promise<ApiKey | null> {
     return manager.findOne(ApiKey, { where: { id: keyId, userId }, lock: { mode: 'pessimistic_write' } });

@@ -184,6 +184,26 @@ export class EnvSchema {
   @Min(1)
   RATE_LIMIT_PER_MINUTE = 1200;
 
+  /** The most requests per minute an API key's own `rate_limit_per_minute` may ask for (400 beyond). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  KEY_RATE_LIMIT_MAX_PER_MINUTE = 6000;
+
+  /** Requests per minute of one organization, all its keys and users together (429 beyond). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  ORG_RATE_LIMIT_PER_MINUTE = 12_000;
+
+  /** Active API keys one organization may hold (a create beyond is a 400; a rotation is never refused). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MAX_ACTIVE_KEYS_PER_ORG = 100;
+
   /** Per client address, before authentication: sign-ups per hour (each costs an argon2 hash and rows). */
   @Transform(toInt)
   @IsInt()

@@ -29,6 +29,13 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   };
 }
 
+/** One of the two limits a request counts against. */
+interface Bucket {
+  entry: Window;
+  limit: number;
+  metric: 'principal' | 'organization';
+}
+
 interface Window {
   window: number;
   /** The shared total as Redis last reported it (this instance's flushed counts included). */
@@ -40,7 +47,9 @@ interface Window {
 }
 
 /**
- * RATE_LIMIT_PER_MINUTE (or a key's own `rate_limit_per_minute`) per API key and per user (JWT), in fixed one-minute windows. The decision is
+ * RATE_LIMIT_PER_MINUTE (or a key's own `rate_limit_per_minute`, never above KEY_RATE_LIMIT_MAX_PER_MINUTE)
+ * per API key and per user (JWT), and ORG_RATE_LIMIT_PER_MINUTE per organization across all its keys
+ * and users, in fixed one-minute windows. A request counts in both buckets or in neither. The decision is
  * local and synchronous, so the request path never waits on Redis: each instance counts in memory
  * and every SYNC_INTERVAL_MS pushes its new counts to Redis in one pipeline (INCRBY) and reads the
  * shared totals of this minute's principals back. Alone, an instance is exact; several together can overshoot by what the others
@@ -53,12 +62,16 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
   private timer: NodeJS.Timeout | null = null;
   private syncing = false;
   private readonly limit: number;
+  private readonly keyLimitMax: number;
+  private readonly organizationLimit: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis | null,
   ) {
     this.limit = config.RATE_LIMIT_PER_MINUTE;
+    this.keyLimitMax = config.KEY_RATE_LIMIT_MAX_PER_MINUTE;
+    this.organizationLimit = config.ORG_RATE_LIMIT_PER_MINUTE;
   }
 
   onModuleInit(): void {
@@ -71,29 +84,51 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
   }
 
   /**
-   * Counts one request of this principal and says what is left, or throws the 429 (with Retry-After and
-   * the same RateLimit-* headers) when over the limit.
+   * Counts one request of this principal and of its organization and says what is left in the tighter
+   * of the two buckets, or throws the 429 (with Retry-After and the RateLimit-* headers of the bucket
+   * that refused) when either is spent.
    */
   consume(principal: Principal, now = Date.now()): RateLimitState {
-    const id = principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
     const window = Math.floor(now / WINDOW_MS);
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+    // A key's own limit (cached with its grant) overrides the default, up to the operator's ceiling
+    // (keys given more before the ceiling existed included).
+    const own = principal.rateLimitPerMinute ?? null;
+    const buckets: Bucket[] = [
+      {
+        entry: this.entry(principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`, window),
+        limit: own === null ? this.limit : Math.min(own, this.keyLimitMax),
+        metric: 'principal',
+      },
+      {
+        entry: this.entry(`org:${principal.organizationId}`, window),
+        limit: this.organizationLimit,
+        metric: 'organization',
+      },
+    ];
+    let tightest: { bucket: Bucket; remaining: number } | null = null;
+    for (const bucket of buckets) {
+      const remaining = bucket.limit - (bucket.entry.shared + bucket.entry.sending + bucket.entry.pending);
+      if (remaining <= 0) {
+        rateLimited.inc({ limit: bucket.metric });
+        const throttled = new ThrottledError(resetSeconds);
+        Object.assign(throttled.headers, rateLimitHeaders({ limit: bucket.limit, remaining: 0, resetSeconds }));
+        throw throttled;
+      }
+      if (!tightest || remaining < tightest.remaining) tightest = { bucket, remaining };
+    }
+    for (const bucket of buckets) bucket.entry.pending++;
+    const { bucket, remaining } = tightest as { bucket: Bucket; remaining: number };
+    return { limit: bucket.limit, remaining: remaining - 1, resetSeconds };
+  }
+
+  private entry(id: string, window: number): Window {
     let entry = this.windows.get(id);
     if (entry?.window !== window) {
       entry = { window, shared: 0, sending: 0, pending: 0 };
       this.windows.set(id, entry);
     }
-    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    const used = entry.shared + entry.sending + entry.pending;
-    // A key's own limit (cached with its grant) overrides the default.
-    const limit = principal.rateLimitPerMinute ?? this.limit;
-    if (used >= limit) {
-      rateLimited.inc({ limit: 'principal' });
-      const throttled = new ThrottledError(resetSeconds);
-      Object.assign(throttled.headers, rateLimitHeaders({ limit, remaining: 0, resetSeconds }));
-      throw throttled;
-    }
-    entry.pending++;
-    return { limit, remaining: limit - used - 1, resetSeconds };
+    return entry;
   }
 
   /**
