@@ -19,13 +19,16 @@ export interface RateLimitState {
   resetSeconds: number;
 }
 
-/** The IETF httpapi rate-limit draft's headers (RateLimit-Limit, -Remaining, -Reset, -Policy). */
-export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+/**
+ * The IETF httpapi rate-limit draft's headers (RateLimit-Limit, -Remaining, -Reset, -Policy), for a
+ * window of `windowSeconds` (a principal's minute unless said otherwise).
+ */
+export function rateLimitHeaders(state: RateLimitState, windowSeconds = WINDOW_MS / 1000): Record<string, string> {
   return {
     'RateLimit-Limit': String(state.limit),
     'RateLimit-Remaining': String(state.remaining),
     'RateLimit-Reset': String(state.resetSeconds),
-    'RateLimit-Policy': `${state.limit};w=${WINDOW_MS / 1000}`,
+    'RateLimit-Policy': `${state.limit};w=${windowSeconds}`,
   };
 }
 
