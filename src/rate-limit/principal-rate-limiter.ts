@@ -32,13 +32,6 @@ export function rateLimitHeaders(state: RateLimitState, windowSeconds = WINDOW_M
   };
 }
 
-/** One of the two limits a request counts against. */
-interface Bucket {
-  entry: Window;
-  limit: number;
-  metric: 'principal' | 'organization';
-}
-
 interface Window {
   window: number;
   /** The shared total as Redis last reported it (this instance's flushed counts included). */
@@ -47,6 +40,17 @@ interface Window {
   sending: number;
   /** Counted here since the last send. */
   pending: number;
+}
+
+/** What a window has counted: the shared total, what is on its way to Redis, and what is not yet sent. */
+const used = (entry: Window) => entry.shared + entry.sending + entry.pending;
+
+/** The 429 of a spent bucket, with its RateLimit-* headers (nothing left until the window ends). */
+function throttled(metric: 'principal' | 'organization', limit: number, resetSeconds: number): ThrottledError {
+  rateLimited.inc({ limit: metric });
+  const error = new ThrottledError(resetSeconds);
+  Object.assign(error.headers, rateLimitHeaders({ limit, remaining: 0, resetSeconds }));
+  return error;
 }
 
 /**
@@ -97,32 +101,21 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
     // A key's own limit (cached with its grant) overrides the default, up to the operator's ceiling
     // (keys given more before the ceiling existed included).
     const own = principal.rateLimitPerMinute ?? null;
-    const buckets: Bucket[] = [
-      {
-        entry: this.entry(principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`, window),
-        limit: own === null ? this.limit : Math.min(own, this.keyLimitMax),
-        metric: 'principal',
-      },
-      {
-        entry: this.entry(`org:${principal.organizationId}`, window),
-        limit: this.organizationLimit,
-        metric: 'organization',
-      },
-    ];
-    let tightest: { bucket: Bucket; remaining: number } | null = null;
-    for (const bucket of buckets) {
-      const remaining = bucket.limit - (bucket.entry.shared + bucket.entry.sending + bucket.entry.pending);
-      if (remaining <= 0) {
-        rateLimited.inc({ limit: bucket.metric });
-        const throttled = new ThrottledError(resetSeconds);
-        Object.assign(throttled.headers, rateLimitHeaders({ limit: bucket.limit, remaining: 0, resetSeconds }));
-        throw throttled;
-      }
-      if (!tightest || remaining < tightest.remaining) tightest = { bucket, remaining };
-    }
-    for (const bucket of buckets) bucket.entry.pending++;
-    const { bucket, remaining } = tightest as { bucket: Bucket; remaining: number };
-    return { limit: bucket.limit, remaining: remaining - 1, resetSeconds };
+    const principalLimit = own === null ? this.limit : Math.min(own, this.keyLimitMax);
+    const principalEntry = this.entry(
+      principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`,
+      window,
+    );
+    const principalLeft = principalLimit - used(principalEntry);
+    if (principalLeft <= 0) throw throttled('principal', principalLimit, resetSeconds);
+    const organizationEntry = this.entry(`org:${principal.organizationId}`, window);
+    const organizationLeft = this.organizationLimit - used(organizationEntry);
+    if (organizationLeft <= 0) throw throttled('organization', this.organizationLimit, resetSeconds);
+    principalEntry.pending++;
+    organizationEntry.pending++;
+    return organizationLeft < principalLeft
+      ? { limit: this.organizationLimit, remaining: organizationLeft - 1, resetSeconds }
+      : { limit: principalLimit, remaining: principalLeft - 1, resetSeconds };
   }
 
   private entry(id: string, window: number): Window {
