@@ -22,7 +22,7 @@ const database = await createBenchDatabase();
 try {
   const service = await startService({
     databaseUrl: database.url,
-    env: { RATE_LIMIT_PER_MINUTE: '1000000000' },
+    env: { RATE_LIMIT_PER_MINUTE: '1000000000', ORG_RATE_LIMIT_PER_MINUTE: '1000000000' },
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
     logFile: `${dir}service.log`,
   });

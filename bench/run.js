@@ -118,8 +118,10 @@ async function main() {
   const redis = await redisUrl();
   const serviceNodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean);
   const baseEnv = {
-    // The limiter still counts every request, but the load of one key must not trip it.
+    // The limiter still counts every request, but the load of one key (or organization) must not trip it.
     RATE_LIMIT_PER_MINUTE: '1000000000',
+    ORG_RATE_LIMIT_PER_MINUTE: '1000000000',
+    KEY_RATE_LIMIT_MAX_PER_MINUTE: '1000000',
     // Every load comes from 127.0.0.1: the per-address limits before authentication would throttle
     // the soak's sign-ins. A section about abuse sets its own.
     SIGNUP_LIMIT_PER_HOUR: '1000000000',

@@ -206,6 +206,7 @@ async function main() {
         ADMIN_PASSWORD: admin.password,
         DEFAULT_MONTHLY_CREDITS: '100000000',
         RATE_LIMIT_PER_MINUTE: '1000000000',
+        ORG_RATE_LIMIT_PER_MINUTE: '1000000000',
         LOG_LEVEL: 'warn',
       },
     });

@@ -1,4 +1,4 @@
-import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import { createKey, signIn, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { fromNow, keyWorks, sleep } from './support/core.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
@@ -13,6 +13,21 @@ const KEYS = '/v1/billings/api-keys/';
 async function msUntilRefused(instance: TestApp, key: string, since: number, limitMs = 3000): Promise<number> {
   while (Date.now() - since < limitMs) {
     if (!(await keyWorks(instance, key))) return Date.now() - since;
+    await sleep(25);
+  }
+  return Infinity;
+}
+
+/** Polls `GET /auth/users/me/` on `instance` until it answers `status`; how long that took, or Infinity. */
+async function msUntilStatus(
+  instance: TestApp,
+  auth: Record<string, string>,
+  status: number,
+  since: number,
+  limitMs = 3000,
+): Promise<number> {
+  while (Date.now() - since < limitMs) {
+    if ((await instance.http().get('/auth/users/me/').set(auth)).status === status) return Date.now() - since;
     await sleep(25);
   }
   return Infinity;
@@ -123,6 +138,22 @@ describe('API-key changes across instances', () => {
     expect(await keyWorks(a, key)).toBe(true);
     await b.http().post(`${KEYS}${id}/revoke/`).set(owner.auth).expect(200);
     expect(await msUntilRefused(a, key, Date.now())).toBeLessThan(1000);
+  });
+
+  it('sign-out everywhere on A refuses the earlier access tokens on B within 1 s, as a key revocation', async () => {
+    const user = await signUp(a);
+    const second = await signIn(a, user.email, user.password);
+    // B verifies both sessions' access tokens, so the account (with its cut-off) is cached there.
+    for (const session of [user, second]) await b.http().get('/auth/users/me/').set(session.auth).expect(200);
+    const sentAt = Date.now();
+    await a.http().post('/auth/jwt/logout/').send({ refresh: user.refresh, all: true }).expect(204);
+    const answeredAt = Date.now();
+    await a.http().get('/auth/users/me/').set(second.auth).expect(401); // at once where it was made
+    const refusedAfter = await msUntilStatus(b, second.auth, 401, answeredAt);
+    expect(refusedAfter).toBeLessThan(1000);
+    // The answer itself waits out the cut-off's second (at most 1 s): within 2 s of the click, everywhere.
+    expect(answeredAt + refusedAfter - sentAt).toBeLessThan(2000);
+    await b.http().post('/auth/jwt/refresh/').send({ refresh: second.refresh }).expect(401);
   });
 
   it('keeps each instance on its own database and cache after another instance in the process closes', async () => {

@@ -55,10 +55,10 @@ describe('lists answered whole are bounded', () => {
   it('lists the newest 1,000 API keys of a user who has more', async () => {
     const organizationId = await organizationIdOf(test, alice.id);
     await test.db.query(
-      `INSERT INTO api_keys (user_id, organization_id, name, key_prefix, key_hash, is_active, revoked_at, created_at)
-       SELECT $1, $2, 'old ' || n, 'svc_old' || lpad(n::text, 5, '0'), md5(n::text) || md5('k' || n), false, now(),
+      `INSERT INTO api_keys (id, lineage_id, user_id, organization_id, name, key_prefix, key_hash, is_active, revoked_at, created_at)
+       SELECT id, id, $1, $2, 'old ' || n, 'svc_old' || lpad(n::text, 5, '0'), md5(n::text) || md5('k' || n), false, now(),
               now() - make_interval(mins => n)
-         FROM generate_series(1, 1005) AS n`,
+         FROM (SELECT gen_random_uuid() AS id, n FROM generate_series(1, 1005) AS n) AS keys`,
       [alice.id, organizationId],
     );
     const newest = await createKey(test, alice, 'the newest');

@@ -5,9 +5,15 @@ import {
 } from '../src/api-keys/verified-key-cache.js';
 import { ACCOUNT_CACHE_MAX_ENTRIES, AccountCache } from '../src/auth/account-cache.js';
 import type { UsersRepository } from '../src/auth/users.repository.js';
+import type { ChangeSubscriber, KeyChangeListener } from '../src/api-keys/key-change-listener.js';
 import { VERIFIED_TOKENS_MAX_ENTRIES, VerifiedTokenCache } from '../src/auth/verified-token-cache.js';
 
 const CREDENTIALS = 100_000;
+
+/** A change listener whose notifications are flowing (as once its connection is up). */
+const syncedListener = {
+  subscribe: (_channel: string, subscriber: ChangeSubscriber) => subscriber.setSynced(true),
+} as unknown as KeyChangeListener;
 
 /** Answers the account lookup for any id, counting the calls; `hold` keeps the next answer back until released. */
 function usersTable() {
@@ -37,7 +43,7 @@ function usersTable() {
 describe('credential caches fed 100k distinct credentials', () => {
   it('keep at most ACCOUNT_CACHE_MAX_ENTRIES accounts, the latest among them', async () => {
     const users = usersTable();
-    const cache = new AccountCache(users.repository);
+    const cache = new AccountCache(users.repository, syncedListener);
     for (let i = 0; i < CREDENTIALS; i++) await cache.get(`user-${i}`);
     expect(cache.size).toBe(ACCOUNT_CACHE_MAX_ENTRIES);
     await cache.get(`user-${CREDENTIALS - 1}`);
@@ -79,7 +85,7 @@ describe('credential caches fed 100k distinct credentials', () => {
 describe('credential caches and invalidation', () => {
   it('do not store an account read before it was forgotten', async () => {
     const users = usersTable();
-    const cache = new AccountCache(users.repository);
+    const cache = new AccountCache(users.repository, syncedListener);
     const release = users.hold();
     const reading = cache.get('user-1');
     cache.forget('user-1');

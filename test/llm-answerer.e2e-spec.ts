@@ -183,6 +183,89 @@ describe('the model answerer (LLM_BASE_URL)', () => {
   });
 });
 
+describe('a streamed query whose client hangs up, when searches cost credits', () => {
+  let model: Awaited<ReturnType<typeof startFakeModel>>;
+  let test: TestApp;
+  let user: SignedInUser;
+
+  beforeAll(async () => {
+    model = await startFakeModel();
+    test = await startTestApp({
+      LLM_BASE_URL: model.url,
+      LLM_MODEL: 'tiny',
+      LLM_TIMEOUT_MS: '2000',
+      SEARCH_CREDIT_COST: '1',
+      QUERY_CREDIT_COST: '3',
+    });
+    await createDomain(test, 'zoo', [{ title: 'Penguins', content: 'Penguins eat krill and small fish.' }]);
+  });
+  afterAll(async () => {
+    await test.close();
+    await model.close();
+  });
+  beforeEach(async () => {
+    model.mode = 'ok';
+    model.abandoned.length = 0;
+    user = await signUp(test);
+  });
+
+  it('pays for the search once the sources event arrived (SEARCH_CREDIT_COST), and gets the rest back', async () => {
+    model.mode = 'hang';
+    let received = '';
+    await new Promise<void>((resolve, reject) => {
+      const request = httpRequest(`${test.url}/v1/query/`, {
+        method: 'POST',
+        headers: { ...user.auth, 'content-type': 'application/json' },
+      });
+      request.on('response', (response) => {
+        response.once('data', (chunk: Buffer) => {
+          received = chunk.toString();
+          // The sources are in: hang up before any of the answer.
+          request.destroy();
+          resolve();
+        });
+      });
+      request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
+      request.end(JSON.stringify({ query: 'What do penguins eat?', domain: 'zoo', stream: true }));
+    });
+    expect(received).toMatch(/^event: sources\ndata: \{"sources":\[\{.*"title":"Penguins"/);
+    await waitFor(() => model.abandoned.length === 1, 2_000);
+    await waitFor(async () => (await creditsUsed(test, user.id)) === 1, 2_000);
+    const ledger = await test.db.query('SELECT operation, credits FROM usage_events WHERE user_id = $1', [user.id]);
+    expect(ledger.rows).toEqual([{ operation: 'query', credits: 1 }]);
+    // What the key or user sees: the subscription says 1 used.
+    const subscription = await test.http().get('/v1/billings/subscription/').set(user.auth).expect(200);
+    expect(subscription.body.current_quota.credits_used).toBe(1);
+  });
+
+  it('still gives everything back when the answer fails on our side after the sources', async () => {
+    model.mode = 'fail';
+    const response = await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'What do penguins eat?', domain: 'zoo', stream: true })
+      .buffer(true)
+      .parse(collectText)
+      .expect(200);
+    expect(response.body as string).toMatch(/^event: sources\n/);
+    expect(response.body as string).toContain('event: error\n');
+    expect(await creditsUsed(test, user.id)).toBe(0);
+  });
+
+  it('charges the whole query when it completes', async () => {
+    await test
+      .http()
+      .post('/v1/query/')
+      .set(user.auth)
+      .send({ query: 'What do penguins eat?', domain: 'zoo', stream: true })
+      .buffer(true)
+      .parse(collectText)
+      .expect(200);
+    expect(await creditsUsed(test, user.id)).toBe(3);
+  });
+});
+
 async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {

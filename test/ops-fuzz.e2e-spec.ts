@@ -120,7 +120,11 @@ describe('fuzzing every JSON endpoint', () => {
   const failures: string[] = [];
 
   beforeAll(async () => {
-    test = await startTestApp({ RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'silent' });
+    test = await startTestApp({
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      ORG_RATE_LIMIT_PER_MINUTE: '10000000',
+      LOG_LEVEL: 'silent',
+    });
     alice = await signUp(test);
     admin = await signIn(test, ADMIN.email, ADMIN.password);
     // Real ids for path parameters, so bodies reach the code behind the 404s. A step whose endpoint

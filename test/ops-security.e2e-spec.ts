@@ -17,7 +17,11 @@ describe('security', () => {
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    test = await startTestApp({ LOG_LEVEL: 'debug', RATE_LIMIT_PER_MINUTE: '100000' }, undefined, { logStream: logs });
+    test = await startTestApp(
+      { LOG_LEVEL: 'debug', RATE_LIMIT_PER_MINUTE: '100000', ORG_RATE_LIMIT_PER_MINUTE: '100000' },
+      undefined,
+      { logStream: logs },
+    );
     alice = await signUp(test);
     bob = await signUp(test);
     const aliceKey = await createKey(test, alice, 'alice');

@@ -112,6 +112,8 @@ export async function run(ctx) {
     env: {
       // The production limits: run.js lifts them for the other sections; undefined leaves the service's defaults.
       RATE_LIMIT_PER_MINUTE: undefined,
+      ORG_RATE_LIMIT_PER_MINUTE: undefined,
+      KEY_RATE_LIMIT_MAX_PER_MINUTE: undefined,
       SIGNUP_LIMIT_PER_HOUR: undefined,
       SIGNIN_LIMIT_PER_MINUTE: undefined,
       TOKEN_LIMIT_PER_MINUTE: undefined,

@@ -49,6 +49,13 @@ export class ApiKey {
   @Column({ name: 'replaced_by_id', type: 'uuid', nullable: true })
   replacedById: string | null;
 
+  /**
+   * The first key of its rotation chain (its own id for a key made by create). The chain shares one
+   * monthly credit counter, `api_key_credits` of this id, capped by its newest key's limit.
+   */
+  @Column({ name: 'lineage_id', type: 'uuid' })
+  lineageId: string;
+
   /** After a rotation with a grace period: the old key authenticates until this instant. */
   @Column({ name: 'grace_until', type: 'timestamptz', nullable: true })
   graceUntil: Date | null;
@@ -61,7 +68,7 @@ export class ApiKey {
   @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true })
   rateLimitPerMinute: number | null;
 
-  /** Null: no cap beyond the organization's quota. The count is in `api_key_credits`. */
+  /** Null: no cap beyond the organization's quota. The count is the lineage's, in `api_key_credits`. */
   @Column({ name: 'monthly_credit_limit', type: 'integer', nullable: true })
   monthlyCreditLimit: number | null;
 

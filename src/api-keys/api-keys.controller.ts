@@ -20,7 +20,7 @@ import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import type { ApiKeyEvent } from './api-key-event.entity.js';
-import { ApiKeysService, KEY_LIST_MAX, NOT_ACTIVE } from './api-keys.service.js';
+import { ApiKeysService, KEY_LIST_MAX, NOT_ACTIVE, rateLimitAboveCeiling, tooManyKeys } from './api-keys.service.js';
 import type { ApiKeyRecord } from './api-key.presenter.js';
 import type { KeyChangeableFields } from './api-keys.repository.js';
 import { Audit, type AuditContext } from './audit-context.js';
@@ -40,6 +40,8 @@ const SETTINGS_INVALID = {
     'rate_limit_per_minute',
     'Ensure this value is greater than or equal to 1.',
   ).body(),
+  // With the default ceiling (KEY_RATE_LIMIT_MAX_PER_MINUTE, 6000).
+  rateLimitCeiling: rateLimitAboveCeiling(6000).body(),
   metadata: ValidationFailedError.field('metadata', '"plan" must be a string or a number (metadata is flat).').body(),
 };
 
@@ -114,13 +116,19 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Create an API key; the full key is returned this once',
     description:
-      'Optionally limited to `scopes`, with its own `rate_limit_per_minute` and `monthly_credit_limit`, and labelled with `metadata`.',
+      "Optionally limited to `scopes`, with its own `rate_limit_per_minute` (at most the service's `KEY_RATE_LIMIT_MAX_PER_MINUTE`, 6000 by default) and `monthly_credit_limit`, and labelled with `metadata`. " +
+      'An organization holds at most `MAX_ACTIVE_KEYS_PER_ORG` active keys (100 by default); rotating a key is never refused for it (the replaced key, even in its grace period, is no longer active).',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new, active, non-expiring key, with `key`.' })
   @ApiErrors({
     400: {
-      description: '`name` missing or too long; an unknown or repeated scope; a limit out of range; bad metadata.',
-      bodies: { name: ValidationFailedError.field('name', 'This field is required.').body(), ...SETTINGS_INVALID },
+      description:
+        "`name` missing or too long; an unknown or repeated scope; a limit out of range (or above the service's ceiling); bad metadata; or the organization already holds `MAX_ACTIVE_KEYS_PER_ORG` active keys.",
+      bodies: {
+        name: ValidationFailedError.field('name', 'This field is required.').body(),
+        ...SETTINGS_INVALID,
+        tooManyKeys: new BadRequestError(tooManyKeys(100)).body(),
+      },
     },
   })
   createApiKey(
@@ -172,7 +180,7 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it',
     description:
-      "The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key carries on the old one's `credits_used_this_period`.",
+      "The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key joins the old one's lineage: the two share one `monthly_credit_limit` counter (`credits_used_this_period`), in the grace period too, capped by the newest key's limit.",
   })
   @KEY_ID()
   @ApiCreatedResponse({

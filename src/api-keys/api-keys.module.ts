@@ -23,6 +23,6 @@ import { ApiKeyEventsRepository } from './api-key-events.repository.js';
     KeyChangeListener,
     LastUsedRecorder,
   ],
-  exports: [ApiKeyAuthenticator],
+  exports: [ApiKeyAuthenticator, KeyChangeListener],
 })
 export class ApiKeysModule {}

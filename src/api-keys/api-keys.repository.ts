@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
@@ -45,33 +46,50 @@ export class ApiKeysRepository {
   }
 
   /**
-   * The key and its credit counter (which a spend locks, so it must exist from the start). A rotated
-   * key starts from what the key it replaces spent this period: rotating is no way round the cap.
+   * The key, and for a new lineage its credit counter (which a spend locks, so it must exist from the
+   * start). A rotated key joins its predecessor's lineage and counter: the two spend from one cap, in
+   * the grace period too, and rotating is no way round it.
    */
   async insert(manager: EntityManager, key: NewApiKey): Promise<ApiKey> {
     // A SQL literal: pg would send a Date with milliseconds only (see preciseNow).
     const createdAt = toIsoMicros(preciseNow());
-    const { identifiers } = await manager.insert(ApiKey, { ...key, createdAt: () => `'${createdAt}'::timestamptz` });
-    const id = identifiers[0].id as string;
-    await manager.query(
-      `INSERT INTO api_key_credits (api_key_id, period_start, credits_used)
-       SELECT $1, ${CURRENT_PERIOD_SQL},
-              COALESCE((SELECT credits_used FROM api_key_credits
-                         WHERE api_key_id = $2 AND period_start = ${CURRENT_PERIOD_SQL}), 0)`,
-      [id, key.rotatedFromId ?? null],
-    );
+    const id = randomUUID();
+    const predecessor = key.rotatedFromId ? await manager.findOneByOrFail(ApiKey, { id: key.rotatedFromId }) : null;
+    const lineageId = predecessor?.lineageId ?? id;
+    await manager.insert(ApiKey, { ...key, id, lineageId, createdAt: () => `'${createdAt}'::timestamptz` });
+    if (!predecessor)
+      await manager.query(`INSERT INTO api_key_credits (api_key_id, period_start) VALUES ($1, ${CURRENT_PERIOD_SQL})`, [
+        id,
+      ]);
     return manager.findOneByOrFail(ApiKey, { id });
   }
 
-  /** What each key spent in the current period (0 for a counter from an earlier period). */
+  /** What each key's lineage spent in the current period (0 for a counter from an earlier period). */
   async creditsUsedThisPeriod(keyIds: string[]): Promise<Map<string, number>> {
     if (keyIds.length === 0) return new Map();
     const rows: { api_key_id: string; credits_used: number }[] = await this.keys.query(
-      `SELECT api_key_id, CASE WHEN period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE credits_used END AS credits_used
-         FROM api_key_credits WHERE api_key_id = ANY($1::uuid[])`,
+      `SELECT k.id AS api_key_id,
+              CASE WHEN c.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE c.credits_used END AS credits_used
+         FROM api_keys k JOIN api_key_credits c ON c.api_key_id = k.lineage_id
+        WHERE k.id = ANY($1::uuid[])`,
       [keyIds],
     );
     return new Map(rows.map((row) => [row.api_key_id, row.credits_used]));
+  }
+
+  /**
+   * Locks the organization against other key creations until the transaction ends (NO KEY UPDATE:
+   * inserts that reference the organization do not wait) and counts its active keys: neither revoked,
+   * rotated away nor expired.
+   */
+  async lockAndCountActive(manager: EntityManager, organizationId: string): Promise<number> {
+    await manager.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
+    const rows: { n: number }[] = await manager.query(
+      `SELECT count(*)::int AS n FROM api_keys
+        WHERE organization_id = $1 AND is_active AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+      [organizationId],
+    );
+    return rows[0].n;
   }
 
   /** The user's own key, locked until the transaction ends; null for a missing key or someone else's. */

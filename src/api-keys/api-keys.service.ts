@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { BadRequestError, NotFoundError } from '../common/errors.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
+import { BadRequestError, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import type { ApiKeyEvent, KeyAction, KeyChanges } from './api-key-event.entity.js';
@@ -19,6 +21,17 @@ export const KEY_LIST_MAX = 1000;
 
 export const NOT_ACTIVE = 'This API key is revoked, rotated or expired; only an active key can be changed or rotated.';
 
+/** The 400 of a create past MAX_ACTIVE_KEYS_PER_ORG. */
+export const tooManyKeys = (max: number) =>
+  `This organization already has ${max} active API keys, the most it may have (MAX_ACTIVE_KEYS_PER_ORG); revoke one before creating another.`;
+
+/** The 400 of a `rate_limit_per_minute` above KEY_RATE_LIMIT_MAX_PER_MINUTE. */
+export const rateLimitAboveCeiling = (max: number) =>
+  ValidationFailedError.field(
+    'rate_limit_per_minute',
+    `Ensure this value is less than or equal to ${max} (this service's ceiling, KEY_RATE_LIMIT_MAX_PER_MINUTE).`,
+  );
+
 @Injectable()
 export class ApiKeysService {
   constructor(
@@ -27,6 +40,7 @@ export class ApiKeysService {
     private readonly eventLog: ApiKeyEventsRepository,
     private readonly cache: VerifiedKeyCache,
     private readonly lastUsed: LastUsedRecorder,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async list(userId: string): Promise<ApiKeyRecord[]> {
@@ -42,7 +56,14 @@ export class ApiKeysService {
     input: { name: string } & Partial<KeySettings>,
     audit: AuditContext,
   ): Promise<ApiKeyRecord> {
+    this.checkRateLimit(input.rateLimitPerMinute);
     const { key, record } = await this.dataSource.transaction(async (manager) => {
+      // Concurrent creates of one organization queue here, so the count is exact. Rotations are not
+      // counted: each retires one active key as it adds one (the old key in its grace period is no
+      // longer active), so the cap never blocks replacing a key.
+      const active = await this.keys.lockAndCountActive(manager, owner.organizationId);
+      if (active >= this.config.MAX_ACTIVE_KEYS_PER_ORG)
+        throw new BadRequestError(tooManyKeys(this.config.MAX_ACTIVE_KEYS_PER_ORG));
       const created = await this.insertKey(manager, owner.userId, owner.organizationId, {
         ...DEFAULT_KEY_SETTINGS,
         ...input,
@@ -64,6 +85,7 @@ export class ApiKeysService {
     fields: Partial<KeyChangeableFields>,
     audit: AuditContext,
   ): Promise<ApiKeyRecord> {
+    this.checkRateLimit(fields.rateLimitPerMinute);
     const updated = await this.changeActiveKey(userId, keyId, async (manager, key) => {
       const before = presentChangeable(key);
       await this.keys.change(manager, key.id, fields);
@@ -118,6 +140,12 @@ export class ApiKeysService {
     });
     const credits = await this.keys.creditsUsedThisPeriod([keyId]);
     return presentApiKey(revoked, { lastUsedAt: this.lastUsed.pendingFor(keyId), creditsUsed: credits.get(keyId) });
+  }
+
+  /** A key's own limit may not exceed the operator's ceiling (the DTO checks the contract's 1 to 1,000,000). */
+  private checkRateLimit(perMinute: number | null | undefined): void {
+    if (typeof perMinute === 'number' && perMinute > this.config.KEY_RATE_LIMIT_MAX_PER_MINUTE)
+      throw rateLimitAboveCeiling(this.config.KEY_RATE_LIMIT_MAX_PER_MINUTE);
   }
 
   /** The audit log of the organization's keys, newest first, with the e-mail of each change's author. */

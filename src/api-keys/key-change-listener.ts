@@ -11,10 +11,19 @@ const HEARTBEAT_MS = 5_000;
 /** Named, so an operator (and the tests) can tell the listening connection in pg_stat_activity. */
 const HEARTBEAT_SQL = 'SELECT 1 -- api_key_changed listener heartbeat';
 
+/** A cache kept honest by one channel's notifications (each payload names what changed). */
+export interface ChangeSubscriber {
+  changed(payload: string): void;
+  /** Whether notifications reach us; every change of state also means "forget everything". */
+  setSynced(synced: boolean): void;
+}
+
 /**
  * Keeps the verified-key cache honest across instances: one dedicated connection LISTENs for key
  * changes. While it is down the cache falls back to a one-second lifetime, and every (re)connect
- * clears the cache, since notifications sent meanwhile are lost.
+ * clears the cache, since notifications sent meanwhile are lost. Other caches ride on the same
+ * connection with a channel of their own (`subscribe`, before the application bootstraps): the
+ * account cache, so that sign-out everywhere reaches every instance as fast as a key revocation.
  */
 @Injectable()
 export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,16 +32,31 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  private readonly subscribers = new Map<string, ChangeSubscriber>();
 
   constructor(
-    private readonly cache: VerifiedKeyCache,
+    cache: VerifiedKeyCache,
     @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
-  ) {}
+  ) {
+    this.subscribe(KEY_CHANGE_CHANNEL, {
+      changed: (keyId) => cache.invalidateKey(keyId),
+      setSynced: (on) => cache.setSynced(on),
+    });
+  }
+
+  /** Listens on `channel` too (channel names are ours: plain identifiers). Call before bootstrap. */
+  subscribe(channel: string, subscriber: ChangeSubscriber): void {
+    this.subscribers.set(channel, subscriber);
+  }
 
   onApplicationBootstrap(): void {
     // The embedded store serves one process only: local invalidation is all there is to do.
-    if (this.target.embedded) this.cache.setSynced(true);
+    if (this.target.embedded) this.setSynced(true);
     else void this.connect();
+  }
+
+  private setSynced(synced: boolean): void {
+    for (const subscriber of this.subscribers.values()) subscriber.setSynced(synced);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -50,19 +74,19 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
       keepAlive: true,
     });
     client.on('notification', (message) => {
-      if (message.channel === KEY_CHANGE_CHANNEL && message.payload) this.cache.invalidateKey(message.payload);
+      if (message.payload) this.subscribers.get(message.channel)?.changed(message.payload);
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${KEY_CHANGE_CHANNEL}`);
+      for (const channel of this.subscribers.keys()) await client.query(`LISTEN ${channel}`);
       if (this.stopped) {
         await client.end();
         return;
       }
       this.client = client;
-      this.cache.setSynced(true);
+      this.setSynced(true);
       this.heartbeat = setInterval(() => void client.query(HEARTBEAT_SQL).catch(() => this.lost(client)), HEARTBEAT_MS);
       this.heartbeat.unref();
     } catch (error) {
@@ -77,7 +101,7 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     this.client = null;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    this.cache.setSynced(false);
+    this.setSynced(false);
     client.end().catch(() => undefined);
     if (this.stopped || this.reconnectTimer) return;
     this.reconnectTimer = setTimeout(() => {

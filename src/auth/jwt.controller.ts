@@ -94,7 +94,7 @@ export class JwtController {
     summary: 'Sign out: revoke a refresh token so it can no longer refresh',
     description:
       'With `"all": true`, sign out everywhere: every refresh token of the user is revoked, and access tokens issued ' +
-      'before are refused (within 30 seconds on every instance). The valid refresh token sent is what proves the caller.',
+      'before are refused on every instance within a second. The valid refresh token sent is what proves the caller.',
   })
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiErrors({ 401: TOKEN_INVALID, 429: TOKEN_CALLS_THROTTLED })

@@ -1,3 +1,6 @@
+/** Announced (pg_notify, on commit) with the user's id when an account's sessions end; see AccountCache. */
+export const ACCOUNT_CHANGE_CHANNEL = 'account_changed';
+
 /**
  * Whether an access token issued at `issuedAtSeconds` does not postdate the user's cut-off. `iat` has
  * whole seconds, so a token from the very second of the cut-off is refused too (it may predate it).

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
+import { ACCOUNT_CHANGE_CHANNEL } from './sessions.js';
 import { User } from './user.entity.js';
 
 /** What a request needs of an active account that belongs to an organization. */
@@ -66,7 +67,7 @@ export class UsersRepository {
 
   /**
    * Ends every session of a user: all refresh tokens are revoked, and access tokens issued until `at`
-   * are refused (the account cache forgets within its TTL on other instances). For sign-out
+   * are refused (every instance's account cache forgets the account when the transaction commits). For sign-out
    * everywhere, promotion to administrator and a password change. Once the transaction has committed,
    * the caller waits for `afterCutOff(at)` before answering (see there).
    */
@@ -76,5 +77,6 @@ export class UsersRepository {
     ]);
     // The service's clock, as for `iat`, not the database's: the two are compared.
     await manager.query(`UPDATE users SET tokens_valid_after = $2 WHERE id = $1`, [userId, at]);
+    await manager.query('SELECT pg_notify($1, $2)', [ACCOUNT_CHANGE_CHANNEL, userId]);
   }
 }

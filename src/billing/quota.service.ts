@@ -143,6 +143,18 @@ export class QuotaService {
     await this.subscriptions.refund(reservation.eventId, reservation.periodStart);
   }
 
+  /**
+   * Undoes a reservation but for `keep` credits (what the client already received is worth): those
+   * stand, with their ledger line, and the rest come back. `keep` 0 is a full refund.
+   */
+  async refundAllBut(reservation: Reservation, keep: number): Promise<void> {
+    const kept = Math.min(keep, reservation.credits);
+    if (kept <= 0) return this.refund(reservation);
+    if (kept < reservation.credits)
+      await this.subscriptions.refundPart(reservation.eventId, reservation.periodStart, kept);
+    creditsSpent.inc({ kind: reservation.operation }, kept);
+  }
+
   async view(organizationId: string): Promise<QuotaView> {
     const row = await this.subscriptions.find(organizationId);
     if (!row) throw NotFoundError.named('Organization', organizationId);

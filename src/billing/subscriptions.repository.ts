@@ -70,24 +70,29 @@ export class SubscriptionsRepository {
                 CASE WHEN s.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE s.credits_used END AS used
            FROM subscriptions s WHERE s.organization_id = $1 FOR UPDATE
        ), key_counters AS (
-         -- Locked behind the subscription row, where every spend of the organization queues first; FOR
-         -- UPDATE reads the latest count (every key has its counter row from creation).
-         SELECT c.api_key_id, k.monthly_credit_limit AS cap,
+         -- One counter per key lineage (a key and the keys that replaced it by rotation: an old key in
+         -- its grace period and its successor spend from one cap, the lineage's newest key's). Locked
+         -- behind the subscription row, where every spend of the organization queues first; FOR UPDATE
+         -- reads the latest count (every lineage has its counter row from its first key's creation).
+         SELECT c.api_key_id AS lineage_id,
+                (SELECT h.monthly_credit_limit FROM api_keys h WHERE h.lineage_id = c.api_key_id
+                  ORDER BY h.created_at DESC LIMIT 1) AS cap,
                 CASE WHEN c.period_start < locked.period THEN 0 ELSE c.credits_used END AS used
-           FROM locked, api_key_credits c JOIN api_keys k ON k.id = c.api_key_id
-          WHERE c.api_key_id = ANY($5::uuid[])
+           FROM locked, api_key_credits c
+          WHERE c.api_key_id IN (SELECT lineage_id FROM api_keys WHERE id = ANY($5::uuid[]))
             FOR UPDATE OF c
        ), requests AS (
-         SELECT r.*, kc.cap, kc.used AS key_used
+         SELECT r.*, k.lineage_id, kc.cap, kc.used AS key_used
            FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[])
                 WITH ORDINALITY AS r(id, user_id, api_key_id, key_prefix, operation, domain, n)
-           LEFT JOIN key_counters kc ON kc.api_key_id = r.api_key_id
+           LEFT JOIN api_keys k ON k.id = r.api_key_id
+           LEFT JOIN key_counters kc ON kc.lineage_id = k.lineage_id
        ), within_key AS (
-         -- Each key's first requests, as many as its cap allows. Exact in arrival order: a request the
-         -- quota refuses means the quota refuses every later one too.
+         -- Each lineage's first requests, as many as its cap allows. Exact in arrival order: a request
+         -- the quota refuses means the quota refuses every later one too.
          SELECT requests.*,
                 $2::int = 0 OR cap IS NULL
-                  OR key_used + $2::int * row_number() OVER (PARTITION BY api_key_id ORDER BY n) <= cap AS key_ok
+                  OR key_used + $2::int * row_number() OVER (PARTITION BY lineage_id ORDER BY n) <= cap AS key_ok
            FROM requests
        ), decided AS (
          SELECT w.*, w.key_ok AND ($2::int = 0 OR locked.used + $2::int
@@ -102,8 +107,8 @@ export class SubscriptionsRepository {
        ), key_spent AS (
          UPDATE api_key_credits c SET credits_used = kc.used + g.n * $2::int, period_start = locked.period
            FROM locked, key_counters kc,
-                (SELECT api_key_id, count(*)::int AS n FROM decided WHERE granted GROUP BY api_key_id) g
-          WHERE c.api_key_id = kc.api_key_id AND g.api_key_id = kc.api_key_id
+                (SELECT lineage_id, count(*)::int AS n FROM decided WHERE granted GROUP BY lineage_id) g
+          WHERE c.api_key_id = kc.lineage_id AND g.lineage_id = kc.lineage_id
        ), logged AS (
          INSERT INTO usage_events (id, organization_id, user_id, api_key_id, key_prefix, operation, domain, credits)
          SELECT id, $1, user_id, api_key_id, key_prefix, operation, domain, $2::int FROM decided WHERE granted
@@ -126,7 +131,7 @@ export class SubscriptionsRepository {
     return rows[0];
   }
 
-  /** The ledger line goes, and its credits come back to the organization and to its key if the period is the same. */
+  /** The ledger line goes, and its credits come back to the organization and to its key's lineage if the period is the same. */
   async refund(eventId: string, periodStart: string): Promise<void> {
     // The key's counter is changed after the subscription row, in the order a spend locks them.
     await this.dataSource.query(
@@ -137,17 +142,43 @@ export class SubscriptionsRepository {
          RETURNING removed.api_key_id, removed.credits
        )
        UPDATE api_key_credits c SET credits_used = GREATEST(c.credits_used - organization.credits, 0)
-         FROM organization WHERE c.api_key_id = organization.api_key_id AND c.period_start = $2`,
+         FROM organization JOIN api_keys k ON k.id = organization.api_key_id
+        WHERE c.api_key_id = k.lineage_id AND c.period_start = $2`,
       [eventId, periodStart],
     );
   }
 
-  /** A key's cap and this period's spend (after a refusal, for the 402's figures). */
+  /**
+   * Gives back all of a ledger line's credits but `keep`: the line stays with `keep` credits, and the
+   * rest returns to the organization and to its key if the period is the same (as `refund` does).
+   */
+  async refundPart(eventId: string, periodStart: string, keep: number): Promise<void> {
+    await this.dataSource.query(
+      `WITH line AS (SELECT id, credits FROM usage_events WHERE id = $1 AND credits > $3 FOR UPDATE),
+       shrunk AS (
+         UPDATE usage_events u SET credits = $3 FROM line WHERE u.id = line.id
+         RETURNING u.organization_id, u.api_key_id, line.credits - $3 AS credits
+       ),
+       organization AS (
+         UPDATE subscriptions s SET credits_used = GREATEST(s.credits_used - shrunk.credits, 0)
+           FROM shrunk WHERE s.organization_id = shrunk.organization_id AND s.period_start = $2
+         RETURNING shrunk.api_key_id, shrunk.credits
+       )
+       UPDATE api_key_credits c SET credits_used = GREATEST(c.credits_used - organization.credits, 0)
+         FROM organization JOIN api_keys k ON k.id = organization.api_key_id
+        WHERE c.api_key_id = k.lineage_id AND c.period_start = $2`,
+      [eventId, periodStart, keep],
+    );
+  }
+
+  /** A key's cap and this period's spend, its lineage's (after a refusal, for the 402's figures). */
   async findKeyCredits(keyId: string): Promise<KeyCreditsRow | undefined> {
     const rows: KeyCreditsRow[] = await this.dataSource.query(
-      `SELECT k.monthly_credit_limit, ${CURRENT_PERIOD_SQL}::text AS period_start,
+      `SELECT (SELECT h.monthly_credit_limit FROM api_keys h WHERE h.lineage_id = k.lineage_id
+                ORDER BY h.created_at DESC LIMIT 1) AS monthly_credit_limit,
+              ${CURRENT_PERIOD_SQL}::text AS period_start,
               CASE WHEN c.period_start < ${CURRENT_PERIOD_SQL} THEN 0 ELSE c.credits_used END AS credits_used
-         FROM api_keys k JOIN api_key_credits c ON c.api_key_id = k.id WHERE k.id = $1`,
+         FROM api_keys k JOIN api_key_credits c ON c.api_key_id = k.lineage_id WHERE k.id = $1`,
       [keyId],
     );
     return rows[0];

@@ -1,13 +1,13 @@
 /**
- * Fastify's `trustProxy` from TRUST_PROXY: `false` (default: the socket's address is the client),
- * `true`, a hop count, or a list of addresses/subnets/names such as `loopback, 10.0.0.0/8`. Behind a
- * Kubernetes ingress set it to the ingress's subnet, or every client shares the proxy's address for
- * the sign-in limits.
+ * Fastify's `trustProxy` from TRUST_PROXY (validated at boot, where `true` is refused): `false`
+ * (default: the socket's address is the client), a hop count, or a list of addresses/subnets/names
+ * such as `loopback, 10.0.0.0/8`. Behind a Kubernetes ingress set it to the ingress's subnet, or every
+ * client shares the proxy's address for the per-address limits.
  */
-export function parseTrustProxy(value: string): boolean | number | string {
+export function parseTrustProxy(value: string): false | number | string {
   const text = value.trim();
   if (text === '' || text === 'false') return false;
-  if (text === 'true') return true;
+  if (text === 'true') throw new Error('TRUST_PROXY=true is refused: name the proxies or their number');
   if (/^\d+$/.test(text)) return Number(text);
   return text;
 }

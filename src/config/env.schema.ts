@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Transform, plainToInstance } from 'class-transformer';
 import {
   IsBoolean,
@@ -50,6 +51,41 @@ const IsOriginList = () =>
         );
         return `must be a comma-separated list of exact origins such as https://app.example.com (no "*", path or trailing slash); "${String(bad)}" is not one`;
       },
+    },
+  });
+
+/** The names proxy-addr (behind Fastify's `trustProxy`) knows for whole ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, an address/prefix (CIDR) or one of proxy-addr's range names. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const parts = entry.split('/');
+  const family = isIP(parts[0]);
+  if (family === 0 || parts.length > 2) return false;
+  if (parts.length === 1) return true;
+  return /^\d{1,3}$/.test(parts[1]) && Number(parts[1]) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `false`, a hop count, or a comma-separated list of proxy addresses/CIDRs. `true` is refused: it
+ * believes the X-Forwarded-For of any peer, so every client could pick the address the per-address
+ * limits count and the audit log records.
+ */
+const IsTrustProxy = () =>
+  ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value: unknown) => {
+        if (typeof value !== 'string') return false;
+        const text = value.trim();
+        if (text === '' || text === 'false' || /^\d+$/.test(text)) return true;
+        return text.split(',').every((entry) => isProxyAddress(entry.trim()));
+      },
+      defaultMessage: (args) =>
+        String(args?.value).trim().toLowerCase() === 'true'
+          ? 'true would believe the X-Forwarded-For header of any client (each could choose its own address); set the number of proxies in front of the service (e.g. 1) or their addresses/CIDRs (e.g. 10.0.0.0/8, or loopback)'
+          : 'must be false, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8, 192.168.1.10, loopback)',
     },
   });
 
@@ -147,6 +183,26 @@ export class EnvSchema {
   @IsInt()
   @Min(1)
   RATE_LIMIT_PER_MINUTE = 1200;
+
+  /** The most requests per minute an API key's own `rate_limit_per_minute` may ask for (400 beyond). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  KEY_RATE_LIMIT_MAX_PER_MINUTE = 6000;
+
+  /** Requests per minute of one organization, all its keys and users together (429 beyond). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  ORG_RATE_LIMIT_PER_MINUTE = 12_000;
+
+  /** Active API keys one organization may hold (a create beyond is a 400; a rotation is never refused). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MAX_ACTIVE_KEYS_PER_ORG = 100;
 
   /** Per client address, before authentication: sign-ups per hour (each costs an argon2 hash and rows). */
   @Transform(toInt)
@@ -330,8 +386,11 @@ export class EnvSchema {
   @IsOriginList()
   CORS_ORIGINS: readonly string[] = [];
 
-  /** Fastify's `trustProxy`: which proxies may set X-Forwarded-For (client address for sign-in limits). */
-  @IsString()
+  /**
+   * Fastify's `trustProxy`: which proxies may set X-Forwarded-For (the client address of the
+   * per-address limits and the audit log): `false`, a hop count, or proxy addresses/CIDRs; never `true`.
+   */
+  @IsTrustProxy()
   TRUST_PROXY = 'false';
 }
 

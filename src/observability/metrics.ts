@@ -80,7 +80,7 @@ export const creditsSpent = new Counter({
 
 export const rateLimited = new Counter({
   name: 'kqs_rate_limited_total',
-  help: 'Requests refused with 429, by limit: principal (requests per minute) or sign_in (failed sign-ins).',
+  help: 'Requests refused with 429, by limit: principal or organization (requests per minute), sign_in (failed sign-ins), address_* (per client address).',
   labelNames: ['limit'] as const,
   registers: [registry],
 });

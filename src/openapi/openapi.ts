@@ -3,6 +3,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import { ERROR_COMPONENTS, errorResponsesFor } from './error-responses.js';
 import { FORMAT_MAX_LENGTH } from './limits.js';
 import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
+import { ADDRESS_RULE_EXTENSION } from '../rate-limit/limit-per-address.js';
 import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
 import { describeIdempotentPost } from './api-idempotency.js';
 import { LIVENESS_OPERATION, LIVENESS_PATH } from '../lifecycle/liveness.js';
@@ -29,7 +30,9 @@ A body field the operation does not define is a 400 naming it (\`topk: This fiel
 names what was asked for (\`Domain "medicine" not found.\`), the same either way.
 
 **Rate limits.** Every response to a request whose credentials were accepted carries \`RateLimit-Limit\`,
-\`RateLimit-Remaining\`, \`RateLimit-Reset\` (seconds) and \`RateLimit-Policy\` (\`<limit>;w=60\`); beyond the limit, 429.
+\`RateLimit-Remaining\`, \`RateLimit-Reset\` (seconds) and \`RateLimit-Policy\` (\`<limit>;w=60\`), for the tighter of the
+caller's own limit and its organization's; beyond either, 429. The operations that work before authentication (sign-up,
+sign-in, refresh, verify, logout) send the same headers with the client address's budget for them (\`w=3600\` for sign-up).
 
 **Retries.** Every authenticated \`POST\` accepts an \`Idempotency-Key\` header: a retry with the same key and request
 gets the first answer again (\`Idempotent-Replayed: true\`), without running or being charged twice.
@@ -169,7 +172,11 @@ function complete(document: OpenAPIObject): void {
         }),
         ...operation.responses,
       };
-      addResponseHeaders(responses as Parameters<typeof addResponseHeaders>[0], authenticated);
+      addResponseHeaders(
+        responses as Parameters<typeof addResponseHeaders>[0],
+        authenticated,
+        ADDRESS_RULE_EXTENSION in operation,
+      );
       if (idempotent) describeIdempotentPost(operation, responses as Parameters<typeof describeIdempotentPost>[1]);
       operation.responses = Object.fromEntries(
         Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),

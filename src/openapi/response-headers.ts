@@ -2,6 +2,11 @@ import type { HeaderObject, ReferenceObject } from '@nestjs/swagger';
 import { integerSchema } from '../common/validation.js';
 import { SIGN_IN_WINDOW_MS } from '../rate-limit/sign-in-throttle.js';
 
+/** The per-address budgets' windows: a minute (sign-in, token calls), an hour (sign-up). */
+const ADDRESS_WINDOWS_SECONDS = [60, 3600];
+const BY_ADDRESS =
+  "On the operations that work before authentication (sign-up, sign-in, refresh, verify, logout): the client address's budget for the operation (`SIGNUP_LIMIT_PER_HOUR`, `SIGNIN_LIMIT_PER_MINUTE`, `TOKEN_LIMIT_PER_MINUTE`), sent on every answer counted against it, the 429 included (not on answers given before it is counted: malformed JSON, a body over the size limit).";
+
 const WINDOW_SECONDS = 60;
 const ACCEPTED =
   'Sent on every response to a request whose credentials were accepted; not on public operations, nor on answers given before authentication (401, malformed JSON, a body over the size limit).';
@@ -9,7 +14,7 @@ const ACCEPTED =
 /** The response headers of the contract, as reusable components (`#/components/headers/<name>`). */
 export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
   'RateLimit-Limit': {
-    description: `Requests the caller (user or API key) may make per ${WINDOW_SECONDS}-second window. ${ACCEPTED}`,
+    description: `Requests the caller (user or API key) may make per ${WINDOW_SECONDS}-second window, or its organization (all its keys and users: \`ORG_RATE_LIMIT_PER_MINUTE\`) when that has less left; the other RateLimit headers are of the same bucket. ${ACCEPTED}`,
     schema: integerSchema(1, Number.MAX_SAFE_INTEGER),
   },
   'RateLimit-Remaining': {
@@ -27,6 +32,27 @@ export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
       maxLength: 32,
       pattern: `^[0-9]+;w=${WINDOW_SECONDS}$`,
       example: `1200;w=${WINDOW_SECONDS}`,
+    },
+  },
+  'Address-RateLimit-Limit': {
+    description: `Requests one client address may make per window. ${BY_ADDRESS}`,
+    schema: integerSchema(1, Number.MAX_SAFE_INTEGER),
+  },
+  'Address-RateLimit-Remaining': {
+    description: `Requests the address has left in the current window. ${BY_ADDRESS}`,
+    schema: integerSchema(0, Number.MAX_SAFE_INTEGER),
+  },
+  'Address-RateLimit-Reset': {
+    description: `Whole seconds until the address's window ends. ${BY_ADDRESS}`,
+    schema: integerSchema(1, Math.max(...ADDRESS_WINDOWS_SECONDS)),
+  },
+  'Address-RateLimit-Policy': {
+    description: `The address's limit and window in seconds, \`<limit>;w=<seconds>\`: \`w=60\` for sign-in and token calls, \`w=3600\` for sign-up. ${BY_ADDRESS}`,
+    schema: {
+      type: 'string',
+      maxLength: 32,
+      pattern: `^[0-9]+;w=(${ADDRESS_WINDOWS_SECONDS.join('|')})$`,
+      example: '60;w=60',
     },
   },
   'Access-Control-Allow-Origin': {
@@ -68,6 +94,13 @@ export const RATE_LIMIT_HEADERS = Object.fromEntries(
     headerRef(name),
   ]),
 );
+/** The same headers on the operations limited per client address, with that budget's figures. */
+export const ADDRESS_RATE_LIMIT_HEADERS = Object.fromEntries(
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'].map((name) => [
+    name,
+    headerRef(`Address-${name}`),
+  ]),
+);
 export const CORS_HEADERS = { 'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin') };
 /** On every metered answer (queries, chat messages). */
 export const CREDIT_HEADERS = {
@@ -79,16 +112,24 @@ type Responses = Record<string, { $ref?: string; description?: string; headers?:
 
 /**
  * Adds the headers every response may carry: `Access-Control-Allow-Origin` on all, and the RateLimit
- * headers on the 2xx and 4xx answers (but 401) of operations that need credentials.
+ * headers on the 2xx and 4xx answers (but 401) of operations that need credentials, or, on operations
+ * limited per client address (`limitedByAddress`), the address budget's on the 2xx and 4xx answers
+ * (but 413: a body over the limit is refused before it is counted).
  */
-export function addResponseHeaders(responses: Responses, authenticated: boolean): void {
+export function addResponseHeaders(responses: Responses, authenticated: boolean, limitedByAddress = false): void {
   for (const [status, response] of Object.entries(responses)) {
     // A shared response: its component carries the headers (and the description @nestjs/swagger adds is dropped).
     if (response.$ref) {
       delete response.description;
       continue;
     }
-    const limited = authenticated && /^[24]/.test(status) && status !== '401';
-    response.headers = { ...(limited ? RATE_LIMIT_HEADERS : {}), ...response.headers, ...CORS_HEADERS };
+    const answered = /^[24]/.test(status);
+    const limits =
+      authenticated && answered && status !== '401'
+        ? RATE_LIMIT_HEADERS
+        : limitedByAddress && answered && status !== '413'
+          ? ADDRESS_RATE_LIMIT_HEADERS
+          : {};
+    response.headers = { ...limits, ...response.headers, ...CORS_HEADERS };
   }
 }

@@ -22,7 +22,9 @@ export const STREAM_FAILURE = 'The answer could not be completed. It is transien
 
 const STREAM_DESCRIPTION = `With \`"stream": true\`: Server-Sent Events. \`sources\` (\`{sources}\`) first, then \`delta\` events
 (\`{text}\`, pieces of the answer in order), then \`done\` (the JSON response's body). If the answer fails midway, an
-\`error\` event (\`{detail}\`) ends the stream instead of \`done\`, and the credits are given back.`;
+\`error\` event (\`{detail}\`) ends the stream instead of \`done\`, and the credits are given back. A client that hangs up
+after the \`sources\` event and before any \`delta\` is charged what a search costs (SEARCH_CREDIT_COST), the rest given back;
+after a \`delta\`, the whole query.`;
 
 const STREAM_EXAMPLE = (
   [
@@ -108,6 +110,8 @@ export class QueryController {
   private async stream(prepared: PreparedAnswer, reply: HttpReply): Promise<void> {
     const events = openEventStream(reply);
     events.send({ sources: prepared.sources.map(presentSource) }, 'sources');
+    // Written to a connection still open: from here a hang-up still pays for the search.
+    prepared.sourcesDelivered = !prepared.signal?.aborted;
     try {
       const answer = await this.queries.complete(prepared, (text) => events.send({ text }, 'delta'));
       const done = { answer, ...this.summary(prepared) };

@@ -26,6 +26,8 @@ export interface PreparedAnswer {
   reservation: Reservation;
   deltas: AsyncIterable<string>;
   signal?: AbortSignal;
+  /** Set once the sources were written to the client (a stream's first event): the search is then delivered. */
+  sourcesDelivered?: boolean;
 }
 
 const CONTEXT_TURNS = 3;
@@ -75,7 +77,9 @@ export class QueryService {
   /**
    * Reads the answer to the end, handing each delta to `onDelta`. Refunds if the answerer fails, or if
    * the client goes before receiving any of the answer; once part of it was delivered, the charge stands
-   * (else reading every delta and hanging up before `done` would make answers free).
+   * (else reading every delta and hanging up before `done` would make answers free). A client that goes
+   * after receiving the sources keeps paying for those, what `POST /v1/search/` costs
+   * (SEARCH_CREDIT_COST): else hanging up after the first event would make searches free.
    */
   async complete(prepared: PreparedAnswer, onDelta?: (text: string) => void): Promise<string> {
     let answer = '';
@@ -94,6 +98,8 @@ export class QueryService {
       return answer;
     } catch (error) {
       if (prepared.signal?.aborted && delivered) this.quota.settle(prepared.reservation);
+      else if (prepared.signal?.aborted && prepared.sourcesDelivered)
+        await this.quota.refundAllBut(prepared.reservation, this.quota.cost('search'));
       else await this.quota.refund(prepared.reservation);
       throw error;
     }

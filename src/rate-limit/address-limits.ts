@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { rateLimited } from '../observability/metrics.js';
 import { CounterStore } from './counter-store.js';
+import { type RateLimitState, rateLimitHeaders } from './principal-rate-limiter.js';
 
 /** What a client address may do before it has authenticated, each with its own budget. */
 export type AddressRule = 'signup' | 'signin' | 'token';
@@ -41,12 +42,13 @@ export class AddressLimits {
   }
 
   /**
-   * Counts one request of this address under the rule, or throws the 429. A refused address is then
-   * refused from memory until the store said capacity frees (nothing gives a count back, so that is
-   * exact): a flood past its limit costs no more round trips to Redis, which were 14 % of the
-   * service's CPU under the abuse bench's sign-in flood.
+   * Counts one request of this address under the rule and answers the RateLimit-* headers of its
+   * bucket, or throws the 429 (with the same headers). A refused address is then refused from memory
+   * until the store said capacity frees (nothing gives a count back, so that is exact): a flood past
+   * its limit costs no more round trips to Redis, which were 14 % of the service's CPU under the abuse
+   * bench's sign-in flood.
    */
-  async take(rule: AddressRule, address: string): Promise<void> {
+  async take(rule: AddressRule, address: string): Promise<Record<string, string>> {
     const refusedMs = this.refusedMs(rule, address);
     if (refusedMs > 0) throw this.refusal(rule, refusedMs);
     const key = `pre:${rule}:${address}`;
@@ -56,6 +58,8 @@ export class AddressLimits {
       this.refused.refuse(key, reservation.retryAfterMs);
       throw this.refusal(rule, reservation.retryAfterMs);
     }
+    const [{ count, remainingMs }] = reservation.counters;
+    return this.headers(rule, { limit, remaining: Math.max(0, limit - count), resetSeconds: seconds(remainingMs) });
   }
 
   /** How long (ms) this instance already knows the address is refused under the rule; 0 when it does not. */
@@ -68,10 +72,23 @@ export class AddressLimits {
     return this.blocked.remainingMs(address, Date.now());
   }
 
-  /** The 429 for a refusal of `retryAfterMs`, counted in the metrics under its limit. */
+  /**
+   * The 429 for a refusal of `retryAfterMs`, counted in the metrics under its limit; under a rule, with
+   * its bucket's RateLimit-* headers (nothing left until the refusal ends).
+   */
   refusal(limit: AddressRule | 'failed_auth', retryAfterMs: number): ThrottledError {
     rateLimited.inc({ limit: `address_${limit}` });
-    return new ThrottledError(retryAfterMs / 1000);
+    const throttled = new ThrottledError(retryAfterMs / 1000);
+    if (limit !== 'failed_auth')
+      Object.assign(
+        throttled.headers,
+        this.headers(limit, { limit: this.rules[limit].limit, remaining: 0, resetSeconds: seconds(retryAfterMs) }),
+      );
+    return throttled;
+  }
+
+  private headers(rule: AddressRule, state: RateLimitState): Record<string, string> {
+    return rateLimitHeaders(state, this.rules[rule].windowMs / 1000);
   }
 
   /** Counts a failed credential; at the limit the address is refused until its window ends. */
@@ -81,6 +98,9 @@ export class AddressLimits {
     this.blocked.refuse(address, remainingMs);
   }
 }
+
+/** Whole seconds, at least 1, as Retry-After rounds them. */
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** Keys refused until a moment, in this instance's memory: at most BLOCKED_MAX, all forgotten when full. */
 class Refusals {

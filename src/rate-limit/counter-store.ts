@@ -9,11 +9,19 @@ export interface Counter {
   windowMs: number;
 }
 
-export type Reservation = { granted: true } | { granted: false; retryAfterMs: number };
+/** A counter after a granted reservation: its count (this one included) and the time left in its window. */
+export interface CounterState {
+  count: number;
+  remainingMs: number;
+}
+
+export type Reservation =
+  | { granted: true; /** In the order of the counters asked. */ counters: CounterState[] }
+  | { granted: false; retryAfterMs: number };
 
 // All or nothing, in one step: when any counter is at its limit nothing is counted and the longest
-// wait is returned (negative); otherwise every counter is incremented. Every key keeps a TTL: a counter
-// without one would be a permanent lock-out.
+// wait is returned (negative, alone); otherwise every counter is incremented and each one's count and
+// time left follow a leading 1. Every key keeps a TTL: a counter without one would be a permanent lock-out.
 const RESERVE = `
 local wait = 0
 for i, key in ipairs(KEYS) do
@@ -24,12 +32,15 @@ for i, key in ipairs(KEYS) do
     if ttl > wait then wait = ttl end
   end
 end
-if wait > 0 then return -wait end
+if wait > 0 then return {-wait} end
+local states = {1}
 for i, key in ipairs(KEYS) do
   local count = redis.call('INCR', key)
   if count == 1 or redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ARGV[i * 2]) end
+  table.insert(states, count)
+  table.insert(states, redis.call('PTTL', key))
 end
-return 1`;
+return states`;
 
 // Gives back a reservation (the attempt turned out not to count). A counter back at zero is removed,
 // so that the next window starts with the next attempt that counts.
@@ -65,10 +76,14 @@ export class CounterStore {
     if (this.redis) {
       try {
         const args = counters.flatMap(({ limit, windowMs }) => [limit, windowMs]);
-        const reply = Number(
-          await this.redis.eval(RESERVE, counters.length, ...counters.map(({ key }) => key), ...args),
-        );
-        return reply > 0 ? { granted: true } : { granted: false, retryAfterMs: -reply };
+        const reply = (
+          (await this.redis.eval(RESERVE, counters.length, ...counters.map(({ key }) => key), ...args)) as number[]
+        ).map(Number);
+        if (reply[0] <= 0) return { granted: false, retryAfterMs: -reply[0] };
+        return {
+          granted: true,
+          counters: counters.map((_, i) => ({ count: reply[1 + i * 2], remainingMs: Math.max(reply[2 + i * 2], 1) })),
+        };
       } catch (error) {
         this.warn(error);
       }
@@ -117,7 +132,10 @@ export class CounterStore {
     );
     if (wait > 0) return { granted: false, retryAfterMs: wait };
     for (const { entry } of entries) entry.count++;
-    return { granted: true };
+    return {
+      granted: true,
+      counters: entries.map(({ entry }) => ({ count: entry.count, remainingMs: Math.max(entry.resetAt - now, 1) })),
+    };
   }
 
   private current(key: string, windowMs: number, now: number): { count: number; resetAt: number } {

@@ -7,7 +7,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { HttpRequest } from '../common/http.js';
+import { ApiExtension } from '@nestjs/swagger';
+import type { HttpReply, HttpRequest } from '../common/http.js';
 import { type AddressRule, AddressLimits } from './address-limits.js';
 import { clientAddress } from '../common/client-address.js';
 
@@ -22,7 +23,10 @@ export class AddressLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rule = addressRuleOf(this.reflector, context.getHandler());
-    if (rule) await this.limits.take(rule, clientAddress(context.switchToHttp().getRequest<HttpRequest>()));
+    if (!rule) return true;
+    const http = context.switchToHttp();
+    const headers = await this.limits.take(rule, clientAddress(http.getRequest<HttpRequest>()));
+    http.getResponse<HttpReply>().headers(headers);
     return true;
   }
 }
@@ -31,6 +35,16 @@ export class AddressLimitGuard implements CanActivate {
 export const addressRuleOf = (reflector: Reflector, handler: object): AddressRule | undefined =>
   reflector.get<AddressRule | undefined>(ADDRESS_RULE, handler as () => unknown);
 
-/** Counts each request of the route against the client address's budget for `rule` (429 past it). */
+/** The OpenAPI extension naming a route's rule; the document gives its answers the address bucket's headers. */
+export const ADDRESS_RULE_EXTENSION = 'x-rate-limit-per-address';
+
+/**
+ * Counts each request of the route against the client address's budget for `rule` (429 past it); its
+ * answers carry that budget's RateLimit-* headers.
+ */
 export const LimitPerAddress = (rule: AddressRule) =>
-  applyDecorators(SetMetadata(ADDRESS_RULE, rule), UseGuards(AddressLimitGuard));
+  applyDecorators(
+    SetMetadata(ADDRESS_RULE, rule),
+    UseGuards(AddressLimitGuard),
+    ApiExtension(ADDRESS_RULE_EXTENSION, rule),
+  );

@@ -19,13 +19,16 @@ export interface RateLimitState {
   resetSeconds: number;
 }
 
-/** The IETF httpapi rate-limit draft's headers (RateLimit-Limit, -Remaining, -Reset, -Policy). */
-export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+/**
+ * The IETF httpapi rate-limit draft's headers (RateLimit-Limit, -Remaining, -Reset, -Policy), for a
+ * window of `windowSeconds` (a principal's minute unless said otherwise).
+ */
+export function rateLimitHeaders(state: RateLimitState, windowSeconds = WINDOW_MS / 1000): Record<string, string> {
   return {
     'RateLimit-Limit': String(state.limit),
     'RateLimit-Remaining': String(state.remaining),
     'RateLimit-Reset': String(state.resetSeconds),
-    'RateLimit-Policy': `${state.limit};w=${WINDOW_MS / 1000}`,
+    'RateLimit-Policy': `${state.limit};w=${windowSeconds}`,
   };
 }
 
@@ -39,8 +42,21 @@ interface Window {
   pending: number;
 }
 
+/** What a window has counted: the shared total, what is on its way to Redis, and what is not yet sent. */
+const used = (entry: Window) => entry.shared + entry.sending + entry.pending;
+
+/** The 429 of a spent bucket, with its RateLimit-* headers (nothing left until the window ends). */
+function throttled(metric: 'principal' | 'organization', limit: number, resetSeconds: number): ThrottledError {
+  rateLimited.inc({ limit: metric });
+  const error = new ThrottledError(resetSeconds);
+  Object.assign(error.headers, rateLimitHeaders({ limit, remaining: 0, resetSeconds }));
+  return error;
+}
+
 /**
- * RATE_LIMIT_PER_MINUTE (or a key's own `rate_limit_per_minute`) per API key and per user (JWT), in fixed one-minute windows. The decision is
+ * RATE_LIMIT_PER_MINUTE (or a key's own `rate_limit_per_minute`, never above KEY_RATE_LIMIT_MAX_PER_MINUTE)
+ * per API key and per user (JWT), and ORG_RATE_LIMIT_PER_MINUTE per organization across all its keys
+ * and users, in fixed one-minute windows. A request counts in both buckets or in neither. The decision is
  * local and synchronous, so the request path never waits on Redis: each instance counts in memory
  * and every SYNC_INTERVAL_MS pushes its new counts to Redis in one pipeline (INCRBY) and reads the
  * shared totals of this minute's principals back. Alone, an instance is exact; several together can overshoot by what the others
@@ -53,12 +69,16 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
   private timer: NodeJS.Timeout | null = null;
   private syncing = false;
   private readonly limit: number;
+  private readonly keyLimitMax: number;
+  private readonly organizationLimit: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis | null,
   ) {
     this.limit = config.RATE_LIMIT_PER_MINUTE;
+    this.keyLimitMax = config.KEY_RATE_LIMIT_MAX_PER_MINUTE;
+    this.organizationLimit = config.ORG_RATE_LIMIT_PER_MINUTE;
   }
 
   onModuleInit(): void {
@@ -71,29 +91,40 @@ export class PrincipalRateLimiter implements OnModuleInit, OnApplicationShutdown
   }
 
   /**
-   * Counts one request of this principal and says what is left, or throws the 429 (with Retry-After and
-   * the same RateLimit-* headers) when over the limit.
+   * Counts one request of this principal and of its organization and says what is left in the tighter
+   * of the two buckets, or throws the 429 (with Retry-After and the RateLimit-* headers of the bucket
+   * that refused) when either is spent.
    */
   consume(principal: Principal, now = Date.now()): RateLimitState {
-    const id = principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
     const window = Math.floor(now / WINDOW_MS);
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+    // A key's own limit (cached with its grant) overrides the default, up to the operator's ceiling
+    // (keys given more before the ceiling existed included).
+    const own = principal.rateLimitPerMinute ?? null;
+    const principalLimit = own === null ? this.limit : Math.min(own, this.keyLimitMax);
+    const principalEntry = this.entry(
+      principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`,
+      window,
+    );
+    const principalLeft = principalLimit - used(principalEntry);
+    if (principalLeft <= 0) throw throttled('principal', principalLimit, resetSeconds);
+    const organizationEntry = this.entry(`org:${principal.organizationId}`, window);
+    const organizationLeft = this.organizationLimit - used(organizationEntry);
+    if (organizationLeft <= 0) throw throttled('organization', this.organizationLimit, resetSeconds);
+    principalEntry.pending++;
+    organizationEntry.pending++;
+    return organizationLeft < principalLeft
+      ? { limit: this.organizationLimit, remaining: organizationLeft - 1, resetSeconds }
+      : { limit: principalLimit, remaining: principalLeft - 1, resetSeconds };
+  }
+
+  private entry(id: string, window: number): Window {
     let entry = this.windows.get(id);
     if (entry?.window !== window) {
       entry = { window, shared: 0, sending: 0, pending: 0 };
       this.windows.set(id, entry);
     }
-    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    const used = entry.shared + entry.sending + entry.pending;
-    // A key's own limit (cached with its grant) overrides the default.
-    const limit = principal.rateLimitPerMinute ?? this.limit;
-    if (used >= limit) {
-      rateLimited.inc({ limit: 'principal' });
-      const throttled = new ThrottledError(resetSeconds);
-      Object.assign(throttled.headers, rateLimitHeaders({ limit, remaining: 0, resetSeconds }));
-      throw throttled;
-    }
-    entry.pending++;
-    return { limit, remaining: limit - used - 1, resetSeconds };
+    return entry;
   }
 
   /**

@@ -42,7 +42,8 @@ export function ScopesField() {
 export const RateLimitField = () => (target: object, property: string) => {
   ApiProperty({
     ...nullableInteger(1, RATE_LIMIT_PER_MINUTE_MAX),
-    description: "Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.",
+    description:
+      "Requests per minute for this key, up to the service's KEY_RATE_LIMIT_MAX_PER_MINUTE (6000 by default; a 400 names it beyond); null (the default) means the service's RATE_LIMIT_PER_MINUTE. The organization's ORG_RATE_LIMIT_PER_MINUTE applies across all its keys and users as well.",
     example: 600,
   })(target, property);
   IntegerField({ min: 1, max: RATE_LIMIT_PER_MINUTE_MAX })(target, property);

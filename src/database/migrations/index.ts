@@ -8,6 +8,8 @@ import { LocatedPassages1763700430000 } from './1763700430000-LocatedPassages.js
 import { UsageByKey1763700440000 } from './1763700440000-UsageByKey.js';
 import { RankingTuning1763700450000 } from './1763700450000-RankingTuning.js';
 import { SearchVectorsInline1763700460000 } from './1763700460000-SearchVectorsInline.js';
+import { KeyLineages1795723595478 } from './1795723595478-KeyLineages.js';
+import { ActiveKeysByOrganization1795723595479 } from './1795723595479-ActiveKeysByOrganization.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -21,4 +23,6 @@ export const migrations = [
   UsageByKey1763700440000,
   RankingTuning1763700450000,
   SearchVectorsInline1763700460000,
+  KeyLineages1795723595478,
+  ActiveKeysByOrganization1795723595479,
 ];

@@ -123,7 +123,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out: revoke a refresh token so it can no longer refresh
-         * @description With `"all": true`, sign out everywhere: every refresh token of the user is revoked, and access tokens issued before are refused (within 30 seconds on every instance). The valid refresh token sent is what proves the caller.
+         * @description With `"all": true`, sign out everywhere: every refresh token of the user is revoked, and access tokens issued before are refused on every instance within a second. The valid refresh token sent is what proves the caller.
          */
         post: operations["logout"];
         delete?: never;
@@ -185,7 +185,7 @@ export interface paths {
          * Create an API key; the full key is returned this once
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     Optionally limited to `scopes`, with its own `rate_limit_per_minute` and `monthly_credit_limit`, and labelled with `metadata`.
+         *     Optionally limited to `scopes`, with its own `rate_limit_per_minute` (at most the service's `KEY_RATE_LIMIT_MAX_PER_MINUTE`, 6000 by default) and `monthly_credit_limit`, and labelled with `metadata`. An organization holds at most `MAX_ACTIVE_KEYS_PER_ORG` active keys (100 by default); rotating a key is never refused for it (the replaced key, even in its grace period, is no longer active).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -251,7 +251,7 @@ export interface paths {
          * Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
-         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key carries on the old one's `credits_used_this_period`.
+         *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key joins the old one's lineage: the two share one `monthly_credit_limit` counter (`credits_used_this_period`), in the grace period too, capped by the newest key's limit.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -651,7 +651,9 @@ export interface paths {
          *
          *     With `"stream": true`: Server-Sent Events. `sources` (`{sources}`) first, then `delta` events
          *     (`{text}`, pieces of the answer in order), then `done` (the JSON response's body). If the answer fails midway, an
-         *     `error` event (`{detail}`) ends the stream instead of `done`, and the credits are given back.
+         *     `error` event (`{detail}`) ends the stream instead of `done`, and the credits are given back. A client that hangs up
+         *     after the `sources` event and before any `delta` is charged what a search costs (SEARCH_CREDIT_COST), the rest given back;
+         *     after a `delta`, the whole query.
          */
         post: operations["query"];
         delete?: never;
@@ -1081,7 +1083,7 @@ export interface components {
             scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
             /**
              * Format: int32
-             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
+             * @description Requests per minute for this key, up to the service's KEY_RATE_LIMIT_MAX_PER_MINUTE (6000 by default; a 400 names it beyond); null (the default) means the service's RATE_LIMIT_PER_MINUTE. The organization's ORG_RATE_LIMIT_PER_MINUTE applies across all its keys and users as well.
              * @example 600
              */
             rate_limit_per_minute?: number | null;
@@ -1198,7 +1200,7 @@ export interface components {
             scopes?: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
             /**
              * Format: int32
-             * @description Requests per minute for this key; null (the default) means the service's RATE_LIMIT_PER_MINUTE.
+             * @description Requests per minute for this key, up to the service's KEY_RATE_LIMIT_MAX_PER_MINUTE (6000 by default; a 400 names it beyond); null (the default) means the service's RATE_LIMIT_PER_MINUTE. The organization's ORG_RATE_LIMIT_PER_MINUTE applies across all its keys and users as well.
              * @example 600
              */
             rate_limit_per_minute?: number | null;
@@ -2351,7 +2353,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Requests the caller (user or API key) may make per 60-second window. Sent on every response to a request whose credentials were accepted; not on public operations, nor on answers given before authentication (401, malformed JSON, a body over the size limit). */
+        /** @description Requests the caller (user or API key) may make per 60-second window, or its organization (all its keys and users: `ORG_RATE_LIMIT_PER_MINUTE`) when that has less left; the other RateLimit headers are of the same bucket. Sent on every response to a request whose credentials were accepted; not on public operations, nor on answers given before authentication (401, malformed JSON, a body over the size limit). */
         "RateLimit-Limit": number;
         /** @description Requests left in the current window. Sent on every response to a request whose credentials were accepted; not on public operations, nor on answers given before authentication (401, malformed JSON, a body over the size limit). */
         "RateLimit-Remaining": number;
@@ -2359,6 +2361,14 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description The caller's limit and window, `<limit>;w=60` (IETF httpapi rate-limit headers draft). Sent on every response to a request whose credentials were accepted; not on public operations, nor on answers given before authentication (401, malformed JSON, a body over the size limit). */
         "RateLimit-Policy": string;
+        /** @description Requests one client address may make per window. On the operations that work before authentication (sign-up, sign-in, refresh, verify, logout): the client address's budget for the operation (`SIGNUP_LIMIT_PER_HOUR`, `SIGNIN_LIMIT_PER_MINUTE`, `TOKEN_LIMIT_PER_MINUTE`), sent on every answer counted against it, the 429 included (not on answers given before it is counted: malformed JSON, a body over the size limit). */
+        "Address-RateLimit-Limit": number;
+        /** @description Requests the address has left in the current window. On the operations that work before authentication (sign-up, sign-in, refresh, verify, logout): the client address's budget for the operation (`SIGNUP_LIMIT_PER_HOUR`, `SIGNIN_LIMIT_PER_MINUTE`, `TOKEN_LIMIT_PER_MINUTE`), sent on every answer counted against it, the 429 included (not on answers given before it is counted: malformed JSON, a body over the size limit). */
+        "Address-RateLimit-Remaining": number;
+        /** @description Whole seconds until the address's window ends. On the operations that work before authentication (sign-up, sign-in, refresh, verify, logout): the client address's budget for the operation (`SIGNUP_LIMIT_PER_HOUR`, `SIGNIN_LIMIT_PER_MINUTE`, `TOKEN_LIMIT_PER_MINUTE`), sent on every answer counted against it, the 429 included (not on answers given before it is counted: malformed JSON, a body over the size limit). */
+        "Address-RateLimit-Reset": number;
+        /** @description The address's limit and window in seconds, `<limit>;w=<seconds>`: `w=60` for sign-in and token calls, `w=3600` for sign-up. On the operations that work before authentication (sign-up, sign-in, refresh, verify, logout): the client address's budget for the operation (`SIGNUP_LIMIT_PER_HOUR`, `SIGNIN_LIMIT_PER_MINUTE`, `TOKEN_LIMIT_PER_MINUTE`), sent on every answer counted against it, the 429 included (not on answers given before it is counted: malformed JSON, a body over the size limit). */
+        "Address-RateLimit-Policy": string;
         /** @description The request's `Origin`, echoed (with `Vary: Origin`) when it is one of CORS_ORIGINS; absent otherwise. Never `*`. */
         "Access-Control-Allow-Origin": string;
         /** @description Seconds until a retry can succeed (at most one rate-limit window, or the sign-in cool-off). */
@@ -2475,6 +2485,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -2486,6 +2500,10 @@ export interface operations {
             /** @description Wrong e-mail or password, or an inactive account. */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2498,6 +2516,10 @@ export interface operations {
             /** @description After 10 failed attempts for one e-mail (or 50 from one address) within 15 minutes, until that window passes (each attempt is counted before the password is checked, so concurrent guesses cannot exceed it); also past `SIGNIN_LIMIT_PER_MINUTE` attempts from one address. `Retry-After` says when. */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2530,6 +2552,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -2541,6 +2567,10 @@ export interface operations {
             /** @description The token is malformed, tampered, expired, revoked or of the wrong type. */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2553,6 +2583,10 @@ export interface operations {
             /** @description Too many refresh, verify and logout calls from this address (`TOKEN_LIMIT_PER_MINUTE`); `Retry-After` says when to try again. */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2586,6 +2620,10 @@ export interface operations {
             /** @description Valid: an empty object. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -2597,6 +2635,10 @@ export interface operations {
             /** @description The token is malformed, tampered, expired, revoked or of the wrong type. */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2609,6 +2651,10 @@ export interface operations {
             /** @description Too many refresh, verify and logout calls from this address (`TOKEN_LIMIT_PER_MINUTE`); `Retry-After` says when to try again. */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2643,6 +2689,10 @@ export interface operations {
             /** @description Revoked. */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -2652,6 +2702,10 @@ export interface operations {
             /** @description The token is malformed, tampered, expired, revoked or of the wrong type. */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2664,6 +2718,10 @@ export interface operations {
             /** @description Too many refresh, verify and logout calls from this address (`TOKEN_LIMIT_PER_MINUTE`); `Retry-After` says when to try again. */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2697,6 +2755,10 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -2707,6 +2769,10 @@ export interface operations {
             /** @description E-mail missing, invalid or taken; password under 8 characters or all digits. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -2717,6 +2783,10 @@ export interface operations {
             /** @description Sign-up is turned off (`ALLOW_SIGNUP=false`). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -2728,6 +2798,10 @@ export interface operations {
             /** @description Past `SIGNUP_LIMIT_PER_HOUR` sign-ups from one address; `Retry-After` says when to try again. */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -2862,7 +2936,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyResponse"];
                 };
             };
-            /** @description `name` missing or too long; an unknown or repeated scope; a limit out of range; bad metadata. */
+            /** @description `name` missing or too long; an unknown or repeated scope; a limit out of range (or above the service's ceiling); bad metadata; or the organization already holds `MAX_ACTIVE_KEYS_PER_ORG` active keys. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
