@@ -11,13 +11,11 @@ const STORE_FULL = {
   detail:
     "This organization's Idempotency-Key store is full (1 MB of answers kept for 24 hours); the request was not run. " +
     'Retry it once older keys have expired, or send it without Idempotency-Key.',
-  code: 'idempotency_store_full',
 };
 const notKept = (why: string) => ({
   detail:
     `The request with this Idempotency-Key already ran and was answered, but its answer was not kept for replays (${why}). ` +
     'It was not run again.',
-  code: 'idempotent_answer_not_kept',
 });
 
 let counter = 0;

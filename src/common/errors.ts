@@ -292,9 +292,6 @@ export class IdempotencyStoreFullError extends ApiError {
         'Retry it once older keys have expired, or send it without Idempotency-Key.',
     );
   }
-  body() {
-    return { detail: this.message, code: 'idempotency_store_full' };
-  }
 }
 
 /** Why a request's answer was sent once but not kept for replays. */
@@ -315,8 +312,5 @@ export class IdempotentAnswerNotKeptError extends ApiError {
       `The request with this Idempotency-Key already ran and was answered, but its answer was not kept for replays (${why}). ` +
         'It was not run again.',
     );
-  }
-  body() {
-    return { detail: this.message, code: 'idempotent_answer_not_kept' };
   }
 }
