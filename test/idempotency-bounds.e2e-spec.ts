@@ -159,6 +159,9 @@ describe('the idempotency store is bounded', () => {
     expect(rows).toEqual([{ response_body: null, not_kept: 'store_full' }]);
     // The same key with another request is still a 422.
     await keyed(user, '/v1/documents/', key, { title: 'other', content: 'x' }).expect(422);
+    // Since an answer did not fit, the store counts as full: a new key is refused before it runs.
+    await keyed(user, '/v1/documents/', freshKey(), { title: 'after not kept', content: 'x' }).expect(429, STORE_FULL);
+    expect(await documentsTitled('after not kept')).toBe(0);
   });
 
   it('deletes every expired row in one purge, far past the 20,000 a run used to stop at, and gives the bytes back', async () => {

@@ -81,13 +81,18 @@ export class IdempotencyKeysRepository {
     return rows[0] ?? null;
   }
 
-  /** The bytes the organization's stored answers count now. */
-  async usage(organizationId: string): Promise<number> {
-    const rows: { bytes: string }[] = await this.keys.query(
-      `SELECT bytes FROM idempotency_usage WHERE organization_id = $1`,
+  /**
+   * The bytes the organization's stored answers count now, and whether an answer did not fit since
+   * the purge last gave it bytes back.
+   */
+  async usage(organizationId: string): Promise<{ bytes: number; full: boolean }> {
+    const rows: { bytes: string; full_until_purged: boolean }[] = await this.keys.query(
+      `SELECT bytes, full_until_purged FROM idempotency_usage WHERE organization_id = $1`,
       [organizationId],
     );
-    return rows.length === 0 ? 0 : Number(rows[0].bytes);
+    return rows.length === 0
+      ? { bytes: 0, full: false }
+      : { bytes: Number(rows[0].bytes), full: rows[0].full_until_purged };
   }
 
   /** Deletes the key's row if it has expired, giving its bytes back to the organization. */
@@ -96,7 +101,7 @@ export class IdempotencyKeysRepository {
       `WITH gone AS (
          DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2 AND expires_at <= now()
          RETURNING organization_id, stored_bytes)
-       UPDATE idempotency_usage u SET bytes = u.bytes - gone.stored_bytes
+       UPDATE idempotency_usage u SET bytes = u.bytes - gone.stored_bytes, full_until_purged = false
          FROM gone WHERE u.organization_id = gone.organization_id`,
       [organizationId, key],
     );
@@ -119,8 +124,9 @@ export class IdempotencyKeysRepository {
       if (!notKept && !(await this.take(manager, claim.organizationId, overhead + answerBytes, bounds.budgetBytes)))
         notKept = 'store_full';
       // A row that keeps no answer still counts its own bytes, within the budget or not: a flood of
-      // answers that are not kept cannot grow the table for free either.
-      if (notKept) await this.take(manager, claim.organizationId, overhead, null);
+      // answers that are not kept cannot grow the table for free either. One that did not fit marks
+      // the store full: new keys are refused before they run, rather than run and not kept.
+      if (notKept) await this.take(manager, claim.organizationId, overhead, null, notKept === 'store_full');
       const kept = notKept === null;
       const rows: unknown[] = await manager.query(
         `UPDATE idempotency_keys
@@ -144,15 +150,25 @@ export class IdempotencyKeysRepository {
     });
   }
 
-  /** Adds `bytes` to the organization's usage, unless that would pass `budget` (null: unconditionally). */
-  private async take(manager: EntityManager, organizationId: string, bytes: number, budget: number | null) {
+  /**
+   * Adds `bytes` to the organization's usage, unless that would pass `budget` (null: unconditionally);
+   * `markFull` marks the store full until the purge gives bytes back.
+   */
+  private async take(
+    manager: EntityManager,
+    organizationId: string,
+    bytes: number,
+    budget: number | null,
+    markFull = false,
+  ) {
     const rows: unknown[] = await manager.query(
-      `INSERT INTO idempotency_usage AS u (organization_id, bytes)
-       SELECT $1, $2 WHERE $3::bigint IS NULL OR $2 <= $3::bigint
-       ON CONFLICT (organization_id) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes
+      `INSERT INTO idempotency_usage AS u (organization_id, bytes, full_until_purged)
+       SELECT $1, $2, $4 WHERE $3::bigint IS NULL OR $2 <= $3::bigint
+       ON CONFLICT (organization_id) DO UPDATE
+          SET bytes = u.bytes + EXCLUDED.bytes, full_until_purged = u.full_until_purged OR EXCLUDED.full_until_purged
         WHERE $3::bigint IS NULL OR u.bytes + EXCLUDED.bytes <= $3::bigint
        RETURNING 1`,
-      [organizationId, bytes, budget],
+      [organizationId, bytes, budget, markFull],
     );
     return rows.length > 0;
   }
@@ -178,7 +194,7 @@ export class IdempotencyKeysRepository {
        per_organization AS (
          SELECT organization_id, sum(stored_bytes) AS bytes, count(*) AS n FROM gone GROUP BY organization_id),
        freed AS (
-         UPDATE idempotency_usage u SET bytes = u.bytes - p.bytes
+         UPDATE idempotency_usage u SET bytes = u.bytes - p.bytes, full_until_purged = false
            FROM per_organization p WHERE u.organization_id = p.organization_id)
        SELECT coalesce(sum(n), 0)::int AS deleted FROM per_organization`,
       [batch],

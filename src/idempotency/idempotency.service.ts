@@ -55,7 +55,8 @@ export class IdempotencyService {
    */
   async admit(organizationId: string, key: string, requestHash: string): Promise<Admission> {
     const claim = { organizationId, key, requestHash, claimId: randomUUID() };
-    const full = (await this.keys.usage(organizationId)) >= this.bounds.budgetBytes;
+    const usage = await this.keys.usage(organizationId);
+    const full = usage.full || usage.bytes >= this.bounds.budgetBytes;
     // A second pass covers a row that expired or was given back between the claim and the read.
     for (let attempt = 0; attempt < 2; attempt++) {
       if (!full && (await this.keys.claim(claim, CLAIM_SECONDS, KEY_TTL_SECONDS))) return { run: claim };

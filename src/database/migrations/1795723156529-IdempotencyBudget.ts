@@ -2,7 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Bounds on the idempotency store (issue 19): each stored answer counts its bytes (`stored_bytes`),
- * summed per organization in `idempotency_usage`, so the budget is checked without summing rows; an
+ * summed per organization in `idempotency_usage`, so the budget is checked without summing rows (and
+ * `full_until_purged` set once an answer did not fit, until the purge gives bytes back); an
  * answer that was sent but not kept (too large, or the store full) leaves `not_kept`, so its replay is
  * refused rather than run again. Full API keys stored by earlier versions in key answers are removed.
  */
@@ -28,7 +29,8 @@ export class IdempotencyBudget1795723156529 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE idempotency_usage (
         organization_id uuid PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
-        bytes bigint NOT NULL DEFAULT 0
+        bytes bigint NOT NULL DEFAULT 0,
+        full_until_purged boolean NOT NULL DEFAULT false
       )`);
     await queryRunner.query(`
       INSERT INTO idempotency_usage (organization_id, bytes)
