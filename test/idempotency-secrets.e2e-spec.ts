@@ -3,9 +3,11 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/env.schema.js';
-import { ADMIN, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import { IdempotencyBudget1795723156529 } from '../src/database/migrations/1795723156529-IdempotencyBudget.js';
+import { ADMIN, createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { CapturedLogs } from './support/ops.js';
 
 const KEY_WITHHELD =
@@ -89,6 +91,63 @@ describe('full API keys rest nowhere, Idempotency-Key or not (PostgreSQL)', () =
       expect(row.body.key_withheld).toBe(KEY_WITHHELD);
     }
     for (const key of shown) expect(logs.text.includes(key)).toBe(false);
+  });
+
+  it('removes, on upgrade, the full keys an earlier version stored in key answers (the record stays replayable)', async () => {
+    const migration = new IdempotencyBudget1795723156529();
+    const runner = test.app.get(DataSource).createQueryRunner();
+    try {
+      await migration.down(runner);
+      const organizationId = (await test.db.query('SELECT organization_id FROM users WHERE email = $1', [user.email]))
+        .rows[0].organization_id;
+      const old = { id: 'k1', name: 'old', key: 'svc_' + 'A'.repeat(38), key_prefix: 'svc_AAAAAAAA' };
+      await test.db.query(
+        `INSERT INTO idempotency_keys (organization_id, key, request_hash, claim_id, claimed_until, response_status,
+                                       response_headers, response_body, expires_at)
+         VALUES ($1, 'stored-before', repeat('0', 64), gen_random_uuid(), now(), 201, '{}', $2, now() + interval '1 hour'),
+                ($1, 'empty-before', repeat('1', 64), gen_random_uuid(), now(), 204, '{}', '', now() + interval '1 hour')`,
+        [organizationId, JSON.stringify(old)],
+      );
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+    const { rows } = await test.db.query(
+      `SELECT key, response_body, stored_bytes FROM idempotency_keys WHERE key IN ('stored-before', 'empty-before') ORDER BY key`,
+    );
+    expect(rows[0]).toMatchObject({ key: 'empty-before', response_body: '' });
+    expect(rows[1].key).toBe('stored-before');
+    expect(JSON.parse(rows[1].response_body)).toEqual({
+      id: 'k1',
+      name: 'old',
+      key_prefix: 'svc_AAAAAAAA',
+      key_withheld: KEY_WITHHELD,
+    });
+    const { rows: usage } = await test.db.query('SELECT sum(bytes)::int AS n FROM idempotency_usage');
+    const { rows: counted } = await test.db.query('SELECT sum(stored_bytes)::int AS n FROM idempotency_keys');
+    expect(usage[0].n).toBe(counted[0].n);
+  });
+
+  it('still refuses a replay once the key that sent it lost the scope, or was revoked', async () => {
+    const apiKey = await createKey(test, user, 'writer');
+    const send = () =>
+      test
+        .http()
+        .post('/v1/documents/')
+        .set('X-API-Key', apiKey.key)
+        .set('Idempotency-Key', 'scoped-1')
+        .send({ title: 'scoped', content: 'x' });
+    await send().expect(201);
+    await send().expect(201);
+    await test
+      .http()
+      .patch(`/v1/billings/api-keys/${apiKey.id}/update/`)
+      .set(user.auth)
+      .send({ scopes: ['query'] })
+      .expect(200);
+    await send().expect(403, { detail: 'This API key lacks the scope "documents:write".' });
+    await test.http().post(`/v1/billings/api-keys/${apiKey.id}/revoke/`).set(user.auth).expect(200);
+    await send().expect(401);
   });
 
   it('sends Cache-Control: no-store on every answer of those routes: a refusal and its replay too', async () => {

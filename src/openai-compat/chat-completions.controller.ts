@@ -32,7 +32,8 @@ import { ApiOpenAiErrors, withOpenAiError } from './openai-errors.js';
 const STREAM_DESCRIPTION = `With \`"stream": true\`: OpenAI's Server-Sent Events, each \`data: {chat.completion.chunk}\`: the first
 carries \`delta.role\`, the next ones pieces of \`delta.content\` in order, the last \`finish_reason: "stop"\`, \`usage\` and
 \`sources\`; then \`data: [DONE]\`. If the answer fails midway, a \`data: {detail, error}\` event ends the stream instead
-(no \`[DONE]\`), and the credits are given back.`;
+(no \`[DONE]\`), and the credits are given back. With an \`Idempotency-Key\`, a retry after a completed stream is answered
+the \`chat.completion\` JSON (200, \`Idempotent-Replayed: true\`), neither run nor charged again.`;
 
 const EXAMPLE_HEADER = { id: 'chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f', created: 1795000000, model: 'private' };
 const EXAMPLE_ANSWER = 'To rotate an API key, call the rotate endpoint with a JWT access token. [1]';
