@@ -3,7 +3,7 @@
  * `POST /v1/search/`s, each with a fresh Idempotency-Key, from 8 connections for IDEM_FLOOD_SECONDS
  * (default 10) over documents with large metadata. Before the bounds this stored 1.84 MB per request
  * (255 MB in 10 s). Two floods with the default bounds (IDEMPOTENCY_ORG_BUDGET_MB 64,
- * IDEMPOTENCY_MAX_ANSWER_KB 256): `top_k: 100` (~1.8 MB answers, each over the largest kept) and
+ * IDEMPOTENCY_MAX_ANSWER_KB 256): `top_k: 100` (~1 MB answers, each over the largest kept) and
  * `top_k: 10` (~180 KB answers, kept until the budget is spent). Reported: what the answers sent would
  * have stored before (the baseline, measured in the same run), and what the organization holds after.
  */
