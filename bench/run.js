@@ -44,6 +44,7 @@ const SECTIONS = {
   extraction: () => import('./sections/extraction.js'),
   'key-caps': () => import('./sections/key-caps.js'),
   idempotency: () => import('./sections/idempotency.js'),
+  'idempotency-flood': () => import('./sections/idempotency-flood.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),
   'query-floor': () => import('./sections/query-floor.js'),

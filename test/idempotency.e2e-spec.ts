@@ -195,6 +195,35 @@ describe('Idempotency-Key on authenticated POSTs', () => {
     expect(await creditsUsed()).toBe(1);
   });
 
+  it('stores a streamed chat completion as its completion JSON: a retry is replayed, not run or charged again', async () => {
+    const key = freshKey();
+    const ask = { model: 'handbook', messages: [{ role: 'user', content: QUESTION.query }], stream: true };
+    const streamed = await post('/v1/chat/completions', key, ask).buffer(true).parse(collectText).expect(200);
+    expect(streamed.headers['content-type']).toBe('text/event-stream');
+    const chunks = (streamed.body as string)
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: {'))
+      .map((event) => JSON.parse(event.slice('data: '.length)));
+    const last = chunks[chunks.length - 1];
+    const text = chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('');
+    expect(await creditsUsed()).toBe(1);
+
+    const replay = await post('/v1/chat/completions', key, ask).expect(200);
+    expect(replay.headers['content-type']).toMatch(/^application\/json/);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual({
+      id: last.id,
+      object: 'chat.completion',
+      created: last.created,
+      model: 'handbook',
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      usage: last.usage,
+      sources: last.sources,
+    });
+    expect(await creditsUsed()).toBe(1);
+    expect((await storedRow(key)).response_status).toBe(200);
+  });
+
   it('lets a claim whose request died mid-flight lapse: the next request runs', async () => {
     const key = freshKey();
     await post('/v1/documents/', key, { title: 'abandoned', content: 'x' }).expect(201);

@@ -43,7 +43,8 @@ describe('metadata filter checking', () => {
     [{ year: { $gt: true } }, '"year": $gt must be a string or a number.'],
     [{ year: { $exists: 1 } }, '"year": $exists must be true or false.'],
     [{ '': 1 }, '"": Field names are 1 to 100 characters long.'],
-    [{ ['k'.repeat(101)]: 1 }, `"${'k'.repeat(101)}": Field names are 1 to 100 characters long.`],
+    // The name is echoed clipped to 64 characters.
+    [{ ['k'.repeat(101)]: 1 }, `"${'k'.repeat(64)}…": Field names are 1 to 100 characters long.`],
     [{ title: 'x'.repeat(1001) }, '"title": Strings are at most 1000 characters, without null characters.'],
     [
       Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, i])),

@@ -128,9 +128,11 @@ describe('OpenAPI document: schemas', () => {
 
   it('describes API keys: `key` in the create and rotate responses only, `rotated_from` in rotate only', () => {
     const created = responseSchema('/v1/billings/api-keys/', 'post', '201');
-    expect(created.required).toEqual(
-      expect.arrayContaining(['key', 'key_prefix', 'is_active', 'expires_at', 'created_at']),
-    );
+    expect(created.required).toEqual(expect.arrayContaining(['key_prefix', 'is_active', 'expires_at', 'created_at']));
+    // An Idempotency-Key replay carries `key_withheld` instead of the full key, which is never stored.
+    expect(created.properties).toHaveProperty('key');
+    expect(created.properties).toHaveProperty('key_withheld');
+    expect(created.required).not.toContain('key');
     expect(created.properties).not.toHaveProperty('rotated_from');
 
     const list = responseSchema('/v1/billings/api-keys/', 'get', '200');
@@ -158,7 +160,8 @@ describe('OpenAPI document: schemas', () => {
     expect(item.properties!.last_used_at).toEqual(expect.objectContaining({ nullable: true }));
 
     const rotated = responseSchema('/v1/billings/api-keys/{keyId}/rotate/', 'post', '201');
-    expect(rotated.required).toEqual(expect.arrayContaining(['key', 'rotated_from']));
+    expect(rotated.required).toEqual(expect.arrayContaining(['rotated_from']));
+    expect(rotated.properties).toHaveProperty('key');
     for (const [path, method] of [
       ['/v1/billings/api-keys/{keyId}/update/', 'patch'],
       ['/v1/billings/api-keys/{keyId}/revoke/', 'post'],

@@ -16,6 +16,7 @@ import { BadRequestError, ValidationFailedError } from '../common/errors.js';
 import { parseZonedTimestamp } from '../common/timestamps.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { NoStore } from '../common/no-store.decorator.js';
+import { KEY_WITHHELD_NOTICE, WithheldInReplay } from '../idempotency/withheld-in-replay.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { ApiPagination } from '../openapi/page.response.js';
@@ -28,6 +29,9 @@ import { CreateApiKeyDto, RotateApiKeyDto, UpdateApiKeyDto } from './dto/api-key
 import { ApiKeyEventPage, ApiKeyEventResponse } from './dto/api-key-event.response.js';
 import { ApiKeyResponse, CreatedApiKeyResponse, RotatedApiKeyResponse } from './dto/api-key.response.js';
 
+/** What a retry with the same `Idempotency-Key` answers: the full key rests nowhere, so it is not replayed. */
+const KEY_REPLAY =
+  'Every answer carries `Cache-Control: no-store`. With an `Idempotency-Key`, a retry of the same request is answered the same record without `key`, with `key_withheld` instead (and `Idempotent-Replayed: true`): the full key is never stored, so only the first answer shows it. If that answer was lost, rotate the key.';
 const KEY_ID = () => ApiUuidParam('keyId', 'The id of one of your keys.');
 const NOT_ACTIVE_BODY = new BadRequestError(NOT_ACTIVE).body();
 const NO_SUCH_KEY = { 404: "No such key, or another user's (never revealed)." } as const;
@@ -113,11 +117,13 @@ export class ApiKeysController {
 
   @Post()
   @NoStore()
+  @WithheldInReplay('key', KEY_WITHHELD_NOTICE)
   @ApiOperation({
     summary: 'Create an API key; the full key is returned this once',
     description:
       "Optionally limited to `scopes`, with its own `rate_limit_per_minute` (at most the service's `KEY_RATE_LIMIT_MAX_PER_MINUTE`, 6000 by default) and `monthly_credit_limit`, and labelled with `metadata`. " +
-      'An organization holds at most `MAX_ACTIVE_KEYS_PER_ORG` active keys (100 by default); rotating a key is never refused for it (the replaced key, even in its grace period, is no longer active).',
+      'An organization holds at most `MAX_ACTIVE_KEYS_PER_ORG` active keys (100 by default); rotating a key is never refused for it (the replaced key, even in its grace period, is no longer active).\n\n' +
+      KEY_REPLAY,
   })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new, active, non-expiring key, with `key`.' })
   @ApiErrors({
@@ -177,10 +183,12 @@ export class ApiKeysController {
 
   @Post(':keyId/rotate')
   @NoStore()
+  @WithheldInReplay('key', KEY_WITHHELD_NOTICE)
   @ApiOperation({
     summary: 'Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it',
     description:
-      "The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key joins the old one's lineage: the two share one `monthly_credit_limit` counter (`credits_used_this_period`), in the grace period too, capped by the newest key's limit.",
+      "The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key joins the old one's lineage: the two share one `monthly_credit_limit` counter (`credits_used_this_period`), in the grace period too, capped by the newest key's limit.\n\n" +
+      KEY_REPLAY,
   })
   @KEY_ID()
   @ApiCreatedResponse({

@@ -1,6 +1,21 @@
 /** An error's `detail`: a fixed message, or one naming a field or an uploaded file (busboy caps a part's headers at 16 KiB). */
 export const DETAIL_MAX = 20_000;
 
+/** The most characters of a client's own value an error message repeats back. */
+export const ECHO_MAX = 64;
+
+/**
+ * A value the client sent, as an error message repeats it: clipped to ECHO_MAX characters with an
+ * ellipsis, so that a long invalid value is not sent back (and stored for a replay) in full, once per
+ * field it fails.
+ */
+export function echoed(text: string): string {
+  if (text.length <= ECHO_MAX) return text;
+  const clipped = text.slice(0, ECHO_MAX);
+  // Never end on half of a surrogate pair (it could not be encoded).
+  return `${/[\uD800-\uDBFF]$/.test(clipped) ? clipped.slice(0, -1) : clipped}…`;
+}
+
 /**
  * Typed errors thrown by services and guards. Each knows its status and the exact body the interface
  * promises; the global filter only serializes them. Services never build HTTP responses.
@@ -8,6 +23,8 @@ export const DETAIL_MAX = 20_000;
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   readonly headers: Record<string, string> = {};
+  /** Sent exactly as `body()` gives it, in no route's error dialect (a replayed answer, stored as sent). */
+  readonly verbatim: boolean = false;
 
   constructor(detail: string) {
     // An answer, not a fault: no stack trace. Capturing one cost more than the rest of a refusal (a
@@ -272,5 +289,41 @@ export class IdempotencyKeyInvalidError extends BadRequestError {
 export class IdempotencyKeyOnUploadError extends BadRequestError {
   constructor() {
     super('Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.');
+  }
+}
+
+/**
+ * A new `Idempotency-Key` while the organization's stored answers fill its budget
+ * (IDEMPOTENCY_ORG_BUDGET_MB): refused before the request runs, and not stored, so a retry once
+ * older keys have expired runs normally.
+ */
+export class IdempotencyStoreFullError extends ApiError {
+  readonly status = 429;
+  constructor(budgetMb: number) {
+    super(
+      `This organization's Idempotency-Key store is full (${budgetMb} MB of answers kept for 24 hours); the request was not run. ` +
+        'Retry it once older keys have expired, or send it without Idempotency-Key.',
+    );
+  }
+}
+
+/** Why a request's answer was sent once but not kept for replays. */
+export type AnswerNotKept = 'too_large' | 'store_full';
+
+/**
+ * The retry of a request that ran and answered, but whose answer was not kept (larger than
+ * IDEMPOTENCY_MAX_ANSWER_KB, or the organization's store was full then): never run a second time.
+ */
+export class IdempotentAnswerNotKeptError extends ApiError {
+  readonly status = 410;
+  constructor(reason: AnswerNotKept, maxAnswerKb: number) {
+    const why =
+      reason === 'too_large'
+        ? `it was larger than ${maxAnswerKb} KB`
+        : "the organization's Idempotency-Key store was full";
+    super(
+      `The request with this Idempotency-Key already ran and was answered, but its answer was not kept for replays (${why}). ` +
+        'It was not run again.',
+    );
   }
 }

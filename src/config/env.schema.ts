@@ -254,6 +254,21 @@ export class EnvSchema {
   @Min(1024)
   MAX_BODY_BYTES = 1_048_576;
 
+  /**
+   * Bytes of stored answers one organization may hold for `Idempotency-Key` replays (24 hours each);
+   * past it, a new key is refused (429) before its request runs.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  IDEMPOTENCY_ORG_BUDGET_MB = 64;
+
+  /** The largest answer kept for a replay; a larger one is sent once and its replay refused (410). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  IDEMPOTENCY_MAX_ANSWER_KB = 256;
+
   /** Largest accepted document upload (multipart `file`). */
   @Transform(toInt)
   @IsInt()

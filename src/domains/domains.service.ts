@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { echoed, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { toIsoMicros } from '../common/timestamps.js';
 import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import type { Domain } from './domain.entity.js';
@@ -112,7 +112,7 @@ export class DomainsService {
   private async regionFor(slug: string | null | undefined): Promise<Region | null> {
     if (slug === undefined || slug === null) return null;
     const region = await this.regions.findBySlug(slug);
-    if (!region) throw ValidationFailedError.field('region', `No region has the slug "${slug}".`);
+    if (!region) throw ValidationFailedError.field('region', `No region has the slug "${echoed(slug)}".`);
     return region;
   }
 

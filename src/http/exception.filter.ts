@@ -75,7 +75,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     void reply
       .status(error.status)
       .headers(error.headers)
-      .send(this.inDialect(request, error.status, error.body()));
+      .send(error.verbatim ? error.body() : this.inDialect(request, error.status, error.body()));
   }
 
   private inDialect(request: HttpRequest, status: number, body: Record<string, unknown>): Record<string, unknown> {

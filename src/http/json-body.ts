@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { BadRequestError, HttpStatusError } from '../common/errors.js';
+import { BadRequestError, echoed, HttpStatusError } from '../common/errors.js';
 
 const DECODERS: Partial<Record<string, () => NodeJS.ReadWriteStream>> = {
   gzip: createGunzip,
@@ -22,7 +22,10 @@ export function readEveryBodyAsJson(instance: FastifyInstance): void {
     if (!encoding || encoding === 'identity' || request.isMultipart()) return payload;
     const decoder = DECODERS[encoding];
     if (!decoder)
-      throw new HttpStatusError(415, `Unsupported Content-Encoding "${encoding}": send gzip, deflate, br or none.`);
+      throw new HttpStatusError(
+        415,
+        `Unsupported Content-Encoding "${echoed(encoding)}": send gzip, deflate, br or none.`,
+      );
     // Fastify compares Content-Length with what arrived: tell it the encoded bytes, not the decoded.
     // A corrupt stream fails in zlib with a 400 whose message the error filter never quotes.
     const decoded = Object.assign(payload.pipe(decoder()), { receivedEncodedLength: 0 });

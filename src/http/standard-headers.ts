@@ -28,11 +28,15 @@ export function helmetHeaders(options: HelmetOptions = HELMET_OPTIONS): Readonly
   return Object.freeze(Object.fromEntries(headers));
 }
 
-/** Sets the standard headers on every answer, streamed and hijacked ones included (see event-stream.ts). */
+/**
+ * Sets the standard headers on every answer, streamed and hijacked ones included (see event-stream.ts),
+ * and `Cache-Control: no-store` on every answer of a `@NoStore()` route.
+ */
 export function sendStandardHeaders(instance: FastifyInstance): void {
   const headers = helmetHeaders();
-  instance.addHook('onRequest', (_request, reply, done) => {
+  instance.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
+    if (request.routeOptions.config.noStore) reply.header('Cache-Control', 'no-store');
     done();
   });
 }

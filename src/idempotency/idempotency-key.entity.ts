@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { AnswerNotKept } from '../common/errors.js';
 
 /**
  * One `Idempotency-Key` of one organization: claimed while its first request runs, then the answer it
@@ -32,6 +33,14 @@ export class IdempotencyKey {
 
   @Column({ name: 'response_body', type: 'text', nullable: true })
   responseBody: string | null;
+
+  /** What this row counts in its organization's `idempotency_usage` (0 until an answer is settled). */
+  @Column({ name: 'stored_bytes', type: 'integer', default: 0 })
+  storedBytes: number;
+
+  /** Set when the request answered but its answer was not kept: its replay is refused, never run again. */
+  @Column({ name: 'not_kept', type: 'varchar', length: 16, nullable: true })
+  notKept: AnswerNotKept | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', update: false })
   createdAt: Date;

@@ -1,8 +1,17 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { IdempotencyKeyInProgressError, IdempotencyKeyReusedError } from '../common/errors.js';
-import { IdempotencyKeysRepository, type KeyClaim } from './idempotency-keys.repository.js';
+import {
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
+  IdempotencyStoreFullError,
+  IdempotentAnswerNotKeptError,
+} from '../common/errors.js';
+import type { HttpRequest } from '../common/http.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
+import { IdempotencyKeysRepository, type KeyClaim, type StoreBounds } from './idempotency-keys.repository.js';
 import { type StoredResponse } from './replayed-response.js';
+import { storableBody } from './withheld-in-replay.js';
 
 /** How long a key is remembered after its first request (contract: 24 hours). */
 export const KEY_TTL_SECONDS = 24 * 60 * 60;
@@ -17,6 +26,7 @@ export const CLAIM_SECONDS = 5 * 60;
 const NOT_STORED = new Set([409, 429, 500, 503]);
 /** Headers a replay carries as first sent: the body's type and the credits as they were then. */
 const REPLAYED_HEADERS = ['content-type', 'x-credits-remaining', 'x-credits-reset'];
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export type Admission = { run: KeyClaim } | { replay: StoredResponse };
 
@@ -26,22 +36,40 @@ export class IdempotencyService {
   private readonly logger = new Logger(IdempotencyService.name);
   /** The claim each running request holds, until its answer is stored or the key given back. */
   private readonly claims = new WeakMap<object, KeyClaim>();
+  private readonly bounds: StoreBounds;
 
-  constructor(private readonly keys: IdempotencyKeysRepository) {}
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.bounds = {
+      budgetBytes: config.IDEMPOTENCY_ORG_BUDGET_MB * 1024 * 1024,
+      maxAnswerBytes: config.IDEMPOTENCY_MAX_ANSWER_KB * 1024,
+    };
+  }
 
   /**
    * Runs this request (it now holds the key), or replays the stored answer; 422 when the key was used
-   * with another request, 409 while that request still runs.
+   * with another request, 409 while that request still runs, 410 when it ran but its answer was not
+   * kept, 429 when the key is new and the organization's store is full (nothing runs).
    */
   async admit(organizationId: string, key: string, requestHash: string): Promise<Admission> {
     const claim = { organizationId, key, requestHash, claimId: randomUUID() };
+    const usage = await this.keys.usage(organizationId);
+    const full = usage.full || usage.bytes >= this.bounds.budgetBytes;
     // A second pass covers a row that expired or was given back between the claim and the read.
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await this.keys.claim(claim, CLAIM_SECONDS, KEY_TTL_SECONDS)) return { run: claim };
+      if (!full && (await this.keys.claim(claim, CLAIM_SECONDS, KEY_TTL_SECONDS))) return { run: claim };
       const held = await this.keys.findLive(organizationId, key);
-      if (!held) continue;
+      if (!held || held.abandoned) {
+        // A new request (or one whose first run died): it would run and store an answer.
+        if (full) throw new IdempotencyStoreFullError(this.config.IDEMPOTENCY_ORG_BUDGET_MB);
+        if (!held) await this.keys.forgetExpired(organizationId, key);
+        continue;
+      }
       if (held.request_hash !== requestHash) throw new IdempotencyKeyReusedError();
       if (held.response_status === null) throw new IdempotencyKeyInProgressError();
+      if (held.not_kept) throw new IdempotentAnswerNotKeptError(held.not_kept, this.config.IDEMPOTENCY_MAX_ANSWER_KB);
       return {
         replay: { status: held.response_status, headers: held.response_headers ?? {}, body: held.response_body ?? '' },
       };
@@ -63,7 +91,12 @@ export class IdempotencyService {
    * gives the key back when that answer must not be stored (or `body` is null: it cannot be). A storage
    * failure never fails the answer.
    */
-  async settle(request: object, status: number, headers: Record<string, unknown>, body: string | null): Promise<void> {
+  async settle(
+    request: HttpRequest,
+    status: number,
+    headers: Record<string, unknown>,
+    body: string | null,
+  ): Promise<void> {
     const claim = this.claims.get(request);
     if (!claim) return;
     this.claims.delete(request);
@@ -72,12 +105,27 @@ export class IdempotencyService {
         REPLAYED_HEADERS.filter((name) => headers[name] !== undefined).map((name) => [name, String(headers[name])]),
       );
       const json = body === '' || (kept['content-type'] ?? '').startsWith('application/json');
-      if (body === null || NOT_STORED.has(status) || !json) await this.keys.release(claim);
-      else await this.keys.storeResponse(claim, { status, headers: kept, body });
+      if (body === null || NOT_STORED.has(status) || !json) {
+        await this.keys.release(claim);
+        return;
+      }
+      const stored = storableBody(body, request.routeOptions.config.withheldInReplay);
+      const notKept = await this.keys.storeResponse(claim, { status, headers: kept, body: stored }, this.bounds);
+      if (notKept) this.logger.log(`idempotent answer not kept (${notKept}); its replay will be refused`);
     } catch (error) {
       // The claim then lapses after CLAIM_SECONDS and a retry runs again.
       this.logger.warn(`idempotency key not settled: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Settles a streamed answer, whose headers are gone and whose reply is hijacked (the `onSend` hook
+   * never sees it): a finished stream is stored as its final JSON (`final`), replayed as JSON; an
+   * unfinished one (`final` null) gives the key back, so a retry runs again.
+   */
+  async settleStream(request: HttpRequest, headers: Record<string, unknown>, final: unknown): Promise<void> {
+    if (final === null) await this.settle(request, 500, {}, null);
+    else await this.settle(request, 200, { ...headers, 'content-type': JSON_TYPE }, JSON.stringify(final));
   }
 }
 

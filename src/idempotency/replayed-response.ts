@@ -15,6 +15,8 @@ export interface StoredResponse {
  */
 export class ReplayedResponse extends ApiError {
   readonly status: number;
+  /** Stored as it was sent: an answer of an OpenAI-compatible route is not given OpenAI's `error` again. */
+  override readonly verbatim = true;
 
   constructor(private readonly stored: StoredResponse) {
     super('replayed');

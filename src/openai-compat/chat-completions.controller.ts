@@ -5,6 +5,7 @@ import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { DomainNotAllowedError, NotFoundError, QuotaExhaustedError, ValidationFailedError } from '../common/errors.js';
 import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Principal } from '../common/principal.js';
 import { STREAM_MAX } from '../openapi/limits.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
@@ -31,7 +32,8 @@ import { ApiOpenAiErrors, withOpenAiError } from './openai-errors.js';
 const STREAM_DESCRIPTION = `With \`"stream": true\`: OpenAI's Server-Sent Events, each \`data: {chat.completion.chunk}\`: the first
 carries \`delta.role\`, the next ones pieces of \`delta.content\` in order, the last \`finish_reason: "stop"\`, \`usage\` and
 \`sources\`; then \`data: [DONE]\`. If the answer fails midway, a \`data: {detail, error}\` event ends the stream instead
-(no \`[DONE]\`), and the credits are given back.`;
+(no \`[DONE]\`), and the credits are given back. With an \`Idempotency-Key\`, a retry after a completed stream is answered
+the \`chat.completion\` JSON (200, \`Idempotent-Replayed: true\`), neither run nor charged again.`;
 
 const EXAMPLE_HEADER = { id: 'chatcmpl-0d8f6a526a0e4f7a9a431f2b3c4d5e6f', created: 1795000000, model: 'private' };
 const EXAMPLE_ANSWER = 'To rotate an API key, call the rotate endpoint with a JWT access token. [1]';
@@ -51,7 +53,10 @@ const STREAM_EXAMPLE = [
 export class ChatCompletionsController {
   private readonly logger = new Logger(ChatCompletionsController.name);
 
-  constructor(private readonly completions: ChatCompletionsService) {}
+  constructor(
+    private readonly completions: ChatCompletionsService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -129,9 +134,18 @@ export class ChatCompletionsController {
       const answer = await this.completions.complete(prepared, (content) =>
         events.send(presentChunk(header, { content })),
       );
-      events.send(presentLastChunk(header, prepared.sources, estimateUsage(conversation, answer)));
+      const usage = estimateUsage(conversation, answer);
+      // With an Idempotency-Key, a retry is answered the completion as JSON (what `stream: false` gives).
+      await this.idempotency.settleStream(
+        reply.request,
+        reply.getHeaders(),
+        presentCompletion(header, answer, prepared.sources, usage),
+      );
+      events.send(presentLastChunk(header, prepared.sources, usage));
       events.send('[DONE]');
     } catch (error) {
+      // Unfinished: a retry with the same Idempotency-Key runs again.
+      await this.idempotency.settleStream(reply.request, {}, null);
       if (prepared.signal?.aborted) {
         this.logger.log('client disconnected before the completion was streamed in full: the model stopped');
         return;

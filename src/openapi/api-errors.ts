@@ -39,6 +39,7 @@ const DEFAULT_EXAMPLES: Record<ErrorStatus, ExampleName[]> = {
   404: ['notFound'],
   405: ['methodNotAllowed'],
   409: ['idempotencyInProgress'],
+  410: ['idempotentAnswerNotKept'],
   413: ['payloadTooLarge'],
   422: ['idempotencyKeyReused'],
   429: ['throttled'],

@@ -8,6 +8,8 @@ import {
   FileTooLargeError,
   IdempotencyKeyInProgressError,
   IdempotencyKeyReusedError,
+  IdempotencyStoreFullError,
+  IdempotentAnswerNotKeptError,
   InvalidCredentialsError,
   KeyCreditLimitExhaustedError,
   MethodNotAllowedError,
@@ -37,7 +39,7 @@ const detail = {
 const schema = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
 type Example = Record<string, unknown>;
 
 /**
@@ -71,6 +73,8 @@ export const ERROR_EXAMPLES = {
   unavailable: new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL).body(),
   idempotencyInProgress: new IdempotencyKeyInProgressError().body(),
   idempotencyKeyReused: new IdempotencyKeyReusedError().body(),
+  idempotencyStoreFull: new IdempotencyStoreFullError(64).body(),
+  idempotentAnswerNotKept: new IdempotentAnswerNotKeptError('too_large', 256).body(),
 } satisfies Record<string, Example>;
 
 const SCHEMA_OF: Record<ErrorStatus, SchemaObject | ReferenceObject> = {
@@ -83,6 +87,7 @@ const SCHEMA_OF: Record<ErrorStatus, SchemaObject | ReferenceObject> = {
   404: schema('Error'),
   405: schema('Error'),
   409: schema('Error'),
+  410: schema('Error'),
   413: schema('Error'),
   422: schema('Error'),
   429: schema('Error'),
@@ -243,12 +248,22 @@ export const ERROR_COMPONENTS = {
       'This `Idempotency-Key` was already used with another method, path or body.',
       { idempotencyKeyReused: ERROR_EXAMPLES.idempotencyKeyReused },
     ),
+    IdempotentAnswerNotKept: errorResponse(
+      410,
+      "The first request with this `Idempotency-Key` ran and was answered, but its answer was too large to keep (`IDEMPOTENCY_MAX_ANSWER_KB`) or the organization's store was full: it is not run again.",
+      { idempotentAnswerNotKept: ERROR_EXAMPLES.idempotentAnswerNotKept },
+    ),
     PayloadTooLarge: errorResponse(413, 'Body over the size limit.', {
       payloadTooLarge: ERROR_EXAMPLES.payloadTooLarge,
     }),
-    TooManyRequests: errorResponse(429, 'Rate limited (per key or user per minute).', {
-      throttled: ERROR_EXAMPLES.throttled,
-    }),
+    TooManyRequests: errorResponse(
+      429,
+      "Rate limited (per key or user per minute); or, on a POST with a new `Idempotency-Key`, the organization's idempotency store is full (`IDEMPOTENCY_ORG_BUDGET_MB`): the request was not run.",
+      {
+        throttled: ERROR_EXAMPLES.throttled,
+        idempotencyStoreFull: ERROR_EXAMPLES.idempotencyStoreFull,
+      },
+    ),
     InternalError: errorResponse(500, 'Unexpected, transient failure: retry with exponential back-off.', {
       internal: ERROR_EXAMPLES.internal,
     }),
@@ -270,7 +285,7 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
   return Object.fromEntries(
     Object.entries(responses).map(([name, response]) => {
       const limited =
-        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|IdempotencyInProgress|IdempotencyKeyReused|PayloadTooLarge|TooManyRequests)$/.test(
+        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|IdempotencyInProgress|IdempotencyKeyReused|IdempotentAnswerNotKept|PayloadTooLarge|TooManyRequests)$/.test(
           name,
         );
       return [
@@ -284,7 +299,7 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
 /**
  * The error responses every operation of a kind can give: 500 anywhere, 503 wherever the database is
  * used, 400/413 wherever a body is read, 404 wherever a path names something, 403 wherever an API key
- * needs a scope (`x-required-scope`), 409/422 wherever an `Idempotency-Key` is accepted. The credential
+ * needs a scope (`x-required-scope`), 409/410/422 wherever an `Idempotency-Key` is accepted. The credential
  * errors (401/403/429) come with `@Authenticated`; what only some routes give (402, a domain's 403, a
  * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence (its
  * 403 then lists the missing scope too).
@@ -303,6 +318,11 @@ export function errorResponsesFor(operation: {
   // Every path parameter is a UUID or a slug: one that names nothing (or another's resource) is a 404.
   if (path.includes('{')) responses['404'] = ref('NotFound');
   if (operation.scoped) responses['403'] = ref('MissingScope');
-  if (idempotent) Object.assign(responses, { '409': ref('IdempotencyInProgress'), '422': ref('IdempotencyKeyReused') });
+  if (idempotent)
+    Object.assign(responses, {
+      '409': ref('IdempotencyInProgress'),
+      '410': ref('IdempotentAnswerNotKept'),
+      '422': ref('IdempotencyKeyReused'),
+    });
   return responses;
 }

@@ -116,12 +116,11 @@ export class QueryController {
       const answer = await this.queries.complete(prepared, (text) => events.send({ text }, 'delta'));
       const done = { answer, ...this.summary(prepared) };
       // With an Idempotency-Key, a retry is answered this final JSON, not a stream.
-      const json = { ...reply.getHeaders(), 'content-type': 'application/json; charset=utf-8' };
-      await this.idempotency.settle(reply.request, 200, json, JSON.stringify(done));
+      await this.idempotency.settleStream(reply.request, reply.getHeaders(), done);
       events.send(done, 'done');
     } catch (error) {
       // Unfinished: a retry with the same Idempotency-Key runs again.
-      await this.idempotency.settle(reply.request, 500, {}, null);
+      await this.idempotency.settleStream(reply.request, {}, null);
       if (prepared.signal?.aborted) {
         this.logger.log('client gone mid-answer: model call aborted (charged only if part was delivered)');
         return;

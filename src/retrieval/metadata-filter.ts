@@ -1,3 +1,5 @@
+import { echoed } from '../common/errors.js';
+
 /**
  * Metadata filters: which documents may contribute passages to a search. A filter is an object whose
  * fields are ANDed; each maps a metadata key to a value (equality) or to an object of operators.
@@ -53,7 +55,7 @@ export function metadataFilterProblem(value: unknown): string | null {
     return null;
   } catch (error) {
     if (!(error instanceof FilterProblem)) throw error;
-    return error.at === null ? error.message : `"${error.at}": ${error.message}`;
+    return error.at === null ? error.message : `"${echoed(error.at)}": ${error.message}`;
   }
 }
 
@@ -84,8 +86,8 @@ function checkField(key: string, condition: unknown): void {
       throw new FilterProblem(
         key,
         operator.startsWith('$')
-          ? `Unknown operator "${operator}"; use ${OPERATOR_LIST}.`
-          : `Nested objects are not supported: "${operator}" is not an operator (${OPERATOR_LIST}).`,
+          ? `Unknown operator "${echoed(operator)}"; use ${OPERATOR_LIST}.`
+          : `Nested objects are not supported: "${echoed(operator)}" is not an operator (${OPERATOR_LIST}).`,
       );
     }
     for (const item of operandValues(key, operator as Operator, operand)) kinds.add(typeof item);

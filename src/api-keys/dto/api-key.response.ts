@@ -3,6 +3,7 @@ import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/scopes.js';
 import { integerSchema } from '../../common/validation.js';
 import { CREDITS } from '../../openapi/limits.js';
 import { API_KEY_PREFIX, checksumOf, keyPrefixOf } from '../key-format.js';
+import { KEY_WITHHELD_NOTICE } from '../../idempotency/withheld-in-replay.js';
 import {
   type KeyMetadata,
   METADATA_MAX_BYTES,
@@ -120,11 +121,20 @@ export class CreatedApiKeyResponse extends ApiKeyResponse {
     type: 'string',
     maxLength: EXAMPLE_KEY.length,
     pattern: '^svc_[0-9A-Za-z]{38}$',
+    required: false,
     description:
-      'The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.',
+      'The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again: absent from an `Idempotency-Key` replay, which carries `key_withheld` instead.',
     example: EXAMPLE_KEY,
   })
-  key: string;
+  key?: string;
+
+  @ApiProperty({
+    type: 'string',
+    required: false,
+    maxLength: 200,
+    description: `Only in an \`Idempotency-Key\` replay, instead of \`key\`: "${KEY_WITHHELD_NOTICE}"`,
+  })
+  key_withheld?: string;
 }
 
 /** The rotate response: the new key, once, and the id of the key it replaced. */

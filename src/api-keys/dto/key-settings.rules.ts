@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { echoed } from '../../common/errors.js';
 import { API_KEY_SCOPES, isApiKeyScope } from '../../common/scopes.js';
 import { fieldRule, IntegerField, integerSchema, unstorableText } from '../../common/validation.js';
 import {
@@ -19,7 +20,7 @@ export function ScopesField() {
       const seen = new Set<unknown>();
       for (const scope of value as unknown[]) {
         if (!isApiKeyScope(scope))
-          return `${JSON.stringify(scope)} is not a valid scope; valid scopes: ${API_KEY_SCOPES.join(', ')}.`;
+          return `${echoed(JSON.stringify(scope))} is not a valid scope; valid scopes: ${API_KEY_SCOPES.join(', ')}.`;
         if (seen.has(scope)) return `"${scope}" is listed more than once.`;
         seen.add(scope);
       }
@@ -79,7 +80,7 @@ export function MetadataField() {
         const unstorable = unstorableText(key) ?? (typeof item === 'string' ? unstorableText(item) : null);
         if (unstorable) return unstorable;
         if (typeof item !== 'string' && !(typeof item === 'number' && Number.isFinite(item)))
-          return `"${key}" must be a string or a number (metadata is flat).`;
+          return `"${echoed(key)}" must be a string or a number (metadata is flat).`;
       }
       if (Buffer.byteLength(JSON.stringify(value)) > METADATA_MAX_BYTES)
         return `Ensure this object takes no more than ${METADATA_MAX_BYTES} bytes as JSON.`;

@@ -8,6 +8,7 @@ import { LocatedPassages1763700430000 } from './1763700430000-LocatedPassages.js
 import { UsageByKey1763700440000 } from './1763700440000-UsageByKey.js';
 import { RankingTuning1763700450000 } from './1763700450000-RankingTuning.js';
 import { SearchVectorsInline1763700460000 } from './1763700460000-SearchVectorsInline.js';
+import { IdempotencyBudget1795723156529 } from './1795723156529-IdempotencyBudget.js';
 import { KeyLineages1795723595478 } from './1795723595478-KeyLineages.js';
 import { ActiveKeysByOrganization1795723595479 } from './1795723595479-ActiveKeysByOrganization.js';
 
@@ -23,6 +24,7 @@ export const migrations = [
   UsageByKey1763700440000,
   RankingTuning1763700450000,
   SearchVectorsInline1763700460000,
+  IdempotencyBudget1795723156529,
   KeyLineages1795723595478,
   ActiveKeysByOrganization1795723595479,
 ];

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { ValidationFailedError } from '../../common/errors.js';
+import { echoed, ValidationFailedError } from '../../common/errors.js';
 import { decodeText } from './decode-text.js';
 import { htmlToText } from './html-text.js';
 import { pdfToText } from './pdf-text.js';
@@ -48,7 +48,7 @@ export function uploadContentType(file: UploadedFile): DocumentContentType {
   if (!contentType) {
     throw ValidationFailedError.field(
       'file',
-      `Unsupported file type "${file.originalname || file.mimetype}". Upload plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
+      `Unsupported file type "${echoed(file.originalname || file.mimetype)}". Upload plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
     );
   }
   if (file.size === 0) throw ValidationFailedError.field('file', 'The submitted file is empty.');

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { echoed } from '../../common/errors.js';
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import {
@@ -58,7 +59,7 @@ export class ChatCompletionMessageDto {
     if (value === undefined || value === null) return REQUIRED;
     return MESSAGE_ROLES.includes(value as MessageRole)
       ? null
-      : `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`;
+      : `"${echoed(typeof value === 'string' ? value : JSON.stringify(value))}" is not a valid choice.`;
   })
   role: MessageRole;
 
