@@ -186,6 +186,8 @@ export interface paths {
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
          *     Optionally limited to `scopes`, with its own `rate_limit_per_minute` (at most the service's `KEY_RATE_LIMIT_MAX_PER_MINUTE`, 6000 by default) and `monthly_credit_limit`, and labelled with `metadata`. An organization holds at most `MAX_ACTIVE_KEYS_PER_ORG` active keys (100 by default); rotating a key is never refused for it (the replaced key, even in its grace period, is no longer active).
+         *
+         *     Every answer carries `Cache-Control: no-store`. With an `Idempotency-Key`, a retry of the same request is answered the same record without `key`, with `key_withheld` instead (and `Idempotent-Replayed: true`): the full key is never stored, so only the first answer shows it. If that answer was lost, rotate the key.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -252,6 +254,8 @@ export interface paths {
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
          *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key joins the old one's lineage: the two share one `monthly_credit_limit` counter (`credits_used_this_period`), in the grace period too, capped by the newest key's limit.
+         *
+         *     Every answer carries `Cache-Control: no-store`. With an `Idempotency-Key`, a retry of the same request is answered the same record without `key`, with `key_withheld` instead (and `Idempotent-Replayed: true`): the full key is never stored, so only the first answer shows it. If that answer was lost, rotate the key.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -782,7 +786,8 @@ export interface paths {
          *     With `"stream": true`: OpenAI's Server-Sent Events, each `data: {chat.completion.chunk}`: the first
          *     carries `delta.role`, the next ones pieces of `delta.content` in order, the last `finish_reason: "stop"`, `usage` and
          *     `sources`; then `data: [DONE]`. If the answer fails midway, a `data: {detail, error}` event ends the stream instead
-         *     (no `[DONE]`), and the credits are given back.
+         *     (no `[DONE]`), and the credits are given back. With an `Idempotency-Key`, a retry after a completed stream is answered
+         *     the `chat.completion` JSON (200, `Idempotent-Replayed: true`), neither run nor charged again.
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -1184,10 +1189,12 @@ export interface components {
              */
             grace_until: string | null;
             /**
-             * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
+             * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again: absent from an `Idempotency-Key` replay, which carries `key_withheld` instead.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
              */
-            key: string;
+            key?: string;
+            /** @description Only in an `Idempotency-Key` replay, instead of `key`: "The full key is shown once, in the first answer, and is not kept. If it was lost, rotate this key." */
+            key_withheld?: string;
         };
         UpdateApiKeyDto: {
             /**
@@ -1315,10 +1322,12 @@ export interface components {
              */
             grace_until: string | null;
             /**
-             * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again.
+             * @description The full key: `svc_`, 32 random base62 characters and a 6-character CRC32 checksum. Never shown again: absent from an `Idempotency-Key` replay, which carries `key_withheld` instead.
              * @example svc_7GkQ2mZpXw4Lr9TbVc1Ns8Ud3Ye6Hf0J0LAXHw
              */
-            key: string;
+            key?: string;
+            /** @description Only in an `Idempotency-Key` replay, instead of `key`: "The full key is shown once, in the first answer, and is not kept. If it was lost, rotate this key." */
+            key_withheld?: string;
             /**
              * Format: uuid
              * @description The id of the replaced key.
@@ -2300,6 +2309,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The first request with this `Idempotency-Key` ran and was answered, but its answer was too large to keep (`IDEMPOTENCY_MAX_ANSWER_KB`) or the organization's store was full: it is not run again. */
+        IdempotentAnswerNotKept: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Body over the size limit. */
         PayloadTooLarge: {
             headers: {
@@ -2314,7 +2337,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Rate limited (per key or user per minute). */
+        /** @description Rate limited (per key or user per minute); or, on a POST with a new `Idempotency-Key`, the organization's idempotency store is full (`IDEMPOTENCY_ORG_BUDGET_MB`): the request was not run. */
         TooManyRequests: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2893,8 +2916,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -2953,6 +2980,7 @@ export interface operations {
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -3087,8 +3115,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -3159,6 +3191,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -3174,8 +3207,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -3222,6 +3259,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3669,8 +3707,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -3738,6 +3780,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
             413: {
                 headers: {
@@ -3776,8 +3819,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -3847,6 +3894,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             /** @description The JSON body is over MAX_BODY_BYTES. */
             413: {
                 headers: {
@@ -3995,8 +4043,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -4050,6 +4102,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -4211,8 +4264,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -4268,6 +4325,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -4509,8 +4567,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -4596,6 +4658,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
             413: {
                 headers: {
@@ -4729,8 +4792,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -4850,6 +4917,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -4865,8 +4933,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -4969,6 +5041,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -5032,8 +5105,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -5101,6 +5178,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -5329,8 +5407,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -5420,6 +5502,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -5435,8 +5518,12 @@ export interface operations {
                  * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
                  *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
                  *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
-                 *     The same key with another request: 422; while the first still runs: 409. A streamed query is stored as its final JSON
-                 *     answer, which is what a retry gets. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
                  * @example order-7f3c2a1e-retry-safe
@@ -5625,6 +5712,7 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
