@@ -51,6 +51,15 @@ describe('errors that say what is wrong', () => {
       });
     });
 
+    it('echoes neither a long unknown field name nor thousands of them back whole', async () => {
+      const body: Record<string, unknown> = { query: 'How do I rotate a key?' };
+      for (let i = 0; i < 2_000; i += 1) body[`f${i}${'x'.repeat(200)}`] = 1;
+      const response = await test.http().post('/v1/search/').set(alice.auth).send(body).expect(400);
+      expect(response.body.detail).toBe(`f0${'x'.repeat(62)}…: ${NOT_ALLOWED}`);
+      expect(Object.keys(response.body.fields)).toHaveLength(20);
+      expect(response.text.length).toBeLessThan(3_000);
+    });
+
     it('names an unknown field inside a batch by its document', async () => {
       const response = await test
         .http()

@@ -42,11 +42,20 @@ export abstract class ApiError extends Error {
 
 export type FieldErrors = Record<string, string[]>;
 
+/** The most fields one 400 lists: a body of thousands of unknown fields is not echoed back whole. */
+export const FIELDS_SHOWN_MAX = 20;
+
 export class ValidationFailedError extends ApiError {
   readonly status = 400;
-  constructor(readonly fields: FieldErrors) {
-    const [field, messages] = Object.entries(fields)[0] ?? ['body', ['Invalid request.']];
+  readonly fields: FieldErrors;
+  constructor(fields: FieldErrors) {
+    // Field names can be the client's own (an unknown field): clipped like any echoed value.
+    const shown = Object.entries(fields)
+      .slice(0, FIELDS_SHOWN_MAX)
+      .map(([field, messages]): [string, string[]] => [echoed(field), messages]);
+    const [field, messages] = shown[0] ?? ['body', ['Invalid request.']];
     super(`${field}: ${messages[0]}`);
+    this.fields = Object.fromEntries(shown);
   }
   static field(field: string, message: string): ValidationFailedError {
     return new ValidationFailedError({ [field]: [message] });
