@@ -60,6 +60,14 @@ export function fieldRule(name: string, check: Check, schema?: FieldSchema) {
   };
 }
 
+/**
+ * Keeps an object field exactly as the JSON parser made it. class-transformer copies a nested plain
+ * object key by key, by assignment: a key `__proto__` sets the copy's prototype instead (the key
+ * vanishes) and a key `constructor` is skipped, so a filter on such a field would match everything.
+ */
+export const AsParsed = () =>
+  Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => obj[key], { toClassOnly: true });
+
 const trimStrings = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 export interface StringRule {
