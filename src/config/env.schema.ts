@@ -198,6 +198,16 @@ export class EnvSchema {
   @Min(1024)
   MAX_BODY_BYTES = 1_048_576;
 
+  /**
+   * Largest metadata of one document, in bytes of its JSON (UTF-8): a search's filter reads it for
+   * each candidate document. Applies to every route that stores a document (400 naming `metadata`).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(256)
+  @Max(1_048_576)
+  DOCUMENT_METADATA_MAX_BYTES = 8192;
+
   /** Largest accepted document upload (multipart `file`). */
   @Transform(toInt)
   @IsInt()
