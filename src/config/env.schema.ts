@@ -208,6 +208,23 @@ export class EnvSchema {
   @Max(1_048_576)
   DOCUMENT_METADATA_MAX_BYTES = 8192;
 
+  /**
+   * Searches (search, query, chat, completions) one organization runs at once on an instance; the
+   * next ones wait their turn, so one tenant's costly searches leave the pool and the CPU to the others.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  SEARCHES_PER_ORGANIZATION = 2;
+
+  /** Searches of one organization that may wait for a turn on an instance; more are refused (429, Retry-After). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  SEARCH_QUEUE_PER_ORGANIZATION = 20;
+
   /** Largest accepted document upload (multipart `file`). */
   @Transform(toInt)
   @IsInt()

@@ -135,7 +135,8 @@ const COMPARISONS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
 
 /**
  * The filter over `metadata` (a jsonb expression evaluated once per document), in `fields` over
- * `metadata`, `typed` over `fieldsAlias`, and `sql` over `typedAlias` (see CompiledFilter).
+ * `metadata`, `typed` over `fieldsAlias`, and `sql` over `typedAlias`, which must hold both the
+ * fields and their typed values (see CompiledFilter).
  *
  * Each field is read from the metadata once, then compared as a plain number or string: the number
  * 2020 never equals the string "2020" (a value of the other type is NULL), 1 equals 1.0, and strings
@@ -187,7 +188,7 @@ export function compileMetadataFilter(
           conditions.push(`NOT coalesce(${value} = ANY(${param(operand, `${cast}[]`)}), false)`);
           break;
         case '$exists':
-          conditions.push(`${raw} IS ${operand ? 'NOT ' : ''}NULL`);
+          conditions.push(`${typedAlias}.v${index} IS ${operand ? 'NOT ' : ''}NULL`);
           break;
         default:
           conditions.push(`${value} ${COMPARISONS[operator]} ${param(operand, cast)}`);
