@@ -69,7 +69,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
 /**
  * The worst filter against no filter, searches taken in turn so both see the same machine: the
  * median of each. Before, each operand of each candidate chunk fetched the document's whole metadata:
- * on these corpora the worst filter took 40 to 80 times an unfiltered search.
+ * the worst filter took about a second on 400 documents, 25 to 80 times an unfiltered search. Here
+ * every document holds every word of the question, so the filter runs on each of them: it measures 2
+ * to 4 times the unfiltered search on a busy machine (the bench's corpus, where a fifth are
+ * candidates, measures the 1.5 target); the bound leaves room for the machine, not for a stall.
  */
 async function worstAgainstUnfiltered(search: (filter?: object) => Promise<number>) {
   const plain: number[] = [];
@@ -160,7 +163,7 @@ describe('metadata filters: their cost, their names, and the metadata they read'
 
   describe('the size of a document’s metadata (DOCUMENT_METADATA_MAX_BYTES, 8 KB)', () => {
     const DETAIL = 'metadata: Ensure this object takes no more than 8192 bytes as JSON.';
-    // 10 values of 800 characters: 8,000 characters of values and 8,181 bytes of JSON; one more character per value passes the limit.
+    // 10 values of 800 characters: 8,081 bytes of JSON; of 812, 8,201 (over the limit).
     const metadataOfSize = (length: number) =>
       Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`k${k}`, 'm'.repeat(length)]));
     const count = async () =>
@@ -174,7 +177,7 @@ describe('metadata filters: their cost, their names, and the metadata they read'
       );
 
     it('takes metadata up to the limit, and refuses more on every route that stores a document', async () => {
-      expect(Buffer.byteLength(JSON.stringify(metadataOfSize(800)))).toBe(8181);
+      expect(Buffer.byteLength(JSON.stringify(metadataOfSize(800)))).toBe(8081);
       const before = await count();
       await test
         .http()
@@ -186,7 +189,7 @@ describe('metadata filters: their cost, their names, and the metadata they read'
         .http()
         .post('/v1/documents/')
         .set(user.auth)
-        .send({ title: 'Over', content: 'Text.', metadata: metadataOfSize(802) })
+        .send({ title: 'Over', content: 'Text.', metadata: metadataOfSize(812) })
         .expect(400);
       expect(json.body.detail).toBe(DETAIL);
       const batch = await test
@@ -196,7 +199,7 @@ describe('metadata filters: their cost, their names, and the metadata they read'
         .send({
           documents: [
             { title: 'Fine', content: 'Text.' },
-            { title: 'Over', content: 'Text.', metadata: metadataOfSize(802) },
+            { title: 'Over', content: 'Text.', metadata: metadataOfSize(812) },
           ],
         })
         .expect(400);
@@ -205,7 +208,7 @@ describe('metadata filters: their cost, their names, and the metadata they read'
         .http()
         .post('/v1/documents/')
         .set(user.auth)
-        .field('metadata', JSON.stringify(metadataOfSize(802)))
+        .field('metadata', JSON.stringify(metadataOfSize(812)))
         .attach('file', Buffer.from('Some text.'), 'over.txt')
         .expect(400);
       expect(multipart.body.detail).toBe(DETAIL);
@@ -241,7 +244,7 @@ describe('metadata filters: their cost, their names, and the metadata they read'
         .expect(200);
       return response.body.results.length as number;
     });
-    expect(worst).toBeLessThan(3 * plain + 50);
+    expect(worst).toBeLessThan(6 * plain + 100);
   }, 120_000);
 });
 
@@ -296,6 +299,6 @@ describe('metadata filters on the embedded store (no DATABASE_URL)', () => {
 
   it('answers the costliest filter the limits allow about as fast as no filter', async () => {
     const { plain, worst } = await worstAgainstUnfiltered(async (filter) => (await search(filter)).length);
-    expect(worst).toBeLessThan(3 * plain + 50);
+    expect(worst).toBeLessThan(6 * plain + 100);
   }, 120_000);
 });
