@@ -49,17 +49,19 @@ const WORST = {
 };
 
 const QUERY = 'Who do I escalate to when quota alarms fire?';
+/** About 1,200 words: four passages, each holding every word of the question. */
 const documentOf = (i: number) => ({
   title: `Runbook ${i}`,
-  content: `When quota alarms fire on service ${i}, escalate to the on-call engineer. `.repeat(2),
+  content: `When quota alarms fire on service ${i}, escalate to the on-call engineer. `.repeat(100),
   metadata: metadataOf(i),
 });
 
 type Http = () => ReturnType<typeof request>;
 
 async function uploadCorpus(http: Http, auth: Record<string, string>, path: string, count: number) {
-  for (let start = 0; start < count; start += 100) {
-    const documents = Array.from({ length: Math.min(100, count - start) }, (_, j) => documentOf(start + j));
+  // 50 a batch: 100 would pass MAX_BODY_BYTES.
+  for (let start = 0; start < count; start += 50) {
+    const documents = Array.from({ length: Math.min(50, count - start) }, (_, j) => documentOf(start + j));
     await http().post(`${path}batch/`).set(auth).send({ documents }).expect(201);
   }
 }
@@ -68,11 +70,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
 
 /**
  * The worst filter against no filter, searches taken in turn so both see the same machine: the
- * median of each. Before, each operand of each candidate chunk fetched the document's whole metadata:
- * the worst filter took about a second on 400 documents, 25 to 80 times an unfiltered search. Here
- * every document holds every word of the question, so the filter runs on each of them: it measures 2
- * to 4 times the unfiltered search on a busy machine (the bench's corpus, where a fifth are
- * candidates, measures the 1.5 target); the bound leaves room for the machine, not for a stall.
+ * median of each. Every passage holds every word of the question, so each is a candidate and the
+ * filter runs for every document. Before, each operand of each candidate passage fetched the
+ * document's whole metadata: the worst filter took 2.9 s here on PostgreSQL (35 times an unfiltered
+ * search) and 1.7 s on the embedded store (13 times); now it runs once per document and measures
+ * 2.0 and 1.4 times. The bound leaves room for a busy machine, not for that.
  */
 async function worstAgainstUnfiltered(search: (filter?: object) => Promise<number>) {
   const plain: number[] = [];
@@ -244,7 +246,7 @@ describe('metadata filters: their cost, their names, and the metadata they read'
         .expect(200);
       return response.body.results.length as number;
     });
-    expect(worst).toBeLessThan(6 * plain + 100);
+    expect(worst).toBeLessThan(4 * plain + 50);
   }, 120_000);
 });
 
@@ -299,6 +301,6 @@ describe('metadata filters on the embedded store (no DATABASE_URL)', () => {
 
   it('answers the costliest filter the limits allow about as fast as no filter', async () => {
     const { plain, worst } = await worstAgainstUnfiltered(async (filter) => (await search(filter)).length);
-    expect(worst).toBeLessThan(6 * plain + 100);
+    expect(worst).toBeLessThan(4 * plain + 50);
   }, 120_000);
 });
