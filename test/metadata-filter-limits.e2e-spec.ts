@@ -173,6 +173,13 @@ describe('metadata filters: their cost, their names, and the metadata they read'
   });
 
   describe('the size of a document’s metadata (DOCUMENT_METADATA_MAX_BYTES, 8 KB)', () => {
+    it('is stored in the row itself, not out of line (STORAGE MAIN, migration MetadataInline)', async () => {
+      const { rows } = await test.db.query(
+        `SELECT attstorage FROM pg_attribute WHERE attrelid = 'documents'::regclass AND attname = 'metadata'`,
+      );
+      expect(rows[0].attstorage).toBe('m');
+    });
+
     const DETAIL = 'metadata: Ensure this object takes no more than 8192 bytes as JSON.';
     // 10 values of 800 characters: 8,081 bytes of JSON; of 812, 8,201 (over the limit).
     const metadataOfSize = (length: number) =>
