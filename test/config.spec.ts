@@ -48,8 +48,8 @@ describe('configuration', () => {
   it('bounds metadata and each organization’s searches by default, and refuses values out of range', () => {
     expect(loadConfig({})).toMatchObject({
       DOCUMENT_METADATA_MAX_BYTES: 8192,
-      SEARCHES_PER_ORGANIZATION: 2,
-      SEARCH_QUEUE_PER_ORGANIZATION: 20,
+      SEARCHES_PER_ORGANIZATION: 5,
+      SEARCH_QUEUE_PER_ORGANIZATION: 1000,
     });
     expect(
       loadConfig({

@@ -168,8 +168,9 @@ export class SearchIndexRepository {
    * (positions 1..title_end, see addDocuments).
    *
    * A metadata filter is evaluated once per candidate document, not per candidate chunk: `candidates`
-   * are the documents owning a chunk that matches `tsquery`, `matching` those whose metadata match,
-   * and only their chunks are scored, so the top `limit` are taken among the documents that match.
+   * are the chunks that match `tsquery` (found once), `matching` their documents whose metadata match,
+   * and only their chunks are scored (read by primary key), so the top `limit` are taken among the
+   * documents that match.
    * Each step is computed once per document, in subqueries that OFFSET 0 keeps from being merged into
    * the next (which would repeat the step in each use): `m.metadata` the metadata (`|| '{}'` hands back
    * the value decompressed, so a field does not decompress it again), `v` each filtered field, `t` each
@@ -195,14 +196,13 @@ export class SearchIndexRepository {
         text: `${
           matching
             ? `WITH candidates AS MATERIALIZED (
-         SELECT DISTINCT c.document_id FROM document_chunks c WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
+         SELECT c.id, c.document_id FROM document_chunks c WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
        ), matching AS MATERIALIZED (
          SELECT t.id FROM (
            SELECT v.*, ${matching.typed} FROM (
              SELECT m.id, ${matching.fields} FROM (
-               SELECT x.document_id AS id,
-                      (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = x.document_id) AS metadata
-                 FROM candidates x OFFSET 0
+               SELECT y.id, (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = y.id) AS metadata
+                 FROM (SELECT DISTINCT x.document_id AS id FROM candidates x) y OFFSET 0
              ) m OFFSET 0
            ) v OFFSET 0
          ) t
@@ -212,7 +212,11 @@ export class SearchIndexRepository {
             : ''
         }SELECT chunk_id, document_id, score FROM (
          SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
-           FROM document_chunks c
+           FROM ${
+             matching
+               ? 'candidates x JOIN matching mt ON mt.id = x.document_id JOIN document_chunks c ON c.id = x.id'
+               : 'document_chunks c'
+           }
           CROSS JOIN LATERAL (
             SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5::float8 + 1) * f.tf
                        / (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.token_count / $7::float8))) AS score
@@ -221,8 +225,7 @@ export class SearchIndexRepository {
                SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
              ) f
           ) s
-          WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
-            ${matching ? 'AND c.document_id IN (SELECT id FROM matching)' : ''}
+          WHERE c.scope_id = $1 ${matching ? '' : 'AND c.search_vector @@ $2::tsquery'}
           ORDER BY c.document_id, s.score DESC, c.id
        ) best
        ORDER BY score DESC, chunk_id
