@@ -42,6 +42,7 @@ const SECTIONS = {
   batch: () => import('./sections/batch.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
+  filters: () => import('./sections/filters.js'),
   'key-caps': () => import('./sections/key-caps.js'),
   idempotency: () => import('./sections/idempotency.js'),
   'idempotency-flood': () => import('./sections/idempotency-flood.js'),

@@ -1,4 +1,9 @@
-import { compileMetadataFilter, metadataFilterProblem, parseMetadataFilter } from '../src/retrieval/metadata-filter.js';
+import {
+  compileMetadataFilter,
+  type MetadataFilter,
+  metadataFilterProblem,
+  parseMetadataFilter,
+} from '../src/retrieval/metadata-filter.js';
 
 describe('metadata filter checking', () => {
   it('accepts values, every operator, and no filter at all', () => {
@@ -61,44 +66,51 @@ describe('metadata filter checking', () => {
 });
 
 describe('metadata filter compiling', () => {
-  const compile = (filter: Parameters<typeof compileMetadataFilter>[0]) =>
-    compileMetadataFilter(filter, 'd.metadata', 10);
+  const compile = (filter: MetadataFilter) => compileMetadataFilter(filter, 'm.metadata', 'v', 't', 10);
 
-  it('turns a value into a containment test, numbering placeholders from the first given', () => {
+  it('reads each field once, as a number or a string by the filter’s type, numbering placeholders from the first given', () => {
     expect(compile({ source: 'wiki', year: 2024 })).toEqual({
-      sql: 'd.metadata @> $10::jsonb AND d.metadata @> $11::jsonb',
-      params: ['{"source":"wiki"}', '{"year":2024}'],
+      fields: 'm.metadata -> $10::text AS v0, m.metadata -> $12::text AS v1',
+      typed:
+        "CASE WHEN jsonb_typeof(v.v0) = 'string' THEN v.v0 #>> '{}' END AS t0, " +
+        "CASE WHEN jsonb_typeof(v.v1) = 'number' THEN v.v1::numeric END AS t1",
+      sql: 't.t0 = $11::text AND t.t1 = $13::numeric',
+      params: ['source', 'wiki', 'year', 2024],
     });
   });
 
-  it('lets a missing field match only $ne, $nin and $exists: false', () => {
-    expect(compile({ a: { $ne: 'x' }, b: { $nin: [1, 2] }, c: { $exists: false } })).toEqual({
-      sql: 'NOT (d.metadata @> $10::jsonb) AND NOT (d.metadata @> ANY($11::jsonb[])) AND NOT (d.metadata ? $12::text)',
-      params: ['{"a":"x"}', ['{"b":1}', '{"b":2}'], 'c'],
-    });
+  it('lets a missing field (NULL) match only $ne, $nin and $exists: false', () => {
+    const compiled = compile({ a: { $ne: 'x' }, b: { $nin: [1, 2] }, c: { $exists: false } });
+    expect(compiled.sql).toBe(
+      't.t0 IS DISTINCT FROM $11::text AND NOT coalesce(t.t1 = ANY($13::numeric[]), false) AND t.v2 IS NULL',
+    );
+    expect(compiled.params).toEqual(['a', 'x', 'b', [1, 2], 'c']);
     expect(compile({ a: { $eq: 'x' }, b: { $in: ['p'] }, c: { $exists: true } }).sql).toBe(
-      'd.metadata @> $10::jsonb AND d.metadata @> ANY($11::jsonb[]) AND (d.metadata ? $12::text)',
+      't.t0 = $11::text AND t.t1 = ANY($13::text[]) AND t.v2 IS NOT NULL',
     );
   });
 
-  it('compares ranges only with values of the filter’s own type', () => {
-    expect(compile({ year: { $gte: 2020, $lt: 2025 } })).toEqual({
-      sql:
-        '(jsonb_typeof(d.metadata -> $10::text) = $11::text AND d.metadata -> $10::text >= $12::jsonb)' +
-        ' AND (jsonb_typeof(d.metadata -> $13::text) = $14::text AND d.metadata -> $13::text < $15::jsonb)',
-      params: ['year', 'number', '2020', 'year', 'number', '2025'],
+  it('compares ranges on the value of the filter’s own type (NULL for the other type)', () => {
+    expect(compile({ year: { $gte: 2020, $lt: 2025 }, name: { $gt: 'm' } })).toMatchObject({
+      sql: 't.t0 >= $11::numeric AND t.t0 < $12::numeric AND t.t1 > $14::text',
+      params: ['year', 2020, 2025, 'name', 'm'],
     });
-    expect(compile({ name: { $gt: 'm' } }).params).toEqual(['name', 'string', '"m"']);
+  });
+
+  it('takes field names such as __proto__ and constructor as names like any other', () => {
+    const filter = JSON.parse('{"__proto__": {"$in": ["x"]}, "constructor": "y"}') as MetadataFilter;
+    expect(metadataFilterProblem(filter)).toBeNull();
+    expect(compile(filter).params).toEqual(['__proto__', ['x'], 'constructor', 'y']);
   });
 
   it('never puts client text into the SQL, however it is spelt', () => {
     const hostile = "x'); DROP TABLE documents; --";
     const compiled = compile({ [hostile]: { $gt: hostile, $ne: hostile, $exists: true } });
-    expect(compiled.sql).not.toContain('DROP');
-    expect(compiled.params).toContain(hostile);
+    expect(`${compiled.fields} ${compiled.typed} ${compiled.sql}`).not.toContain('DROP');
+    expect(compiled.params).toEqual([hostile, hostile, hostile]);
   });
 
   it('matches everything when the filter has no fields', () => {
-    expect(compile({})).toEqual({ sql: 'true', params: [] });
+    expect(compile({})).toEqual({ fields: '', typed: '', sql: 'true', params: [] });
   });
 });

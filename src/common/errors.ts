@@ -271,6 +271,15 @@ export class UploadsBusyError extends ServiceUnavailableError {
   }
 }
 
+/** The organization already has as many searches running and waiting as one instance takes (SearchGate). */
+export class SearchesBusyError extends ApiError {
+  readonly status = 429;
+  constructor(limit: number) {
+    super(`Too many searches from your organization at once (${limit} run at a time); retry in a second.`);
+    this.headers['Retry-After'] = '1';
+  }
+}
+
 /** An `Idempotency-Key` whose first request has not answered yet (contract, "Idempotent POSTs"). */
 export class IdempotencyKeyInProgressError extends ApiError {
   readonly status = 409;

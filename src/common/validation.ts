@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
-import { registerDecorator, type ValidationArguments } from 'class-validator';
+import { getMetadataStorage, registerDecorator, type ValidationArguments } from 'class-validator';
 import { type FieldErrors, NotFoundError, ValidationFailedError } from './errors.js';
 import { parseZonedTimestamp } from './timestamps.js';
 
@@ -58,6 +58,62 @@ export function fieldRule(name: string, check: Check, schema?: FieldSchema) {
       },
     });
   };
+}
+
+/** The name of the (always passing) class-validator rule that marks an AsParsed field. */
+const AS_PARSED_RULE = 'asParsed';
+
+/**
+ * Keeps an object field exactly as the JSON parser made it, where its keys are the client's data
+ * (metadata, a metadata filter): `__proto__`, `constructor` and `prototype` are names like any other
+ * there. Nest's ValidationPipe deletes those keys everywhere in a body, and class-transformer's copy
+ * sets a prototype for `__proto__` and fails on `constructor`, so such a filter field vanished and the
+ * filter matched everything. BodyValidationPipe hands such a value through both boxed in a function
+ * (which neither looks into) and this unboxes it: the object JSON.parse made, whose keys are own data
+ * properties, never merged into anything. The mark is a class-validator rule so that mapped types
+ * (`OmitType(QueryDto, …)`) inherit it with the field's other rules.
+ */
+export const AsParsed = () => (target: object, property: string) => {
+  Transform(
+    ({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
+      const value = obj[key];
+      return typeof value === 'function' ? (value as () => unknown)() : value;
+    },
+    { toClassOnly: true },
+  )(target, property);
+  registerDecorator({
+    name: AS_PARSED_RULE,
+    target: target.constructor,
+    propertyName: property,
+    validator: { validate: () => true },
+  });
+};
+
+const asParsedByClass = new WeakMap<object, string[]>();
+
+/** The AsParsed fields of a DTO class (its own, inherited, or copied by a mapped type). */
+function asParsedFields(metatype: object): string[] {
+  let fields = asParsedByClass.get(metatype);
+  if (!fields) {
+    fields = getMetadataStorage()
+      .getTargetValidationMetadatas(metatype as new () => unknown, '', true, false)
+      .filter((rule) => rule.name === AS_PARSED_RULE)
+      .map((rule) => rule.propertyName);
+    asParsedByClass.set(metatype, fields);
+  }
+  return fields;
+}
+
+/** A shallow copy of the body with its AsParsed objects boxed (see AsParsed); the body itself is left as sent. */
+function boxAsParsed(body: object, metatype: object): object {
+  const fields = asParsedFields(metatype);
+  if (fields.length === 0) return body;
+  const copy: Record<string, unknown> = { ...body };
+  for (const field of fields) {
+    const value = Object.hasOwn(copy, field) ? copy[field] : undefined;
+    if (typeof value === 'object' && value !== null) copy[field] = () => value;
+  }
+  return copy;
 }
 
 const trimStrings = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
@@ -222,8 +278,9 @@ export class BodyValidationPipe extends ValidationPipe {
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw ValidationFailedError.field('body', 'Expected a JSON object.');
     }
-    if (acceptsUnknownFields(metadata.metatype)) return this.lenient.transform(body, metadata);
-    return super.transform(body, metadata);
+    const parsed = boxAsParsed(body, metadata.metatype);
+    if (acceptsUnknownFields(metadata.metatype)) return this.lenient.transform(parsed, metadata);
+    return super.transform(parsed, metadata);
   }
 }
 

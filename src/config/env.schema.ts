@@ -269,6 +269,38 @@ export class EnvSchema {
   @Min(1)
   IDEMPOTENCY_MAX_ANSWER_KB = 256;
 
+  /**
+   * Largest metadata of one document, in bytes of its JSON (UTF-8): a search's filter reads it for
+   * each candidate document. Applies to every route that stores a document (400 naming `metadata`).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(256)
+  @Max(1_048_576)
+  DOCUMENT_METADATA_MAX_BYTES = 8192;
+
+  /**
+   * Searches (search, query, chat, completions) one organization runs at once on an instance; the
+   * next ones wait their turn, so one tenant's costly searches leave part of the pool
+   * (DATABASE_POOL_SIZE) and of the cores to the others.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  SEARCHES_PER_ORGANIZATION = 5;
+
+  /**
+   * Searches of one organization that may wait for a turn on an instance; more are refused (429,
+   * Retry-After). Large: a waiting search holds no connection, and a burst of a few hundred queries
+   * must still be answered 200 or 402, never 429 (the contract's exact caps under concurrency).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  SEARCH_QUEUE_PER_ORGANIZATION = 1000;
+
   /** Largest accepted document upload (multipart `file`). */
   @Transform(toInt)
   @IsInt()

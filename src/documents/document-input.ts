@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type FieldErrors, ValidationFailedError } from '../common/errors.js';
 import { BodyValidationPipe } from '../common/validation.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
 import type { IndexedChunk } from '../retrieval/search-index.repository.js';
 import { CreateDocumentDto, TITLE_MAX, UploadFieldsDto } from './dto/document.dto.js';
 import { metadataProblem } from './dto/metadata.field.js';
@@ -27,7 +29,10 @@ export interface NewDocument {
 export class DocumentInputReader {
   private readonly validation = new BodyValidationPipe();
 
-  constructor(private readonly extractor: DocumentExtractor) {}
+  constructor(
+    private readonly extractor: DocumentExtractor,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async read(body: unknown, file: UploadedFile | undefined): Promise<NewDocument> {
     return file ? this.fromUpload(body, file) : this.fromJson(body);
@@ -62,6 +67,7 @@ export class DocumentInputReader {
       type: 'body',
       metatype: CreateDocumentDto,
     })) as CreateDocumentDto;
+    this.checkMetadataSize(dto.metadata);
     return {
       title: dto.title,
       content: dto.content,
@@ -103,7 +109,15 @@ export class DocumentInputReader {
     }
     const problem = metadataProblem(value);
     if (problem) throw ValidationFailedError.field('metadata', problem);
+    this.checkMetadataSize(value);
     return (value ?? {}) as Record<string, string | number>;
+  }
+
+  /** DOCUMENT_METADATA_MAX_BYTES: a search's filter reads the metadata of every candidate document. */
+  private checkMetadataSize(metadata: unknown): void {
+    const limit = this.config.DOCUMENT_METADATA_MAX_BYTES;
+    if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > limit)
+      throw ValidationFailedError.field('metadata', `Ensure this object takes no more than ${limit} bytes as JSON.`);
   }
 }
 

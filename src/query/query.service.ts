@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type MeteredOperation, QuotaService, type Reservation } from '../billing/quota.service.js';
 import type { Principal } from '../common/principal.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
+import { SearchGate } from '../retrieval/search-gate.js';
 import { RETRIEVER, type RetrievedSource, type Retriever } from '../retrieval/retriever.js';
 import { ANSWERER, type Answerer, type ConversationTurn } from './answerers/answerer.js';
 import { KnowledgeScopeService } from './knowledge-scope.service.js';
@@ -38,6 +39,7 @@ export class QueryService {
     private readonly scopes: KnowledgeScopeService,
     private readonly quota: QuotaService,
     @Inject(RETRIEVER) private readonly retriever: Retriever,
+    private readonly gate: SearchGate,
     @Inject(ANSWERER) private readonly answerer: Answerer,
   ) {}
 
@@ -54,11 +56,13 @@ export class QueryService {
         .filter((turn) => turn.role === 'user')
         .slice(-CONTEXT_TURNS)
         .map((turn) => turn.content);
-      const { sources, terms, unseenWeight } = await this.retriever.retrieve(question.text, scope.search, {
-        limit: question.topK,
-        contextQueries,
-        filter: question.filter ?? undefined,
-      });
+      const { sources, terms, unseenWeight } = await this.gate.run(caller.organizationId, () =>
+        this.retriever.retrieve(question.text, scope.search, {
+          limit: question.topK,
+          contextQueries,
+          filter: question.filter ?? undefined,
+        }),
+      );
       const deltas = this.answerer.answer({
         question: question.text,
         passages: sources,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QuotaService, type Reservation } from '../billing/quota.service.js';
 import type { Principal } from '../common/principal.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
+import { SearchGate } from '../retrieval/search-gate.js';
 import { RETRIEVER, type RetrievedSource, type Retriever } from '../retrieval/retriever.js';
 import { KnowledgeScopeService } from './knowledge-scope.service.js';
 
@@ -26,16 +27,19 @@ export class SearchService {
     private readonly scopes: KnowledgeScopeService,
     private readonly quota: QuotaService,
     @Inject(RETRIEVER) private readonly retriever: Retriever,
+    private readonly gate: SearchGate,
   ) {}
 
   async search(caller: Principal, request: SearchRequest): Promise<SearchOutcome> {
     const scope = await this.scopes.resolve(caller, request.domain);
     const reservation = this.quota.cost('search') > 0 ? await this.quota.spend(caller, 'search', scope.domain) : null;
     try {
-      const sources = await this.retriever.search(request.text, scope.search, {
-        limit: request.topK,
-        filter: request.filter ?? undefined,
-      });
+      const sources = await this.gate.run(caller.organizationId, () =>
+        this.retriever.search(request.text, scope.search, {
+          limit: request.topK,
+          filter: request.filter ?? undefined,
+        }),
+      );
       if (reservation) this.quota.settle(reservation);
       return { domain: scope.domain, sources, reservation };
     } catch (error) {

@@ -119,8 +119,16 @@ function scalar(key: string, value: unknown, message: string): FilterScalar {
   return value;
 }
 
-/** A SQL predicate and its parameters, numbered from the `firstParam` given to the compiler. */
+/**
+ * A filter as SQL, in three steps a statement runs in turn for each document (see
+ * SearchIndexRepository.scoreChunks): `fields` extracts each filtered field once from the metadata
+ * (`AS v0, v1, …`), `typed` turns each into a value of the filter's own type for that field
+ * (`AS t0, t1, …`: numeric or text, NULL when the field is missing or of the other type), and `sql` is
+ * the predicate on those. Parameters are numbered from the `firstParam` given to the compiler.
+ */
 export interface CompiledFilter {
+  fields: string;
+  typed: string;
   sql: string;
   params: unknown[];
 }
@@ -128,53 +136,71 @@ export interface CompiledFilter {
 const COMPARISONS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
 
 /**
- * The predicate on `column` (a jsonb expression) for a checked filter, its placeholders numbered from
- * `firstParam`. Equality and lists use jsonb containment (`@>`): a missing field contains nothing, so
- * it matches only `$ne`, `$nin` and `$exists: false`. Ranges compare jsonb values of the filter's own type only (jsonb orders every
- * number above every string, which would otherwise let a string match `$lt: 5`).
+ * The filter over `metadata` (a jsonb expression evaluated once per document), in `fields` over
+ * `metadata`, `typed` over `fieldsAlias`, and `sql` over `typedAlias`, which must hold both the
+ * fields and their typed values (see CompiledFilter).
+ *
+ * Each field is read from the metadata once, then compared as a plain number or string: the number
+ * 2020 never equals the string "2020" (a value of the other type is NULL), 1 equals 1.0, and strings
+ * order as jsonb orders them (the database's collation). A list is one `= ANY` over a numeric or text
+ * array, which PostgreSQL hashes once per statement (the values are constants when it plans it), so a
+ * value is found in one probe whatever the list's length. A missing field is NULL: it matches only
+ * `$ne` (IS DISTINCT FROM), `$nin` (no match found) and `$exists: false`.
  */
-export function compileMetadataFilter(filter: MetadataFilter, column: string, firstParam: number): CompiledFilter {
+export function compileMetadataFilter(
+  filter: MetadataFilter,
+  metadata: string,
+  fieldsAlias: string,
+  typedAlias: string,
+  firstParam: number,
+): CompiledFilter {
   const params: unknown[] = [];
   const param = (value: unknown, cast: string) => {
     params.push(value);
     return `$${firstParam + params.length - 1}::${cast}`;
   };
-  const contains = (key: string, value: FilterScalar) =>
-    `${column} @> ${param(JSON.stringify({ [key]: value }), 'jsonb')}`;
-  const containsAny = (key: string, values: FilterScalar[]) =>
-    `${column} @> ANY(${param(
-      values.map((value) => JSON.stringify({ [key]: value })),
-      'jsonb[]',
-    )})`;
+  const fields: string[] = [];
+  const typed: string[] = [];
   const conditions: string[] = [];
-  for (const [key, condition] of Object.entries(filter)) {
+  for (const [index, [key, condition]] of Object.entries(filter).entries()) {
     const operators: FieldOperators = typeof condition === 'object' ? condition : { $eq: condition };
+    fields.push(`${metadata} -> ${param(key, 'text')} AS v${index}`);
+    const raw = `${fieldsAlias}.v${index}`;
+    const operands = Object.values(operators).flat();
+    const numeric = operands.some((operand) => typeof operand === 'number');
+    const cast = numeric ? 'numeric' : 'text';
+    typed.push(
+      numeric
+        ? `CASE WHEN jsonb_typeof(${raw}) = 'number' THEN ${raw}::numeric END AS t${index}`
+        : `CASE WHEN jsonb_typeof(${raw}) = 'string' THEN ${raw} #>> '{}' END AS t${index}`,
+    );
+    const value = `${typedAlias}.t${index}`;
     for (const [operator, operand] of Object.entries(operators) as [Operator, FieldOperators[Operator]][]) {
       switch (operator) {
         case '$eq':
-          conditions.push(contains(key, operand as FilterScalar));
+          conditions.push(`${value} = ${param(operand, cast)}`);
           break;
         case '$ne':
-          conditions.push(`NOT (${contains(key, operand as FilterScalar)})`);
+          conditions.push(`${value} IS DISTINCT FROM ${param(operand, cast)}`);
           break;
         case '$in':
-          conditions.push(containsAny(key, operand as FilterScalar[]));
+          conditions.push(`${value} = ANY(${param(operand, `${cast}[]`)})`);
           break;
         case '$nin':
-          conditions.push(`NOT (${containsAny(key, operand as FilterScalar[])})`);
+          conditions.push(`NOT coalesce(${value} = ANY(${param(operand, `${cast}[]`)}), false)`);
           break;
         case '$exists':
-          conditions.push(`${operand ? '' : 'NOT '}(${column} ? ${param(key, 'text')})`);
+          conditions.push(`${typedAlias}.v${index} IS ${operand ? 'NOT ' : ''}NULL`);
           break;
-        default: {
-          const value = operand as FilterScalar;
-          const field = `${column} -> ${param(key, 'text')}`;
-          conditions.push(
-            `(jsonb_typeof(${field}) = ${param(typeof value, 'text')} AND ${field} ${COMPARISONS[operator]} ${param(JSON.stringify(value), 'jsonb')})`,
-          );
-        }
+        default:
+          conditions.push(`${value} ${COMPARISONS[operator]} ${param(operand, cast)}`);
       }
     }
   }
-  return { sql: conditions.length === 0 ? 'true' : conditions.join(' AND '), params };
+  return {
+    fields: fields.join(', '),
+    typed: typed.join(', '),
+    sql: conditions.length === 0 ? 'true' : conditions.join(' AND '),
+    params,
+  };
 }

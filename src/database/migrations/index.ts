@@ -11,6 +11,7 @@ import { SearchVectorsInline1763700460000 } from './1763700460000-SearchVectorsI
 import { IdempotencyBudget1795723156529 } from './1795723156529-IdempotencyBudget.js';
 import { KeyLineages1795723595478 } from './1795723595478-KeyLineages.js';
 import { ActiveKeysByOrganization1795723595479 } from './1795723595479-ActiveKeysByOrganization.js';
+import { MetadataInline1795723807393 } from './1795723807393-MetadataInline.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   IdempotencyBudget1795723156529,
   KeyLineages1795723595478,
   ActiveKeysByOrganization1795723595479,
+  MetadataInline1795723807393,
 ];

@@ -1,5 +1,5 @@
 import { getSchemaPath } from '@nestjs/swagger';
-import { fieldRule, REQUIRED } from '../../common/validation.js';
+import { AsParsed, fieldRule, REQUIRED } from '../../common/validation.js';
 import { CreateDocumentDto } from './document.dto.js';
 
 /** Documents per `POST /v1/documents/batch/`. */
@@ -32,5 +32,7 @@ export class CreateDocumentBatchDto {
       ],
     },
   )
+  // Kept as parsed: the reader checks each document as a CreateDocumentDto, whose metadata keeps its keys.
+  @AsParsed()
   documents: unknown[];
 }

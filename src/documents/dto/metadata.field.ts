@@ -1,4 +1,4 @@
-import { type FieldSchema, fieldRule, unstorableText } from '../../common/validation.js';
+import { AsParsed, type FieldSchema, fieldRule, unstorableText } from '../../common/validation.js';
 
 const MAX_KEYS = 50;
 const MAX_KEY_LENGTH = 100;
@@ -25,11 +25,15 @@ export function metadataProblem(value: unknown): string | null {
 /** Optional `metadata`: a flat object of strings and finite numbers, small enough to return with every source. */
 export function MetadataField() {
   // An object schema's own `required` is a list of keys; the property's is the flag.
-  return fieldRule('metadataField', metadataProblem, {
+  const rule = fieldRule('metadataField', metadataProblem, {
     ...METADATA_OBJECT,
     nullable: true,
     required: false,
   } as FieldSchema);
+  return (target: object, property: string) => {
+    AsParsed()(target, property);
+    rule(target, property);
+  };
 }
 
 /** What `metadataProblem` accepts, as the OpenAPI document states it. */

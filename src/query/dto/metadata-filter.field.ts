@@ -1,4 +1,4 @@
-import { type FieldSchema, fieldRule } from '../../common/validation.js';
+import { AsParsed, type FieldSchema, fieldRule } from '../../common/validation.js';
 import { ValidationFailedError } from '../../common/errors.js';
 import {
   FILTER_FIELDS_MAX,
@@ -39,13 +39,18 @@ const FILTER_SCHEMA = {
 
 /** Optional `filter`: only documents whose metadata match it contribute passages. */
 export function MetadataFilterField() {
-  return fieldRule('metadataFilter', metadataFilterProblem, {
+  const rule = fieldRule('metadataFilter', metadataFilterProblem, {
     ...FILTER_SCHEMA,
     nullable: true,
     required: false,
     description: `Only documents whose metadata match contribute passages. Fields are ANDed (at most ${FILTER_FIELDS_MAX}); each maps a metadata key to a value (equality) or to operators: \`$eq\`, \`$ne\`, \`$in\`, \`$nin\` (lists of up to ${FILTER_LIST_MAX} values), \`$gt\`, \`$gte\`, \`$lt\`, \`$lte\` (numbers or strings, one type per field), \`$exists\` (boolean). A document without the field matches only \`$ne\`, \`$nin\` and \`$exists: false\`.`,
     example: { source: 'handbook', year: { $gte: 2024 }, team: { $in: ['billing', 'security'] } },
   } as FieldSchema);
+  // Field names such as `__proto__` and `constructor` are metadata names like any other.
+  return (target: object, property: string) => {
+    AsParsed()(target, property);
+    rule(target, property);
+  };
 }
 
 /** The 400 of a malformed filter, as an OpenAPI example. */

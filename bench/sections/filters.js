@@ -1,0 +1,251 @@
+/**
+ * Metadata filters (issue 19, item 2): what the costliest filters the limits allow cost, and whether one
+ * tenant flooding them slows another tenant's reads.
+ *
+ * A: FILTERS_DOCS (default 1,000) private documents (bench/lib/query-corpus.js), uploaded in batches,
+ * each with 20 metadata fields: 10 numbers and 5 short strings (categories), and 5 strings of 700
+ * random characters, so that each document's metadata is about 4 KB and PostgreSQL stores it out of
+ * line (TOAST), as the worst metadata the size limit lets through would be.
+ *
+ * 1. Cost: `POST /v1/search/` (top_k 10, one at a time) unfiltered and with each filter below, taken in
+ *    turn for FILTERS_ROUNDS rounds (default 30, after 3 of warm-up) so that all see the same machine;
+ *    p50/p95 per filter and its p95 as a ratio to the unfiltered p95 (target <= 1.5). Every filter
+ *    matches every document, so a filtered search scores as many passages as the unfiltered one and
+ *    the ratio is the filter's own cost. A filter whose answer takes over STALL_MS is dropped from the
+ *    later rounds (one such answer is enough to know).
+ * 2. Isolation: B, another organization with 50 documents, sends `GET /v1/documents/?limit=1` and a
+ *    plain `POST /v1/search/` at FILTERS_QUIET_RATE a second (default 20, open loop) for
+ *    FILTERS_SECONDS (default 15): first alone, then while A floods the worst filter from
+ *    FILTERS_FLOOD_CONNECTIONS (default 12) connections. B's p50/p99 and statuses in each phase, its
+ *    p99 under the flood as a ratio to its p99 alone; A's answers (a 429/503 is a refusal, not a failure).
+ */
+import { randomBytes } from 'node:crypto';
+import { summarize } from '../lib/load.js';
+import { documentText, QUERY_BODY } from '../lib/query-corpus.js';
+import { setCredits } from '../lib/quota.js';
+
+export const description =
+  'metadata filters: the worst filters the limits allow vs an unfiltered search (target p95 <= 1.5x); a tenant flooding them vs another reading';
+export const explicitOnly = true;
+
+const STALL_MS = 5_000;
+const TARGET = 1.5;
+const SHORT = ['s0', 's1', 's2', 's3', 's4'];
+const LONG = ['t0', 't1', 't2', 't3', 't4'];
+const NUMBERS = Array.from({ length: 10 }, (_, k) => `n${k}`);
+
+function metadataOf(i) {
+  return {
+    ...Object.fromEntries(SHORT.map((key, k) => [key, `cat-${(i * (k + 1)) % 50}`])),
+    ...Object.fromEntries(LONG.map((key) => [key, randomBytes(525).toString('base64')])),
+    ...Object.fromEntries(NUMBERS.map((key, k) => [key, (i * (k + 3)) % 100])),
+  };
+}
+
+const absentStrings = Array.from({ length: 100 }, (_, v) => `absent-${v}`);
+const absentNumbers = Array.from({ length: 100 }, (_, v) => 1000 + v);
+const everyCategory = Array.from({ length: 100 }, (_, v) => `cat-${v}`); // cat-0..cat-49 are the stored ones
+const everyNumber = Array.from({ length: 100 }, (_, v) => v);
+const fieldsOf = (keys, condition) => Object.fromEntries(keys.map((key) => [key, condition(key)]));
+const ninAll = (keys) => fieldsOf(keys, (key) => ({ $nin: key.startsWith('n') ? absentNumbers : absentStrings }));
+
+/** Each filter matches every document (see the header). */
+const FILTERS = {
+  none: undefined,
+  '1 field $nin 100': ninAll(['s0']),
+  '5 fields $nin 100': ninAll(SHORT),
+  '20 fields $nin 100': ninAll([...SHORT, ...LONG, ...NUMBERS]),
+  '20 fields $in 100 (15) / range (5)': {
+    ...fieldsOf(SHORT, () => ({ $in: everyCategory })),
+    ...fieldsOf(NUMBERS, () => ({ $in: everyNumber })),
+    ...fieldsOf(LONG, () => ({ $gt: '' })),
+  },
+  '20 fields ranges': {
+    ...fieldsOf([...SHORT, ...LONG], () => ({ $gt: '', $gte: '' })),
+    ...fieldsOf(NUMBERS, () => ({ $gt: -1, $gte: 0, $lt: 1e9, $lte: 1e9 })),
+  },
+  '20 fields, every operator': {
+    ...fieldsOf(SHORT, () => ({ $in: everyCategory, $nin: absentStrings, $gt: '', $gte: '', $ne: 'x', $exists: true })),
+    ...fieldsOf(LONG, () => ({ $nin: absentStrings, $gt: '', $gte: '', $ne: 'x', $exists: true })),
+    ...fieldsOf(NUMBERS, () => ({
+      $in: everyNumber,
+      $nin: absentNumbers,
+      $gt: -1,
+      $gte: 0,
+      $lt: 1e9,
+      $lte: 1e9,
+      $ne: -5,
+      $exists: true,
+    })),
+  },
+};
+const WORST = '20 fields, every operator';
+
+async function upload(ctx, auth, documents, withMetadata) {
+  for (let start = 0; start < documents; start += 100) {
+    const batch = Array.from({ length: Math.min(100, documents - start) }, (_, j) => ({
+      ...documentText(start + j),
+      ...(withMetadata ? { metadata: metadataOf(start + j) } : {}),
+    }));
+    const response = await ctx.call(ctx.service.baseUrl, 'POST', '/v1/documents/batch/', {
+      body: { documents: batch },
+      headers: auth,
+    });
+    if (response.status !== 201)
+      throw new Error(`batch upload answered ${response.status} ${JSON.stringify(response.body)}`);
+  }
+}
+
+async function tenant(ctx, documents, withMetadata) {
+  const user = await ctx.signUp();
+  const key = await ctx.createKey(user, 'filters bench');
+  await setCredits(ctx.database.url, user.email, 100_000_000);
+  await upload(ctx, user.auth, documents, withMetadata);
+  return { user, headers: { 'X-API-Key': key.key } };
+}
+
+async function timedSearch(ctx, headers, filter) {
+  const started = performance.now();
+  const response = await ctx.call(ctx.service.baseUrl, 'POST', '/v1/search/', {
+    body: { query: QUERY_BODY.query, top_k: 10, ...(filter ? { filter } : {}) },
+    headers,
+  });
+  return { ms: performance.now() - started, status: response.status, results: response.body?.results?.length };
+}
+
+async function measureCost(ctx, headers) {
+  const rounds = ctx.seconds('FILTERS_ROUNDS', 30);
+  const names = Object.keys(FILTERS);
+  const timings = Object.fromEntries(names.map((name) => [name, []]));
+  const statuses = Object.fromEntries(names.map((name) => [name, {}]));
+  const stalled = new Set();
+  ctx.log(`cost: ${names.length} searches in turn, 3 warm-up rounds then ${rounds}`);
+  for (let round = -3; round < rounds; round++) {
+    for (const name of names) {
+      if (stalled.has(name)) continue;
+      const { ms, status, results } = await timedSearch(ctx, headers, FILTERS[name]);
+      if (status === 200 && results !== 10) throw new Error(`${name}: ${results} results, expected 10`);
+      if (ms > STALL_MS) stalled.add(name);
+      if (round < 0 && !stalled.has(name)) continue;
+      timings[name].push(ms);
+      statuses[name][status] = (statuses[name][status] ?? 0) + 1;
+    }
+  }
+  const summaries = Object.fromEntries(names.map((name) => [name, percentiles(timings[name])]));
+  const base = summaries.none.p95;
+  return names.map((name) => ({
+    filter: name,
+    searches: timings[name].length,
+    'p50 ms': summaries[name].p50,
+    'p95 ms': summaries[name].p95,
+    'p95 / unfiltered p95': ratio(summaries[name].p95, base),
+    statuses: JSON.stringify(statuses[name]),
+    note: stalled.has(name) ? `stalled (> ${STALL_MS} ms), dropped` : '',
+  }));
+}
+
+function percentiles(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p) => (sorted.length ? Math.round(sorted[Math.ceil((p / 100) * sorted.length) - 1] * 10) / 10 : null);
+  return { p50: at(50), p95: at(95) };
+}
+
+const ratio = (value, base) => (value === null || !base ? null : Math.round((value / base) * 100) / 100);
+
+/** B's reads at a steady pace: its latencies by route, and its statuses. */
+async function quietReads(ctx, headers, seconds, rate) {
+  const byRoute = { 'GET /v1/documents/?limit=1': [], 'POST /v1/search/': [] };
+  const statuses = {};
+  const routes = Object.keys(byRoute);
+  await ctx.paced({
+    baseUrl: ctx.service.baseUrl,
+    rate,
+    durationSeconds: seconds,
+    next: (i) =>
+      i % 2 === 0
+        ? { label: routes[0], path: '/v1/documents/?limit=1', headers }
+        : {
+            label: routes[1],
+            method: 'POST',
+            path: '/v1/search/',
+            headers,
+            body: { query: QUERY_BODY.query, top_k: 5 },
+          },
+    onResult: ({ spec, latency, status }) => {
+      byRoute[spec.label].push(latency);
+      const key = `${spec.label} ${status ?? 'error'}`;
+      statuses[key] = (statuses[key] ?? 0) + 1;
+    },
+  });
+  return { latency: Object.fromEntries(routes.map((route) => [route, summarize(byRoute[route])])), statuses };
+}
+
+async function measureIsolation(ctx, flooder) {
+  const seconds = ctx.seconds('FILTERS_SECONDS', 15);
+  const rate = ctx.seconds('FILTERS_QUIET_RATE', 20);
+  const connections = ctx.seconds('FILTERS_FLOOD_CONNECTIONS', 12);
+  const quiet = await tenant(ctx, 50, false);
+  ctx.log(`isolation: B alone at ${rate}/s for ${seconds} s`);
+  const alone = await quietReads(ctx, quiet.headers, seconds, rate);
+  ctx.log(`isolation: B at ${rate}/s while A floods "${WORST}" from ${connections} connections`);
+  const [flooded, flood] = await Promise.all([
+    quietReads(ctx, quiet.headers, seconds, rate),
+    ctx.cannon({
+      url: `${ctx.service.baseUrl}/v1/search/`,
+      method: 'POST',
+      body: { query: QUERY_BODY.query, top_k: 10, filter: FILTERS[WORST] },
+      headers: flooder.headers,
+      connections,
+      duration: seconds,
+    }),
+  ]);
+  const rows = Object.keys(alone.latency).map((route) => ({
+    'B route': route,
+    'alone p50 ms': alone.latency[route].p50,
+    'alone p99 ms': alone.latency[route].p99,
+    'flooded p50 ms': flooded.latency[route].p50,
+    'flooded p99 ms': flooded.latency[route].p99,
+    'p99 flooded / alone': ratio(flooded.latency[route].p99, alone.latency[route].p99),
+  }));
+  return {
+    rows,
+    alone,
+    flooded,
+    flood: {
+      requestsPerSecond: flood.requestsPerSecond,
+      latencyMs: flood.latencyMs,
+      statusCodes: flood.statusCodes,
+      errors: flood.errors,
+    },
+    seconds,
+    rate,
+    connections,
+  };
+}
+
+export async function run(ctx) {
+  const documents = ctx.seconds('FILTERS_DOCS', 1000);
+  ctx.log(`A: ${documents} documents with 20 metadata fields (~4 KB each)`);
+  const flooder = await tenant(ctx, documents, true);
+  const cost = await measureCost(ctx, flooder.headers);
+  ctx.table(
+    `filters: POST /v1/search/ one at a time, ${documents} documents, each filter matching all (target p95 <= ${TARGET} x unfiltered)`,
+    cost,
+  );
+  const isolation = await measureIsolation(ctx, flooder);
+  ctx.table(
+    `filters: B's reads (${isolation.rate}/s, ${isolation.seconds} s) alone, then while A floods "${WORST}" from ${isolation.connections} connections`,
+    isolation.rows,
+  );
+  ctx.table("filters: A's flood and B's statuses", [
+    {
+      'A req/s': isolation.flood.requestsPerSecond,
+      'A p50 ms': isolation.flood.latencyMs.p50,
+      'A p99 ms': isolation.flood.latencyMs.p99,
+      'A statuses': JSON.stringify(isolation.flood.statusCodes),
+      'B statuses alone': JSON.stringify(isolation.alone.statuses),
+      'B statuses flooded': JSON.stringify(isolation.flooded.statuses),
+    },
+  ]);
+  return { documents, cost, isolation };
+}
