@@ -21,11 +21,11 @@ const notKept = (why: string) => ({
 let counter = 0;
 const freshKey = () => `bound-${Date.now()}-${++counter}`;
 
-/** Documents whose metadata make every search result about 10 KB: a `top_k: 10` search answers ~100 KB. */
+/** Documents whose metadata (~8 KB, under DOCUMENT_METADATA_MAX_BYTES) make a `top_k: 10` search answer ~80 KB. */
 const HEAVY_DOCUMENTS = Array.from({ length: 12 }, (_, i) => ({
   title: `Heavy ${i}`,
   content: `Rotating keys, note ${i}: rotate a key from the dashboard before it expires.`,
-  metadata: Object.fromEntries(Array.from({ length: 10 }, (_, j) => [`field${j}`, `${i}-${j}-`.padEnd(1000, 'm')])),
+  metadata: Object.fromEntries(Array.from({ length: 10 }, (_, j) => [`field${j}`, `${i}-${j}-`.padEnd(780, 'm')])),
 }));
 const SEARCH = { query: 'rotate a key', top_k: 10 };
 
@@ -74,10 +74,11 @@ describe('the idempotency store is bounded', () => {
   });
   afterAll(() => test.close());
 
-  it('keeps what one organization stores within its budget under a flood of ~100 KB answers from 8 connections', async () => {
+  it('keeps what one organization stores within its budget under a flood of ~80 KB answers from 8 connections', async () => {
     const user = await withHeavyDocuments();
     const probe = await test.http().post('/v1/search/').set(user.auth).send(SEARCH).expect(200);
-    expect(JSON.stringify(probe.body).length).toBeGreaterThan(90_000);
+    const answerBytes = JSON.stringify(probe.body).length;
+    expect(answerBytes).toBeGreaterThan(75_000);
 
     const statuses: number[] = [];
     const answeredKeys: string[] = [];
@@ -93,7 +94,7 @@ describe('the idempotency store is bounded', () => {
     await Promise.all(Array.from({ length: 8 }, connection));
 
     expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
-    // 64 answers of ~100 KB (6.4 MB) were asked for: about 10 fit in 1 MB. Those admitted while the
+    // 64 answers of ~80 KB (5 MB) were asked for: about 13 fit in 1 MB. Those admitted while the
     // store still had room but answered when it had none were sent and not kept; the rest were refused.
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(10);
     const { rows: kept } = await test.db.query(
@@ -101,7 +102,7 @@ describe('the idempotency store is bounded', () => {
       [answeredKeys],
     );
     expect(kept.length).toBeGreaterThanOrEqual(5);
-    expect(kept.length).toBeLessThanOrEqual(11);
+    expect(kept.length).toBeLessThanOrEqual(Math.floor(BUDGET / answerBytes));
     const usage = await usageOf(user);
     expect(usage.bodies).toBeLessThanOrEqual(BUDGET);
     expect(usage.counted).toBe(usage.rows_sum);

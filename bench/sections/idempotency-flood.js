@@ -3,8 +3,8 @@
  * `POST /v1/search/`s, each with a fresh Idempotency-Key, from 8 connections for IDEM_FLOOD_SECONDS
  * (default 10) over documents with large metadata. Before the bounds this stored 1.84 MB per request
  * (255 MB in 10 s). Two floods with the default bounds (IDEMPOTENCY_ORG_BUDGET_MB 64,
- * IDEMPOTENCY_MAX_ANSWER_KB 256): `top_k: 100` (~1 MB answers, each over the largest kept) and
- * `top_k: 10` (~180 KB answers, kept until the budget is spent). Reported: what the answers sent would
+ * IDEMPOTENCY_MAX_ANSWER_KB 256): `top_k: 100` (~800 KB answers, each over the largest kept) and
+ * `top_k: 10` (~80 KB answers, kept until the budget is spent). Reported: what the answers sent would
  * have stored before (the baseline, measured in the same run), and what the organization holds after.
  */
 import pg from 'pg';
@@ -22,7 +22,7 @@ function heavyDocuments(from, count) {
     title: `Flood ${from + i}`,
     content: `Rotating keys, note ${from + i}: rotate a key from the dashboard before it expires.`,
     metadata: Object.fromEntries(
-      Array.from({ length: 20 }, (_, j) => [`field${j}`, `${from + i}-${j}-`.padEnd(900, 'm')]),
+      Array.from({ length: 20 }, (_, j) => [`field${j}`, `${from + i}-${j}-`.padEnd(370, 'm')]),
     ),
   }));
 }
