@@ -14,6 +14,13 @@ import { clientAddress } from '../common/client-address.js';
 
 const ADDRESS_RULE = 'rate-limit:address-rule';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A controller route's `@LimitPerAddress` rule, resolved at start-up (auth/route-requirements.ts). */
+    addressRule?: AddressRule;
+  }
+}
+
 @Injectable()
 export class AddressLimitGuard implements CanActivate {
   constructor(
