@@ -28,7 +28,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
  *   2. onRequest: the HTTP observer (request id, in flight, metrics and access log at the end)
  *   3. onRequest: helmet's headers and CORS
  *   4. onRequest: the early refusals (an address over its limit, or presenting bad credentials)
- *   5. the body: JSON (preParsing, MAX_BODY_BYTES) or multipart for uploads
+ *   5. the body: JSON (preParsing, MAX_BODY_BYTES; installed with Fastify's steps) or multipart (uploads)
  *  Nest's global guards, in this order (each route's requirement resolved once, at start-up)
  *   6. CompositeAuthGuard: who is calling (401), the principal on the request
  *   7. RateLimitGuard: per principal and organization (429, RateLimit-* headers)
