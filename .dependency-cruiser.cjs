@@ -21,7 +21,7 @@ const FLOORS = [
   ['chat', 'dashboard'],
   ['openai-compat'],
 ];
-/** The top floor: the composition root (app.module.ts, app.ts, main.ts, cli.ts) sits at src/'s own level. */
+/** The top floor: the composition root (app.module.ts, app.ts, request-pipeline.ts, main.ts, cli.ts) sits at src/'s own level. */
 const ROOT = '^src/[^/]+$';
 
 const folders = (names) => `^src/(${names.join('|')})/`;

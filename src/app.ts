@@ -4,24 +4,15 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
-import { refuseEarly } from './auth/early-refusals.js';
 import { BadRequestError } from './common/errors.js';
-import { RouteTable } from './common/route-table.js';
-import { BodyValidationPipe } from './common/validation.js';
 import { type AppConfig, configWarnings } from './config/env.schema.js';
 import { mountDashboard } from './dashboard/dashboard.js';
 import { openDatabaseTarget } from './database/database.js';
-import { acceptUploads } from './documents/upload.interceptor.js';
-import { allowBrowsers } from './http/browser-access.js';
-import { GlobalExceptionFilter } from './http/exception.filter.js';
-import { readEveryBodyAsJson } from './http/json-body.js';
-import { serveLiveness } from './lifecycle/liveness.js';
-import { storeIdempotentAnswers } from './idempotency/store-answers.js';
 import type { DestinationStream } from './observability/logger.js';
 import { requestIdFor } from './observability/request-id.js';
-import { createLogging, observeHttp } from './observability/setup.js';
-import { OPENAI_ERROR_DIALECT } from './openai-compat/openai-errors.js';
+import { createLogging } from './observability/setup.js';
 import { setUpOpenApi } from './openapi/openapi.js';
+import { installFastifySteps, installRequestPipeline } from './request-pipeline.js';
 import { parseTrustProxy } from './common/client-address.js';
 
 export interface CreateAppOptions {
@@ -54,24 +45,15 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     frameworkErrors: (_error: Error, _request: unknown, reply: FastifyReply) =>
       void reply.code(400).send(new BadRequestError(UNREADABLE_URL).body()),
   });
-  const http = adapter.getInstance();
-  const routes = RouteTable.listen(http);
-  readEveryBodyAsJson(http);
-  serveLiveness(http);
+  const routes = installFastifySteps(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     bodyParser: false,
     logger: logging.nest,
     abortOnError: false,
   });
-  observeHttp(app, logging);
-  allowBrowsers(app, config);
-  const errors = new GlobalExceptionFilter(routes, config.MAX_BODY_BYTES, [OPENAI_ERROR_DIALECT]);
-  refuseEarly(app, (error, request, reply) => errors.answer(error, request, reply));
-  await acceptUploads(app, config);
-  storeIdempotentAnswers(app);
+  // Every global hook and guard, in the order a request meets them.
+  await installRequestPipeline(app, config, logging, routes);
   mountDashboard(app, config.DASHBOARD_DIR);
-  app.useGlobalFilters(errors);
-  app.useGlobalPipes(new BodyValidationPipe());
   setUpOpenApi(app);
   // Nest hands out a Proxy whose `set` trap drops assignments, so `app.close = …` would be a silent
   // no-op (and the embedded store never closed). A proxy of our own adds the store to close().

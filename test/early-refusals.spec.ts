@@ -1,7 +1,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { refuseEarly } from '../src/auth/early-refusals.js';
+import { describeRoutes } from '../src/auth/route-requirements.js';
 import { Public } from '../src/common/auth.decorators.js';
 import { ThrottledError } from '../src/common/errors.js';
 
@@ -24,7 +24,7 @@ class ClosedController extends Shared {}
 @Module({ controllers: [OpenController, ClosedController] })
 class SharedRoutesModule {}
 
-describe('refuseEarly', () => {
+describe('describeRoutes', () => {
   it('refuses to start when controllers share a route method but not its requirement', async () => {
     const app = await NestFactory.create<NestFastifyApplication>(
       SharedRoutesModule,
@@ -34,7 +34,7 @@ describe('refuseEarly', () => {
       { logger: false },
     );
     try {
-      expect(() => refuseEarly(app, () => undefined)).toThrow(
+      expect(() => describeRoutes(app)).toThrow(
         'ClosedController.read is shared with another controller that requires other credentials',
       );
     } finally {

@@ -1,4 +1,6 @@
+import { jest } from '@jest/globals';
 import { IdempotencyKeyPurger } from '../src/idempotency/idempotency-key-purger.js';
+import { IdempotentStreams } from '../src/idempotency/idempotency.service.js';
 import { signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { sleep } from './support/core.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -193,6 +195,26 @@ describe('Idempotency-Key on authenticated POSTs', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(JSON.parse(done));
     expect(await creditsUsed()).toBe(1);
+  });
+
+  it('gives the key back when a streamed answer ends without settling it: the retry runs, never 409', async () => {
+    // As if a streaming route forgot to settle its claim: the reply is hijacked, so no onSend hook sees it.
+    const forgetful = jest.spyOn(test.app.get(IdempotentStreams), 'settleStreamed').mockResolvedValue();
+    const key = freshKey();
+    try {
+      await post('/v1/query/', key, { ...QUESTION, stream: true })
+        .buffer(true)
+        .parse(collectText)
+        .expect(200);
+    } finally {
+      forgetful.mockRestore();
+    }
+    // Given back once the response has closed (not before: the client has its answer first).
+    for (let waited = 0; (await storedRow(key)) !== undefined && waited < 5_000; waited += 50) await sleep(50);
+    expect(await storedRow(key)).toBeUndefined();
+    const retry = await post('/v1/query/', key, QUESTION).expect(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect((await storedRow(key)).response_status).toBe(200);
   });
 
   it('stores a streamed chat completion as its completion JSON: a retry is replayed, not run or charged again', async () => {

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ApiKeyInvalidError } from '../common/errors.js';
-import type { Principal } from '../common/principal.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { hashApiKey, isWellFormedApiKey } from './key-format.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
 import { type KeyGrant, VerifiedKeyCache } from './verified-key-cache.js';
 
-/** Turns a presented `svc_` key into a principal, or throws the spec's 401. */
+/** Turns a presented `svc_` key into its grant (auth/principal.ts makes the principal), or throws the spec's 401. */
 @Injectable()
 export class ApiKeyAuthenticator {
   /**
@@ -21,22 +20,13 @@ export class ApiKeyAuthenticator {
     private readonly lastUsed: LastUsedRecorder,
   ) {}
 
-  async authenticate(presented: string): Promise<Principal> {
+  async grantFor(presented: string): Promise<KeyGrant> {
     if (!isWellFormedApiKey(presented)) throw new ApiKeyInvalidError();
     const hash = hashApiKey(presented);
     const grant = this.cache.get(hash) ?? (this.cache.isUnknown(hash) ? null : await this.lookUp(hash));
     if (!grant || (grant.usableUntil !== null && Date.now() >= grant.usableUntil)) throw new ApiKeyInvalidError();
     this.lastUsed.touch(grant.keyId);
-    return {
-      kind: 'api_key',
-      userId: grant.userId,
-      organizationId: grant.organizationId,
-      isAdmin: false,
-      apiKeyId: grant.keyId,
-      keyPrefix: grant.keyPrefix,
-      scopes: grant.scopes,
-      rateLimitPerMinute: grant.rateLimitPerMinute,
-    };
+    return grant;
   }
 
   /** Whether this key was verified recently (cached, still usable): it would cost no lookup. */

@@ -1,7 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { Passport } from 'passport';
-import { requirementOf } from '../common/auth.decorators.js';
+import { requirementFor } from '../common/auth.decorators.js';
 import {
   AccessTokenInvalidError,
   ApiKeyInvalidError,
@@ -20,10 +19,11 @@ import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 type PassportMiddleware = (request: HttpRequest, reply: HttpReply, next: (error?: Error) => void) => void;
 
 /**
- * The first guard in front of every route: unless the route is public, it reads the credential, picks
- * the Passport strategy by its prefix and attaches the principal. Rate limiting and `@AdminOnly()`
- * follow as their own guards. Failures throw; it never returns false, which Nest would turn into a
- * 403.
+ * The first guard in front of every route: unless the route is public, it takes the credential (read
+ * once per request, credential.ts), picks the Passport strategy by its kind and attaches the principal
+ * the strategy made (auth/principal.ts). The route's requirement was resolved at start-up
+ * (route-requirements.ts). Rate limiting and the route's permissions follow as their own guards
+ * (request-pipeline.ts). Failures throw; it never returns false, which Nest would turn into a 403.
  */
 @Injectable()
 export class CompositeAuthGuard implements CanActivate {
@@ -35,7 +35,6 @@ export class CompositeAuthGuard implements CanActivate {
   private readonly passport = new Passport();
 
   constructor(
-    private readonly reflector: Reflector,
     private readonly jwtStrategy: JwtAccessStrategy,
     private readonly apiKeyStrategy: ApiKeyStrategy,
     private readonly addressLimits: AddressLimits,
@@ -45,13 +44,10 @@ export class CompositeAuthGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const requirement = requirementOf(this.reflector, {
-      handler: context.getHandler(),
-      controller: context.getClass(),
-    });
+    const request = context.switchToHttp().getRequest<HttpRequest>();
+    const requirement = requirementFor(request);
     if (requirement.public) return true;
 
-    const request = context.switchToHttp().getRequest<HttpRequest>();
     const credential = presentedCredential(request);
     if (!credential) throw new NotAuthenticatedError();
     if (credential.kind === 'api_key' && requirement.jwtOnly) throw new ApiKeyNotAcceptedError();
@@ -65,11 +61,11 @@ export class CompositeAuthGuard implements CanActivate {
         credential.kind === 'api_key'
           ? await observeCredential(
               'api_key',
-              this.authenticate('api-key', context, () => new ApiKeyInvalidError()),
+              this.authenticate('api-key', request, context, () => new ApiKeyInvalidError()),
             )
           : await observeCredential(
               'jwt',
-              this.authenticate('jwt', context, () => new AccessTokenInvalidError()),
+              this.authenticate('jwt', request, context, () => new AccessTokenInvalidError()),
             );
     } catch (error) {
       if (error instanceof ApiKeyInvalidError || error instanceof AccessTokenInvalidError)
@@ -83,10 +79,10 @@ export class CompositeAuthGuard implements CanActivate {
   /** Runs one strategy; our typed errors pass through, any other failure becomes `failure()`. */
   private authenticate(
     strategy: 'jwt' | 'api-key',
+    request: HttpRequest,
     context: ExecutionContext,
     failure: () => Error,
   ): Promise<Principal> {
-    const http = context.switchToHttp();
     return new Promise((resolve, reject) => {
       const done = (error: Error | null | undefined, principal?: Principal | false) => {
         if (error) reject(error);
@@ -95,7 +91,7 @@ export class CompositeAuthGuard implements CanActivate {
       };
       // Passport types its middleware as `any`; this is its shape.
       const run = this.passport.authenticate(strategy, { session: false }, done) as PassportMiddleware;
-      run(http.getRequest<HttpRequest>(), http.getResponse<HttpReply>(), (error) => done(error ?? failure()));
+      run(request, context.switchToHttp().getResponse<HttpReply>(), (error) => done(error ?? failure()));
     });
   }
 }

@@ -10,7 +10,8 @@ const CREDENTIAL = Symbol('credential');
 type WithCredential = HttpRequest & { [CREDENTIAL]?: PresentedCredential | null };
 
 /**
- * What the caller presented, read once per request. `X-API-Key` is always an API key; a bearer value is
+ * What the caller presented, read once per request and kept on it: the early-refusal hook, the composite
+ * guard and both Passport strategies (passport-jwt's extractor included) share this one reading. `X-API-Key` is always an API key; a bearer value is
  * an API key when it starts with `svc_` and a JWT otherwise (spec 5.3). Another scheme is no credential.
  */
 export function presentedCredential(request: HttpRequest): PresentedCredential | null {
@@ -19,6 +20,12 @@ export function presentedCredential(request: HttpRequest): PresentedCredential |
   const credential = readCredential(request);
   (request as WithCredential)[CREDENTIAL] = credential;
   return credential;
+}
+
+/** The bearer JWT presented, for passport-jwt's `jwtFromRequest` (null: none, or an API key). */
+export function presentedJwt(request: HttpRequest): string | null {
+  const credential = presentedCredential(request);
+  return credential?.kind === 'jwt' && credential.value !== '' ? credential.value : null;
 }
 
 function readCredential(request: HttpRequest): PresentedCredential | null {

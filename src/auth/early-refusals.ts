@@ -1,26 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants.js';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { type AuthRequirement, requirementOf } from '../common/auth.decorators.js';
 import type { ApiError } from '../common/errors.js';
 import type { HttpReply, HttpRequest } from '../common/http.js';
-import { addRouteConfig } from '../common/route-config.js';
-import { type AddressRule, AddressLimits } from '../rate-limit/address-limits.js';
+import { AddressLimits } from '../rate-limit/address-limits.js';
 import { clientAddress } from '../common/client-address.js';
-import { addressRuleOf } from '../rate-limit/limit-per-address.js';
 import { presentedCredential } from './credential.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A controller route's credential requirement (absent on Fastify's own routes: those are not refused early). */
-    auth?: AuthRequirement;
-    /** Its `@LimitPerAddress` rule. */
-    addressRule?: AddressRule;
-  }
-}
 
 export type Answer = (error: ApiError, request: HttpRequest, reply: HttpReply) => void;
 
@@ -34,10 +20,11 @@ export type Answer = (error: ApiError, request: HttpRequest, reply: HttpReply) =
  * Nearly every request of a flood is one of these, and through Nest each cost about three times the
  * CPU: the flood's queue on the event loop is what everyone else's requests wait behind. The guards
  * still count and refuse what is new (AddressLimitGuard, CompositeAuthGuard's failures).
- * Call before the application's init, after the hooks whose headers a refusal carries (CORS, ids).
+ * Reads the route's requirement and address rule as `describeRoutes` (route-requirements.ts) resolved
+ * them; a route without one is Fastify's own and not refused here. Call before the application's init,
+ * after the hooks whose headers a refusal carries (CORS, ids); request-pipeline.ts does.
  */
 export function refuseEarly(app: INestApplication, answer: Answer): void {
-  describeControllerRoutes(app);
   const limits = app.get(AddressLimits);
   const jwt = app.get(JwtAccessStrategy);
   const apiKeys = app.get(ApiKeyStrategy);
@@ -65,37 +52,4 @@ export function refuseEarly(app: INestApplication, answer: Answer): void {
     if (error) answer(error, request, reply);
     else done();
   });
-}
-
-/**
- * Puts each controller route's requirement and address rule, as its guards read them, in its Fastify
- * route config, where a hook finds them before Nest runs. Nest copies a route method's metadata onto
- * the handler it registers, Fastify's config included.
- */
-function describeControllerRoutes(app: INestApplication): void {
-  const reflector = app.get(Reflector);
-  const scanner = new MetadataScanner();
-  const described = new Map<unknown, string>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const { metatype: controller } of module.controllers.values()) {
-      if (!controller) continue;
-      const prototype = controller.prototype as Record<string, unknown>;
-      for (const name of scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[name];
-        if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
-        const config = {
-          auth: requirementOf(reflector, { handler, controller }),
-          addressRule: addressRuleOf(reflector, handler),
-        };
-        // A method inherited by two controllers is one function: one config for both.
-        const seen = described.get(handler);
-        if (seen !== undefined && seen !== JSON.stringify(config))
-          throw new Error(
-            `${controller.name}.${name} is shared with another controller that requires other credentials`,
-          );
-        described.set(handler, JSON.stringify(config));
-        addRouteConfig(handler, config);
-      }
-    }
-  }
 }

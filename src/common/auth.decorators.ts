@@ -17,6 +17,16 @@ export interface AuthRequirement {
 
 export const AUTH_REQUIREMENT = 'auth:requirement';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A controller route's requirement, resolved once at start-up (auth/route-requirements.ts); absent on
+     * Fastify's own routes, which no guard runs for.
+     */
+    auth?: AuthRequirement;
+  }
+}
+
 /** @nestjs/swagger keeps an operation's `ApiOperation` options under this key (read to add the note). */
 const API_OPERATION = 'swagger/apiOperation';
 
@@ -96,7 +106,10 @@ export function Authenticated(requirement: AuthRequirement = {}) {
   };
 }
 
-/** A route's requirement: its own, else its controller's, else any credential. */
+/**
+ * A route's requirement: its own, else its controller's, else any credential. Read from the decorators
+ * once, at start-up; a request reads `requirementFor`.
+ */
 export function requirementOf(
   reflector: Reflector,
   // Nest's own type for what ExecutionContext.getHandler() and getClass() return.
@@ -107,6 +120,12 @@ export function requirementOf(
     reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [route.handler, route.controller]) ?? {}
   );
 }
+
+const ANY_CREDENTIAL: AuthRequirement = Object.freeze({});
+
+/** The requirement of the request's route, as resolved at start-up: what the guards read. */
+export const requirementFor = (request: HttpRequest): AuthRequirement =>
+  request.routeOptions.config.auth ?? ANY_CREDENTIAL;
 
 /** No credential needed. */
 export const Public = () => Authenticated({ public: true });

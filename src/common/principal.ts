@@ -1,6 +1,9 @@
 import type { ApiKeyScope } from './scopes.js';
 
-/** Who is calling, whichever credential they used. Every controller reads this and nothing else. */
+/**
+ * Who is calling, whichever credential they used. Every controller reads this and nothing else. Built in
+ * one place, `principalOf` (auth/principal.ts), from an API key's grant or a JWT's account.
+ */
 export interface Principal {
   kind: 'jwt' | 'api_key';
   userId: string;

@@ -3,17 +3,24 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyKey } from './idempotency-key.entity.js';
 import { IdempotencyKeyPurger } from './idempotency-key-purger.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
-import { IdempotencyService } from './idempotency.service.js';
+import { IdempotencyGuard } from './idempotency.guard.js';
+import { IdempotencyService, IdempotentStreams } from './idempotency.service.js';
 
 /**
- * `Idempotency-Key` on every authenticated POST (contract, "Idempotent POSTs"); global so the
- * streamed query can store its final answer.
+ * `Idempotency-Key` on every authenticated POST (contract, "Idempotent POSTs"), owned by
+ * IdempotencyService; request-pipeline.ts installs its guard and `onSend` hook. Global so the streaming
+ * controllers can settle their answers through `IdempotentStreams`.
  */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [IdempotencyService, IdempotencyKeysRepository, IdempotencyKeyPurger],
-  // IdempotencyGuard is installed by the auth module, last of the global guards (it needs the caller).
-  exports: [IdempotencyService],
+  providers: [
+    IdempotencyService,
+    { provide: IdempotentStreams, useExisting: IdempotencyService },
+    IdempotencyGuard,
+    IdempotencyKeysRepository,
+    IdempotencyKeyPurger,
+  ],
+  exports: [IdempotentStreams],
 })
 export class IdempotencyModule {}

@@ -5,7 +5,7 @@ import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { DomainNotAllowedError, NotFoundError, QuotaExhaustedError, ValidationFailedError } from '../common/errors.js';
 import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
-import { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { IdempotentStreams } from '../idempotency/idempotency.service.js';
 import type { Principal } from '../common/principal.js';
 import { STREAM_MAX } from '../openapi/limits.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
@@ -55,7 +55,7 @@ export class ChatCompletionsController {
 
   constructor(
     private readonly completions: ChatCompletionsService,
-    private readonly idempotency: IdempotencyService,
+    private readonly idempotency: IdempotentStreams,
   ) {}
 
   @Post()
@@ -136,16 +136,12 @@ export class ChatCompletionsController {
       );
       const usage = estimateUsage(conversation, answer);
       // With an Idempotency-Key, a retry is answered the completion as JSON (what `stream: false` gives).
-      await this.idempotency.settleStream(
-        reply.request,
-        reply.getHeaders(),
-        presentCompletion(header, answer, prepared.sources, usage),
-      );
+      await this.idempotency.settleStreamed(reply, presentCompletion(header, answer, prepared.sources, usage));
       events.send(presentLastChunk(header, prepared.sources, usage));
       events.send('[DONE]');
     } catch (error) {
       // Unfinished: a retry with the same Idempotency-Key runs again.
-      await this.idempotency.settleStream(reply.request, {}, null);
+      await this.idempotency.settleStreamed(reply, null);
       if (prepared.signal?.aborted) {
         this.logger.log('client disconnected before the completion was streamed in full: the model stopped');
         return;

@@ -7,7 +7,7 @@ import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
 import type { HttpReply } from '../common/http.js';
-import { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { IdempotentStreams } from '../idempotency/idempotency.service.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { QueryDto } from './dto/query.dto.js';
@@ -54,7 +54,7 @@ export class QueryController {
 
   constructor(
     private readonly queries: QueryService,
-    private readonly idempotency: IdempotencyService,
+    private readonly idempotency: IdempotentStreams,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -116,11 +116,11 @@ export class QueryController {
       const answer = await this.queries.complete(prepared, (text) => events.send({ text }, 'delta'));
       const done = { answer, ...this.summary(prepared) };
       // With an Idempotency-Key, a retry is answered this final JSON, not a stream.
-      await this.idempotency.settleStream(reply.request, reply.getHeaders(), done);
+      await this.idempotency.settleStreamed(reply, done);
       events.send(done, 'done');
     } catch (error) {
       // Unfinished: a retry with the same Idempotency-Key runs again.
-      await this.idempotency.settleStream(reply.request, {}, null);
+      await this.idempotency.settleStreamed(reply, null);
       if (prepared.signal?.aborted) {
         this.logger.log('client gone mid-answer: model call aborted (charged only if part was delivered)');
         return;

@@ -14,18 +14,24 @@ import { clientAddress } from '../common/client-address.js';
 
 const ADDRESS_RULE = 'rate-limit:address-rule';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A controller route's `@LimitPerAddress` rule, resolved at start-up (auth/route-requirements.ts). */
+    addressRule?: AddressRule;
+  }
+}
+
 @Injectable()
 export class AddressLimitGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly limits: AddressLimits,
-  ) {}
+  constructor(private readonly limits: AddressLimits) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = addressRuleOf(this.reflector, context.getHandler());
-    if (!rule) return true;
     const http = context.switchToHttp();
-    const headers = await this.limits.take(rule, clientAddress(http.getRequest<HttpRequest>()));
+    const request = http.getRequest<HttpRequest>();
+    // Resolved from the decorator once, at start-up (auth/route-requirements.ts).
+    const rule = request.routeOptions.config.addressRule;
+    if (!rule) return true;
+    const headers = await this.limits.take(rule, clientAddress(request));
     http.getResponse<HttpReply>().headers(headers);
     return true;
   }

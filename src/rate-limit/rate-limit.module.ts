@@ -6,6 +6,7 @@ import { AddressLimits } from './address-limits.js';
 import { CounterStore } from './counter-store.js';
 import { AddressLimitGuard } from './limit-per-address.js';
 import { PrincipalRateLimiter } from './principal-rate-limiter.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
 import { connectRedis, REDIS } from './redis.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
@@ -23,6 +24,8 @@ import { SignInThrottle } from './sign-in-throttle.js';
     SignInThrottle,
     AddressLimits,
     AddressLimitGuard,
+    // A global guard, installed in its order by request-pipeline.ts.
+    RateLimitGuard,
   ],
   exports: [PrincipalRateLimiter, SignInThrottle, AddressLimits, AddressLimitGuard],
 })

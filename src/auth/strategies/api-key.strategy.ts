@@ -5,6 +5,7 @@ import { Strategy } from 'passport-custom';
 import { ApiKeyAuthenticator } from '../../api-keys/api-key-authenticator.js';
 import type { Principal } from '../../common/principal.js';
 import { presentedCredential } from '../credential.js';
+import { principalOf } from '../principal.js';
 
 /** `svc_` keys, from `Authorization: Bearer` or `X-API-Key`, as picked by the composite guard. */
 @Injectable()
@@ -18,7 +19,8 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     return this.authenticator.isKnown(presented);
   }
 
-  validate(request: HttpRequest): Promise<Principal> {
-    return this.authenticator.authenticate(presentedCredential(request)?.value ?? '');
+  /** Called by passport-custom with the request: the key is the credential already read from it. */
+  async validate(request: HttpRequest): Promise<Principal> {
+    return principalOf({ apiKey: await this.authenticator.grantFor(presentedCredential(request)?.value ?? '') });
   }
 }

@@ -2,19 +2,22 @@ import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { HttpRequest } from '../../common/http.js';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Strategy } from 'passport-jwt';
 import { AccessTokenInvalidError } from '../../common/errors.js';
 import type { Principal } from '../../common/principal.js';
 import { AccountCache } from '../account-cache.js';
+import { presentedJwt } from '../credential.js';
 import { JWT_SECRET } from '../jwt-secret.js';
+import { principalOf } from '../principal.js';
 import { issuedBeforeCutOff } from '../sessions.js';
 import type { TokenClaims } from '../tokens.service.js';
 import { VerifiedTokenCache } from '../verified-token-cache.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
-/** Passport's typings name Express's request; at run time it is Fastify's, whose `headers` are all it reads. */
+/** Passport's typings name Express's request; at run time it is Fastify's. */
 type PassportRequest = Parameters<Strategy['authenticate']>[0];
+/** The token as the composite guard read it (credential.ts): passport-jwt does not parse the header again. */
+const bearerToken = (request: PassportRequest) => presentedJwt(request as unknown as HttpRequest);
 
 /** Bearer access tokens: HS256 only (so `alg: none` fails), unexpired, and of type `access`. */
 @Injectable()
@@ -69,8 +72,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
       throw new AccessTokenInvalidError();
     }
     const principal = await this.principalFor(userId, claims.iat);
-    // passport-jwt read the token from this header to get here.
-    const token = bearerToken(request);
+    // passport-jwt verified this token, read once (credential.ts) for everyone.
+    const token = presentedJwt(request);
     if (token) {
       this.verified.remember(token, {
         userId,
@@ -85,13 +88,6 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     const account = await this.accounts.get(userId);
     // Signed out everywhere (or promoted, or a new password) since this token was issued.
     if (!account || issuedBeforeCutOff(issuedAt, account.tokensValidAfter)) throw new AccessTokenInvalidError();
-    return {
-      kind: 'jwt',
-      userId: account.id,
-      organizationId: account.organizationId,
-      isAdmin: account.isAdmin,
-      apiKeyId: null,
-      keyPrefix: null,
-    };
+    return principalOf({ account });
   }
 }

@@ -1,0 +1,24 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { requirementFor } from '../common/auth.decorators.js';
+import { MissingScopeError, PermissionDeniedError } from '../common/errors.js';
+import type { HttpRequest } from '../common/http.js';
+
+/**
+ * What the route admits of an authenticated caller: an API key lacking the scope the route declares
+ * (`@Authenticated({ scope })`) gets 403, then a non-admin on an `@AdminOnly()` route gets 403. It runs
+ * after authentication (a revoked key is a 401 first) and after the rate limit, so a refused request is
+ * still counted and still carries the RateLimit-* headers; before the route's own checks. The scopes
+ * come with the cached key grant: no database read. JWTs are not scoped.
+ */
+@Injectable()
+export class PermissionsGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<HttpRequest>();
+    const requirement = requirementFor(request);
+    const scopes = request.user?.scopes;
+    if (requirement.scope && scopes && !scopes.includes(requirement.scope))
+      throw new MissingScopeError(requirement.scope);
+    if (requirement.adminOnly && !request.user?.isAdmin) throw new PermissionDeniedError();
+    return true;
+  }
+}
