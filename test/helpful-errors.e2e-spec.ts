@@ -75,6 +75,25 @@ describe('errors that say what is wrong', () => {
       expect(response.body.detail).toBe(`documents[1].tittle: ${NOT_ALLOWED}`);
     });
 
+    it('refuses a body nested thousands of levels deep with a 400, on the strict and the OpenAI routes alike (it was a 500)', async () => {
+      const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+      const detail = 'body: Nested more than 32 levels deep.';
+      const search = await test
+        .http()
+        .post('/v1/search/')
+        .set(alice.auth)
+        .set('Content-Type', 'application/json')
+        .send(`{"query":"wombat","filter":${deep}}`);
+      expect({ status: search.status, detail: search.body.detail }).toEqual({ status: 400, detail });
+      const completion = await test
+        .http()
+        .post('/v1/chat/completions')
+        .set(alice.auth)
+        .set('Content-Type', 'application/json')
+        .send(`{"model":"private","messages":[{"role":"user","content":"wombat"}],"tools":${deep}}`);
+      expect({ status: completion.status, detail: completion.body.detail }).toEqual({ status: 400, detail });
+    });
+
     it('keeps accepting OpenAI’s own fields on the OpenAI-compatible route', async () => {
       const key = await createKey(test, alice);
       const response = await test

@@ -284,6 +284,15 @@ export class BodyValidationPipe extends ValidationPipe {
   }
 }
 
+/** How deeply a JSON body may nest objects and arrays (none of the API's bodies needs more than a few). */
+export const BODY_DEPTH_MAX = 32;
+
+function nestedDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((child) => nestedDeeperThan(child, levels - 1));
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (value: string): boolean => UUID.test(value);
