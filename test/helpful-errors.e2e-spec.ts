@@ -92,6 +92,15 @@ describe('errors that say what is wrong', () => {
         .set('Content-Type', 'application/json')
         .send(`{"model":"private","messages":[{"role":"user","content":"wombat"}],"tools":${deep}}`);
       expect({ status: completion.status, detail: completion.body.detail }).toEqual({ status: 400, detail });
+      // With an Idempotency-Key the request's hash (JSON.stringify) read the body before validation did.
+      const keyed = await test
+        .http()
+        .post('/v1/search/')
+        .set(alice.auth)
+        .set('Idempotency-Key', 'deep-body')
+        .set('Content-Type', 'application/json')
+        .send(`{"query":"wombat","filter":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+      expect({ status: keyed.status, detail: keyed.body.detail }).toEqual({ status: 400, detail });
     });
 
     it('keeps accepting OpenAI’s own fields on the OpenAI-compatible route', async () => {

@@ -280,17 +280,31 @@ export class BodyValidationPipe extends ValidationPipe {
     }
     const parsed = boxAsParsed(body, metadata.metatype);
     if (acceptsUnknownFields(metadata.metatype)) return this.lenient.transform(parsed, metadata);
+    // The fields kept as parsed are boxed in functions by now, so only the DTO's own names are checked.
+    const reserved = reservedNameIn(parsed, '');
+    if (reserved !== null) throw ValidationFailedError.field(reserved, RESERVED_NAME);
     return super.transform(parsed, metadata);
   }
 }
 
-/** How deeply a JSON body may nest objects and arrays (none of the API's bodies needs more than a few). */
-export const BODY_DEPTH_MAX = 32;
+export const RESERVED_NAME = 'This name is reserved (every JavaScript object has it); use another.';
+/**
+ * `constructor`, `toString`, `__proto__`…: the pipe and class-transformer drop them at any depth, so
+ * such a field was ignored rather than refused as unknown. Where the keys are the client's data
+ * (metadata, filters: AsParsed) they are ordinary names instead.
+ */
+const RESERVED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-function nestedDeeperThan(value: unknown, levels: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (levels === 0) return true;
-  return Object.values(value).some((child) => nestedDeeperThan(child, levels - 1));
+/** The path of the first field (at any depth, in arrays too) named like a member of Object.prototype. */
+function reservedNameIn(value: unknown, path: string): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [name, child] of Object.entries(value)) {
+    const at = Array.isArray(value) ? `${path}[${name}]` : path === '' ? name : `${path}.${name}`;
+    if (RESERVED_NAMES.has(name)) return at;
+    const found = reservedNameIn(child, at);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

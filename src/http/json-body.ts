@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { BadRequestError, echoed, HttpStatusError } from '../common/errors.js';
+import { BadRequestError, echoed, HttpStatusError, ValidationFailedError } from '../common/errors.js';
 
 const DECODERS: Partial<Record<string, () => NodeJS.ReadWriteStream>> = {
   gzip: createGunzip,
@@ -38,10 +38,26 @@ export function readEveryBodyAsJson(instance: FastifyInstance): void {
       done(null, undefined);
       return;
     }
+    let value: unknown;
     try {
-      done(null, JSON.parse(body.toString('utf8')));
+      value = JSON.parse(body.toString('utf8'));
     } catch {
       done(new BadRequestError('Malformed JSON in the request body.'), undefined);
+      return;
     }
+    // What reads the body next recurses through it (the Idempotency-Key's hash, class-transformer):
+    // thousands of nested arrays, well within MAX_BODY_BYTES, overflowed the stack there (a 500).
+    if (nestedDeeperThan(value, BODY_DEPTH_MAX))
+      done(ValidationFailedError.field('body', `Nested more than ${BODY_DEPTH_MAX} levels deep.`), undefined);
+    else done(null, value);
   });
+}
+
+/** How deeply a JSON body may nest objects and arrays (none of the API's bodies needs more than a few). */
+export const BODY_DEPTH_MAX = 32;
+
+function nestedDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((child) => nestedDeeperThan(child, levels - 1));
 }
