@@ -28,12 +28,35 @@ describe('TRUST_PROXY at boot', () => {
     );
   });
 
-  it.each(['false', '', '1', '2', 'loopback', '10.0.0.0/8', '10.0.0.0/8, 192.168.1.10', 'fd00::/8, loopback'])(
-    'accepts %j',
-    (value) => {
-      expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
-    },
-  );
+  // Accepted before, trusting everyone (two /1 halves) or crashing the boot inside proxy-addr (a /0).
+  it.each([
+    ['0.0.0.0/1,128.0.0.0/1', '0.0.0.0/1'],
+    ['loopback, 0.0.0.0/0', '0.0.0.0/0'],
+    ['::/0', '::/0'],
+    ['10.0.0.0/8, 8000::/1', '8000::/1'],
+    ['::ffff:0.0.0.0/96', '::ffff:0.0.0.0/96'],
+    ['172.16.0.0/7', '172.16.0.0/7'],
+  ])('refuses %j, a range that believes most clients, naming it', (value, wide) => {
+    expect(refusal({ TRUST_PROXY: value })).toContain(
+      `TRUST_PROXY: ${wide} is wider than /8 (IPv4) or /7 (IPv6): it would believe the X-Forwarded-For header of most clients`,
+    );
+  });
+
+  it.each([
+    'false',
+    '',
+    '1',
+    '2',
+    'loopback',
+    '10.0.0.0/8',
+    '10.0.0.0/8, 192.168.1.10',
+    'fd00::/8, loopback',
+    'fc00::/7',
+    '::ffff:10.0.0.0/104',
+    '203.0.113.7/32',
+  ])('accepts %j', (value) => {
+    expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+  });
 });
 
 describe('X-Forwarded-For from a peer that is not a trusted proxy', () => {

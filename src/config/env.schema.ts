@@ -68,6 +68,23 @@ function isProxyAddress(entry: string): boolean {
 }
 
 /**
+ * The widest proxy ranges believed: IPv4 10.0.0.0/8 and IPv6 fc00::/7 (`uniquelocal`). Wider ones
+ * (0.0.0.0/1 with 128.0.0.0/1, ::/0…) trust most of the Internet, as `true` does; a /0 also passed
+ * validation and then crashed the boot inside proxy-addr.
+ */
+const WIDEST_PROXY_PREFIX = { 4: 8, 6: 7 } as const;
+
+/** An entry whose prefix is wider than WIDEST_PROXY_PREFIX (IPv4-mapped IPv6 counted as IPv4). */
+function isTooWideProxyRange(entry: string): boolean {
+  const parts = entry.split('/');
+  if (parts.length !== 2 || !isProxyAddress(entry)) return false;
+  const [address, prefix] = parts;
+  const mapped = /^::ffff:/i.test(address) && isIP(address) === 6;
+  if (mapped) return Number(prefix) - 96 < WIDEST_PROXY_PREFIX[4];
+  return Number(prefix) < WIDEST_PROXY_PREFIX[isIP(address) === 4 ? 4 : 6];
+}
+
+/**
  * `false`, a hop count, or a comma-separated list of proxy addresses/CIDRs. `true` is refused: it
  * believes the X-Forwarded-For of any peer, so every client could pick the address the per-address
  * limits count and the audit log records.
@@ -80,12 +97,21 @@ const IsTrustProxy = () =>
         if (typeof value !== 'string') return false;
         const text = value.trim();
         if (text === '' || text === 'false' || /^\d+$/.test(text)) return true;
-        return text.split(',').every((entry) => isProxyAddress(entry.trim()));
+        const entries = text.split(',').map((entry) => entry.trim());
+        return entries.every(isProxyAddress) && !entries.some(isTooWideProxyRange);
       },
-      defaultMessage: (args) =>
-        String(args?.value).trim().toLowerCase() === 'true'
-          ? 'true would believe the X-Forwarded-For header of any client (each could choose its own address); set the number of proxies in front of the service (e.g. 1) or their addresses/CIDRs (e.g. 10.0.0.0/8, or loopback)'
-          : 'must be false, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8, 192.168.1.10, loopback)',
+      defaultMessage: (args) => {
+        const text = String(args?.value).trim();
+        if (text.toLowerCase() === 'true')
+          return 'true would believe the X-Forwarded-For header of any client (each could choose its own address); set the number of proxies in front of the service (e.g. 1) or their addresses/CIDRs (e.g. 10.0.0.0/8, or loopback)';
+        const wide = text
+          .split(',')
+          .map((entry) => entry.trim())
+          .find(isTooWideProxyRange);
+        if (wide !== undefined)
+          return `${wide} is wider than /8 (IPv4) or /7 (IPv6): it would believe the X-Forwarded-For header of most clients (each could choose its own address); name the proxies' own addresses or subnet`;
+        return 'must be false, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8, 192.168.1.10, loopback)';
+      },
     },
   });
 
