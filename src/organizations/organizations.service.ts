@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { QuotaService } from '../billing/quota.service.js';
-import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
+import { echoed, NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
 import type { Organization } from './organization.entity.js';
@@ -38,7 +38,10 @@ export class OrganizationsService {
       allowedDomains = [...new Set(allowedDomains.map((slug) => slug.trim().toLowerCase()))];
       const unknown = await this.domains.unknownSlugs(allowedDomains);
       if (unknown.length > 0) {
-        throw ValidationFailedError.field('allowed_domains', `Unknown domain: ${unknown.slice(0, 5).join(', ')}.`);
+        throw ValidationFailedError.field(
+          'allowed_domains',
+          `Unknown domain: ${unknown.slice(0, 5).map(echoed).join(', ')}.`,
+        );
       }
     }
     const update: Partial<Pick<Organization, 'name' | 'allowedDomains'>> = {};
