@@ -4,6 +4,7 @@ import { expectNoStoredChange, NOT_FOUND, notFound } from './support/core.js';
 import { createDomain, creditsUsed, signInAdmin, startWithHandbook } from './support/knowledge.js';
 
 const NOT_ALLOWED = 'This field is not allowed.';
+const RESERVED_NAME = 'This name is reserved (every JavaScript object has it); use another.';
 
 /** Errors that say what is wrong (issue 20): which field is unknown, which resource is missing. */
 describe('errors that say what is wrong', () => {
@@ -73,6 +74,60 @@ describe('errors that say what is wrong', () => {
         })
         .expect(400);
       expect(response.body.detail).toBe(`documents[1].tittle: ${NOT_ALLOWED}`);
+    });
+
+    it('refuses a field named like a member of every JavaScript object, which the validation dropped silently', async () => {
+      const cases: [string, string, string][] = [
+        ['/v1/search/', '{"query":"wombat rota","valueOf":1}', 'valueOf'],
+        ['/v1/query/', '{"query":"wombat rota","constructor":{"top_k":1}}', 'constructor'],
+        ['/v1/documents/', '{"title":"T","content":"C","toString":"x"}', 'toString'],
+      ];
+      await expectNoStoredChange(test, async () => {
+        for (const [path, raw, field] of cases) {
+          const response = await test
+            .http()
+            .post(path)
+            .set(alice.auth)
+            .set('Content-Type', 'application/json')
+            .send(raw);
+          expect({ path, raw, status: response.status, body: response.body }).toEqual({
+            path,
+            raw,
+            status: 400,
+            body: { detail: `${field}: ${RESERVED_NAME}`, fields: { [field]: [RESERVED_NAME] } },
+          });
+        }
+      });
+    });
+
+    it('keeps such names as ordinary metadata names, where the keys are the client data', async () => {
+      const upload = (metadata: object) =>
+        test
+          .http()
+          .post('/v1/documents/')
+          .set(bob.auth)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify({ title: 'Rota', content: 'The wombat rota lives in the ops wiki.', metadata }))
+          .expect(201);
+      const marked = await upload({ toString: 'x', valueOf: 2 });
+      await upload({ team: 'ops' });
+      expect(marked.body.metadata).toEqual({ toString: 'x', valueOf: 2 });
+      for (const filter of ['{"toString":"x"}', '{"valueOf":{"$gt":1}}', '{"toString":{"$in":["x"]}}']) {
+        const response = await test
+          .http()
+          .post('/v1/search/')
+          .set(bob.auth)
+          .set('Content-Type', 'application/json')
+          .send(`{"query":"wombat rota","filter":${filter}}`)
+          .expect(200);
+        expect({
+          filter,
+          ids: response.body.results.map((result: { document_id: string }) => result.document_id),
+        }).toEqual({
+          filter,
+          ids: [marked.body.id],
+        });
+      }
     });
 
     it('refuses a body nested thousands of levels deep with a 400, on the strict and the OpenAI routes alike (it was a 500)', async () => {
