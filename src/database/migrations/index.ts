@@ -8,6 +8,7 @@ import { LocatedPassages1763700430000 } from './1763700430000-LocatedPassages.js
 import { UsageByKey1763700440000 } from './1763700440000-UsageByKey.js';
 import { RankingTuning1763700450000 } from './1763700450000-RankingTuning.js';
 import { SearchVectorsInline1763700460000 } from './1763700460000-SearchVectorsInline.js';
+import { Webhooks1795725638525 } from './1795725638525-Webhooks.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   UsageByKey1763700440000,
   RankingTuning1763700450000,
   SearchVectorsInline1763700460000,
+  Webhooks1795725638525,
 ];
