@@ -15,7 +15,7 @@ function EventsField(optional: boolean) {
         (type) => !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(type),
       );
       if (unknown !== undefined)
-        return `"${String(unknown).slice(0, 60)}" is not an event type; event types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`;
+        return `${JSON.stringify(unknown).slice(0, 60)} is not an event type; event types: ${WEBHOOK_EVENT_TYPES.join(', ')}.`;
       return new Set(value).size === value.length ? null : 'Each event type may be given once.';
     },
     {
