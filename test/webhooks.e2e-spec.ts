@@ -1,0 +1,428 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A local receiver: records every request; `answer` decides each reply by path. */
+async function startReceiver(answer: (path: string, response: http.ServerResponse) => void) {
+  const received: Received[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({
+        path: request.url ?? '',
+        headers: request.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      answer(request.url ?? '', response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    received,
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    at: (path: string) => received.filter((request) => request.path === path),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('Timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '700' };
+
+describe('webhooks', () => {
+  let test: TestApp;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let alice: SignedInUser;
+
+  beforeAll(async () => {
+    receiver = await startReceiver((path, response) => {
+      if (path.startsWith('/fail')) response.writeHead(500).end('boom '.repeat(500));
+      else if (path.startsWith('/gone')) response.writeHead(410).end('gone');
+      else if (path.startsWith('/redirect')) response.writeHead(302, { location: '/landing' }).end();
+      else if (path.startsWith('/hang'))
+        return; // never answers
+      else response.writeHead(200).end('ok');
+    });
+    test = await startTestApp(FAST);
+    alice = await signUp(test);
+  });
+  afterAll(async () => {
+    await test.close();
+    await receiver.close();
+  });
+
+  async function createEndpoint(user: SignedInUser, path: string, events: string[]) {
+    const response = await test
+      .http()
+      .post('/v1/webhooks/')
+      .set(user.auth)
+      .send({ url: receiver.url(path), events })
+      .expect(201);
+    return response.body as { id: string; secret: string; url: string };
+  }
+
+  const deliveriesOf = async (user: SignedInUser, id: string) =>
+    (await test.http().get(`/v1/webhooks/${id}/deliveries/`).set(user.auth).expect(200)).body as {
+      count: number;
+      results: { id: string; status: string; attempts: number; response_status: number | null; type: string }[];
+    };
+
+  it('creates an endpoint with a whsec_ secret shown once, no-store, stored encrypted', async () => {
+    const response = await test
+      .http()
+      .post('/v1/webhooks/')
+      .set(alice.auth)
+      .send({ url: receiver.url('/create'), events: ['document.indexed'], description: 'main' })
+      .expect(201);
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(response.body.secret.slice(6), 'base64')).toHaveLength(32);
+    expect(response.body).toMatchObject({ url: receiver.url('/create'), events: ['document.indexed'], enabled: true });
+    const listed = await test.http().get(`/v1/webhooks/${response.body.id}/`).set(alice.auth).expect(200);
+    expect(listed.body.secret).toBeUndefined();
+    const { rows } = await test.db.query('SELECT * FROM webhook_endpoints WHERE id = $1', [response.body.id]);
+    expect(JSON.stringify(rows[0])).not.toContain(response.body.secret.slice(6));
+  });
+
+  it('refuses an unknown event type (400 naming events), and another organization sees 404', async () => {
+    const bad = await test
+      .http()
+      .post('/v1/webhooks/')
+      .set(alice.auth)
+      .send({ url: receiver.url('/x'), events: ['document.created'] })
+      .expect(400);
+    expect(bad.body.detail).toMatch(/^events: "document.created" is not an event type/);
+    expect(bad.body.fields.events).toHaveLength(1);
+    const mine = await createEndpoint(alice, '/mine', ['api_key.created']);
+    const bob = await signUp(test);
+    for (const path of [`/v1/webhooks/${mine.id}/`, `/v1/webhooks/${mine.id}/deliveries/`])
+      await test.http().get(path).set(bob.auth).expect(404);
+    await test.http().delete(`/v1/webhooks/${mine.id}/`).set(bob.auth).expect(404);
+    await test.http().post(`/v1/webhooks/${mine.id}/rotate-secret/`).set(bob.auth).expect(404);
+    await test.http().delete(`/v1/webhooks/${mine.id}/`).set(alice.auth).expect(204);
+  });
+
+  it('refuses the 21st endpoint with a 400', async () => {
+    const carol = await signUp(test);
+    for (let i = 0; i < 20; i++) await createEndpoint(carol, `/n${i}`, ['api_key.created']);
+    const refused = await test
+      .http()
+      .post('/v1/webhooks/')
+      .set(carol.auth)
+      .send({ url: receiver.url('/n21'), events: ['api_key.created'] })
+      .expect(400);
+    expect(refused.body).toEqual({ detail: 'An organization may have at most 20 webhook endpoints.' });
+  });
+
+  it('delivers document.indexed and document.deleted, signed so that standardwebhooks verify() accepts them', async () => {
+    const dave = await signUp(test);
+    const endpoint = await createEndpoint(dave, '/docs', ['document.indexed', 'document.deleted']);
+    const document = (
+      await test.http().post('/v1/documents/').set(dave.auth).send({ title: 'Refunds', content: 'Within 30 days.' })
+    ).body as { id: string };
+    const started = Date.now();
+    const [indexed] = await until(() => receiver.at('/docs').length >= 1 && receiver.at('/docs'));
+    expect(Date.now() - started).toBeLessThan(5000);
+    await test.http().delete(`/v1/documents/${document.id}/`).set(dave.auth).expect(204);
+    const [, deleted] = await until(() => receiver.at('/docs').length >= 2 && receiver.at('/docs'));
+    const verifier = new Webhook(endpoint.secret);
+    for (const request of [indexed, deleted])
+      expect(() => verifier.verify(request.body, request.headers)).not.toThrow();
+    const bodies = [indexed, deleted].map((request) => JSON.parse(request.body));
+    expect(bodies[0]).toMatchObject({
+      type: 'document.indexed',
+      data: { document_id: document.id, collection_id: null, title: 'Refunds' },
+    });
+    expect(bodies[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(bodies[1]).toMatchObject({ type: 'document.deleted', data: { document_id: document.id } });
+    await until(async () => (await deliveriesOf(dave, endpoint.id)).results.every((d) => d.status === 'delivered'));
+  });
+
+  it('sends api_key events (never the key) and usage.threshold at 80 % and 100 %, once each', async () => {
+    const erin = await signUp(test);
+    const endpoint = await createEndpoint(erin, '/keys', ['api_key.created', 'api_key.revoked', 'usage.threshold']);
+    const key = await createKey(test, erin, 'partner');
+    await test.http().post(`/v1/billings/api-keys/${key.id}/revoke/`).set(erin.auth).expect(200);
+    await test.db.query(
+      'UPDATE subscriptions SET monthly_credits = 5 WHERE organization_id = (SELECT organization_id FROM users WHERE id = $1)',
+      [erin.id],
+    );
+    for (let i = 0; i < 6; i++)
+      await test
+        .http()
+        .post('/v1/query/')
+        .set(erin.auth)
+        .send({ query: `q${i}` });
+    const requests = await until(() => receiver.at('/keys').length >= 4 && receiver.at('/keys'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const verifier = new Webhook(endpoint.secret);
+    const bodies = receiver.at('/keys').map((request) => {
+      verifier.verify(request.body, request.headers);
+      expect(request.body).not.toContain(key.key);
+      return JSON.parse(request.body);
+    });
+    expect(requests).toHaveLength(4);
+    expect(bodies.map((body) => body.type).sort()).toEqual([
+      'api_key.created',
+      'api_key.revoked',
+      'usage.threshold',
+      'usage.threshold',
+    ]);
+    expect(bodies.find((body) => body.type === 'api_key.created').data).toEqual({
+      key_id: key.id,
+      key_prefix: key.key_prefix,
+      name: 'partner',
+    });
+    const thresholds = bodies.filter((body) => body.type === 'usage.threshold').map((body) => body.data);
+    expect(thresholds).toEqual(
+      expect.arrayContaining([
+        { percent: 80, credits_total: 5, credits_used: 4 },
+        { percent: 100, credits_total: 5, credits_used: 5 },
+      ]),
+    );
+  });
+
+  it('sends api_key.expiring within a minute for a key entering its 1-day window', async () => {
+    const fay = await signUp(test);
+    const endpoint = await createEndpoint(fay, '/expiring', ['api_key.expiring']);
+    const key = await createKey(test, fay, 'short-lived');
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    await test
+      .http()
+      .patch(`/v1/billings/api-keys/${key.id}/update/`)
+      .set(fay.auth)
+      .send({ expires_at: expiresAt })
+      .expect(200);
+    // The scan runs every 20 s on each instance; here it is run at once, twice: still one event.
+    const { DeliveryQueue } = await import('../src/webhooks/delivery-queue.js');
+    const queue = test.app.get(DeliveryQueue);
+    await queue.recordExpiringKeys();
+    await queue.recordExpiringKeys();
+    const [request] = await until(() => receiver.at('/expiring').length >= 1 && receiver.at('/expiring'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.at('/expiring')).toHaveLength(1);
+    new Webhook(endpoint.secret).verify(request.body, request.headers);
+    expect(JSON.parse(request.body).data).toMatchObject({ key_id: key.id, name: 'short-lived', days: 1 });
+  });
+
+  it('retries a 500 on the schedule with the same webhook-id', async () => {
+    const gus = await signUp(test);
+    const endpoint = await createEndpoint(gus, '/fail', ['api_key.created']);
+    await createKey(test, gus);
+    await until(() => receiver.at('/fail').length >= 1);
+    const first = await until(async () => {
+      const { rows } = await test.db.query(
+        `SELECT status, attempts, response_status, length(response_body) AS kept,
+                extract(epoch FROM next_attempt_at - last_attempt_at) AS wait
+           FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`,
+        [endpoint.id],
+      );
+      return rows[0];
+    });
+    expect(first).toMatchObject({ attempts: 1, response_status: 500, kept: 1024 });
+    expect(Number(first.wait)).toBeCloseTo(5, 0);
+    // The clock moved on: the retry is due.
+    await test.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [endpoint.id]);
+    await until(() => receiver.at('/fail').length >= 2);
+    const second = await until(async () => {
+      const { rows } = await test.db.query(
+        `SELECT attempts, extract(epoch FROM next_attempt_at - last_attempt_at) AS wait
+           FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND attempts = 2`,
+        [endpoint.id],
+      );
+      return rows[0];
+    });
+    expect(Number(second.wait)).toBeCloseTo(300, 0);
+    const [a, b] = receiver.at('/fail');
+    expect(a.headers['webhook-id']).toBe(b.headers['webhook-id']);
+    expect(a.body).toBe(b.body);
+    const verifier = new Webhook(endpoint.secret);
+    verifier.verify(b.body, b.headers);
+  });
+
+  it('counts a receiver that hangs as a timeout, and retries it', async () => {
+    const hal = await signUp(test);
+    const endpoint = await createEndpoint(hal, '/hang', ['api_key.created']);
+    await createKey(test, hal);
+    const row = await until(async () => {
+      const { rows } = await test.db.query(
+        `SELECT attempts, last_error, response_status FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND attempts = 1`,
+        [endpoint.id],
+      );
+      return rows[0];
+    });
+    expect(row).toEqual({ attempts: 1, last_error: 'No answer within 700 ms.', response_status: null });
+    await test.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [endpoint.id]);
+    await until(() => receiver.at('/hang').length >= 2);
+  });
+
+  it('does not follow a redirect: a 3xx is a failure', async () => {
+    const ivy = await signUp(test);
+    const endpoint = await createEndpoint(ivy, '/redirect', ['api_key.created']);
+    await createKey(test, ivy);
+    const [delivery] = await until(async () => {
+      const { results } = await deliveriesOf(ivy, endpoint.id);
+      return results[0]?.attempts === 1 && results[0].status === 'pending' ? results : undefined;
+    });
+    expect(delivery.response_status).toBe(302);
+    expect(receiver.at('/landing')).toHaveLength(0);
+  });
+
+  it('disables the endpoint at once on 410, and after five days of failures', async () => {
+    const jan = await signUp(test);
+    const gone = await createEndpoint(jan, '/gone', ['api_key.created']);
+    await createKey(test, jan);
+    const disabled = await until(async () => {
+      const body = (await test.http().get(`/v1/webhooks/${gone.id}/`).set(jan.auth).expect(200)).body;
+      return body.enabled === false ? body : undefined;
+    });
+    expect(disabled.disabled_reason).toBe('The endpoint answered 410 Gone.');
+    expect((await deliveriesOf(jan, gone.id)).results[0]).toMatchObject({ status: 'failed', response_status: 410 });
+
+    const kim = await signUp(test);
+    const failing = await createEndpoint(kim, '/fail-long', ['api_key.created']);
+    await test.db.query(
+      `UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1`,
+      [failing.id],
+    );
+    await createKey(test, kim);
+    const off = await until(async () => {
+      const body = (await test.http().get(`/v1/webhooks/${failing.id}/`).set(kim.auth).expect(200)).body;
+      return body.enabled === false ? body : undefined;
+    });
+    expect(off.disabled_reason).toBe('Deliveries failed for five days.');
+  });
+
+  it('rotate-secret: both signatures for 24 h; test sends a ping; retry sends again with the same id', async () => {
+    const lee = await signUp(test);
+    const endpoint = await createEndpoint(lee, '/ping', ['api_key.created']);
+    const rotated = await test.http().post(`/v1/webhooks/${endpoint.id}/rotate-secret/`).set(lee.auth).expect(200);
+    expect(rotated.headers['cache-control']).toBe('no-store');
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    await test.http().post(`/v1/webhooks/${endpoint.id}/test/`).set(lee.auth).expect(202);
+    const [ping] = await until(() => receiver.at('/ping').length >= 1 && receiver.at('/ping'));
+    expect(ping.headers['webhook-signature'].split(' ')).toHaveLength(2);
+    new Webhook(endpoint.secret).verify(ping.body, ping.headers);
+    new Webhook(rotated.body.secret).verify(ping.body, ping.headers);
+    expect(JSON.parse(ping.body)).toMatchObject({ type: 'ping', data: { webhook_id: endpoint.id } });
+    const [delivery] = await until(async () => {
+      const { results } = await deliveriesOf(lee, endpoint.id);
+      return results[0]?.status === 'delivered' ? results : undefined;
+    });
+    await test.http().post(`/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry/`).set(lee.auth).expect(202);
+    const again = await until(() => receiver.at('/ping').length >= 2 && receiver.at('/ping')[1]);
+    expect(again.headers['webhook-id']).toBe(ping.headers['webhook-id']);
+  });
+
+  it('an API key without organization:write gets 403', async () => {
+    const key = (
+      await test
+        .http()
+        .post('/v1/billings/api-keys/')
+        .set(alice.auth)
+        .send({ name: 'narrow', scopes: ['query'] })
+        .expect(201)
+    ).body;
+    await test
+      .http()
+      .get('/v1/webhooks/')
+      .set({ Authorization: `Bearer ${key.key}` })
+      .expect(403);
+  });
+});
+
+describe('webhook URLs with the address rules on', () => {
+  let test: TestApp;
+  let user: SignedInUser;
+  beforeAll(async () => {
+    test = await startTestApp({ WEBHOOK_POLL_INTERVAL_MS: '50' });
+    user = await signUp(test);
+  });
+  afterAll(() => test.close());
+
+  it.each([
+    ['http://hooks.example.com/in', 'url: Must be an https URL.'],
+    ['https://localhost/hook', 'url: Must not point to a loopback, private, link-local or metadata address.'],
+    ['https://127.0.0.1/hook', 'url: Must not point to a loopback, private, link-local or metadata address.'],
+    ['https://169.254.169.254/latest', 'url: Must not point to a loopback, private, link-local or metadata address.'],
+    ['https://[::ffff:10.0.0.1]/', 'url: Must not point to a loopback, private, link-local or metadata address.'],
+  ])('refuses %s with a 400 naming url, and stores nothing', async (url, detail) => {
+    const response = await test
+      .http()
+      .post('/v1/webhooks/')
+      .set(user.auth)
+      .send({ url, events: ['document.indexed'] })
+      .expect(400);
+    expect(response.body.detail).toBe(detail);
+    const { rows } = await test.db.query('SELECT count(*)::int AS n FROM webhook_endpoints');
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('two instances on one database', () => {
+  it('deliver a backlog once each', async () => {
+    const seen = new Map<string, number>();
+    const receiver = await startReceiver((_path, response) => {
+      setTimeout(() => response.writeHead(200).end('ok'), 5);
+    });
+    const first = await startTestApp({ ...FAST, WEBHOOK_DELIVERY_CONCURRENCY: '0' });
+    try {
+      const owner = await signUp(first);
+      const endpoint = (
+        await first
+          .http()
+          .post('/v1/webhooks/')
+          .set(owner.auth)
+          .send({ url: receiver.url('/backlog'), events: ['document.indexed'] })
+          .expect(201)
+      ).body;
+      // A backlog of 300 events while no instance delivers.
+      await first.db.query(
+        `SELECT webhook_record_event(organization_id, 'document.indexed', jsonb_build_object('n', n))
+           FROM webhook_endpoints, generate_series(1, 300) n WHERE id = $1`,
+        [endpoint.id],
+      );
+      const [a, b] = await Promise.all([
+        startTestApp({ ...FAST, WEBHOOK_DELIVERY_CONCURRENCY: '8' }, first.database),
+        startTestApp({ ...FAST, WEBHOOK_DELIVERY_CONCURRENCY: '8' }, first.database),
+      ]);
+      try {
+        await until(() => receiver.received.length >= 300, 60_000);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        for (const request of receiver.received)
+          seen.set(request.headers['webhook-id'], (seen.get(request.headers['webhook-id']) ?? 0) + 1);
+        expect(seen.size).toBe(300);
+        expect([...seen.values()].every((count) => count === 1)).toBe(true);
+        const { rows } = await first.db.query(
+          `SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`,
+        );
+        expect(rows).toEqual([{ status: 'delivered', n: 300 }]);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    } finally {
+      await first.close();
+      await receiver.close();
+    }
+  }, 90_000);
+});
