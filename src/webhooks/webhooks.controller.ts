@@ -21,6 +21,7 @@ import { ApiPagination } from '../openapi/page.response.js';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook.dto.js';
 import {
   CreatedWebhookResponse,
+  QueuedDeliveryResponse,
   WebhookDeliveryPage,
   type WebhookDeliveryResponse,
   WebhookResponse,
@@ -142,11 +143,13 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Send a `ping` event to this endpoint', description: 'It appears in its deliveries.' })
   @WEBHOOK_ID()
-  @ApiAcceptedResponse({ description: 'Queued.' })
+  @ApiAcceptedResponse({ type: QueuedDeliveryResponse, description: 'Queued: the ping is sent within seconds.' })
   @ApiErrors({ ...NOT_OWNER, ...NO_SUCH_WEBHOOK })
-  async testWebhook(@CurrentPrincipal() caller: Principal, @Param('webhookId', UuidPathPipe) id: string) {
-    await this.webhooks.test(caller, id);
-    return {};
+  async testWebhook(
+    @CurrentPrincipal() caller: Principal,
+    @Param('webhookId', UuidPathPipe) id: string,
+  ): Promise<QueuedDeliveryResponse> {
+    return { delivery_id: await this.webhooks.test(caller, id) };
   }
 
   @Get(':webhookId/deliveries')
@@ -172,14 +175,14 @@ export class WebhooksController {
   })
   @WEBHOOK_ID()
   @ApiUuidParam('deliveryId', 'One of the endpoint’s deliveries.')
-  @ApiAcceptedResponse({ description: 'Queued.' })
+  @ApiAcceptedResponse({ type: QueuedDeliveryResponse, description: 'Queued: due now.' })
   @ApiErrors({ ...NOT_OWNER, 404: 'No such endpoint or delivery, or another organization’s.' })
   async retryWebhookDelivery(
     @CurrentPrincipal() caller: Principal,
     @Param('webhookId', UuidPathPipe) id: string,
     @Param('deliveryId', UuidPathPipe) deliveryId: string,
-  ) {
+  ): Promise<QueuedDeliveryResponse> {
     await this.webhooks.retry(caller, id, deliveryId);
-    return {};
+    return { delivery_id: deliveryId };
   }
 }

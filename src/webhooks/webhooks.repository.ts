@@ -137,17 +137,22 @@ export class WebhooksRepository {
     return affected > 0;
   }
 
-  /** A `ping` event for this endpoint alone, due now. */
-  async recordPing(organizationId: string, endpointId: string, payload: (timestamp: string) => object): Promise<void> {
+  /** A `ping` event for this endpoint alone, due now; its delivery's id. */
+  async recordPing(
+    organizationId: string,
+    endpointId: string,
+    payload: (timestamp: string) => object,
+  ): Promise<string> {
     const now = new Date().toISOString();
-    await this.dataSource.query(
+    const rows: { id: string }[] = await this.dataSource.query(
       `WITH event AS (
          INSERT INTO webhook_events (organization_id, type, payload) VALUES ($1, 'ping', $3::jsonb) RETURNING id
        )
        INSERT INTO webhook_deliveries (event_id, endpoint_id, type, next_attempt_at)
-       SELECT event.id, $2, 'ping', clock_timestamp() FROM event`,
+       SELECT event.id, $2, 'ping', clock_timestamp() FROM event RETURNING id`,
       [organizationId, endpointId, JSON.stringify(payload(now))],
     );
+    return rows[0].id;
   }
 
   async deliveries(endpointId: string, page: PageRequest): Promise<{ rows: DeliveryRow[]; count: number }> {

@@ -87,9 +87,9 @@ export class WebhooksService {
   }
 
   /** Queues a `ping` to this endpoint alone. */
-  async test(caller: Principal, id: string): Promise<void> {
+  async test(caller: Principal, id: string): Promise<string> {
     const endpoint = await this.get(caller, id);
-    await this.endpoints.recordPing(caller.organizationId, endpoint.id, (timestamp) => ({
+    return this.endpoints.recordPing(caller.organizationId, endpoint.id, (timestamp) => ({
       type: PING,
       timestamp,
       data: { webhook_id: endpoint.id },
