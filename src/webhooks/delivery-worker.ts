@@ -24,6 +24,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private pollTimer: NodeJS.Timeout | undefined;
   private scanTimer: NodeJS.Timeout | undefined;
   private polling = false;
+  /** The last claim filled every free slot. */
+  private backlog = false;
   private stopped = false;
 
   constructor(
@@ -55,26 +57,40 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.sender.close();
   }
 
-  /** One round: claims what fits in the free slots and starts sending it. Public for tests. */
+  /**
+   * Claims what fits in the free slots and starts sending it, again and again while the queue keeps
+   * filling every slot (a backlog drains at the receivers' pace, not one batch per interval). Public
+   * for tests.
+   */
   async poll(): Promise<number> {
     if (this.polling || this.stopped) return 0;
     this.polling = true;
+    let started = 0;
     try {
-      const free = this.config.WEBHOOK_DELIVERY_CONCURRENCY - this.inFlight.size;
-      if (free <= 0) return 0;
-      // The lease outlasts the send's timeout by a margin, so a live worker always records first.
-      const claimed = await this.queue.claim(free, this.config.WEBHOOK_TIMEOUT_MS + 30_000);
-      for (const delivery of claimed) {
-        const sending = this.deliver(delivery).finally(() => this.inFlight.delete(sending));
-        this.inFlight.add(sending);
+      for (;;) {
+        const free = this.config.WEBHOOK_DELIVERY_CONCURRENCY - this.inFlight.size;
+        // Shutdown may begin while a claim is awaited: no new round after it.
+        if (free <= 0 || !this.running()) break;
+        // The lease outlasts the send's timeout by a margin, so a live worker always records first.
+        const claimed = await this.queue.claim(free, this.config.WEBHOOK_TIMEOUT_MS + 30_000);
+        for (const delivery of claimed) {
+          const sending = this.deliver(delivery).finally(() => {
+            this.inFlight.delete(sending);
+            // A full claim means there is probably more: a freed slot claims at once.
+            if (this.backlog) void this.poll();
+          });
+          this.inFlight.add(sending);
+        }
+        started += claimed.length;
+        this.backlog = claimed.length === free;
+        if (!this.backlog) break;
       }
-      return claimed.length;
     } catch (error) {
       this.logger.warn(`Claiming webhook deliveries failed: ${(error as Error).message}`);
-      return 0;
     } finally {
       this.polling = false;
     }
+    return started;
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -118,6 +134,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     } catch (error) {
       this.logger.warn(`Scanning for expiring keys failed: ${(error as Error).message}`);
     }
+  }
+
+  private running(): boolean {
+    return !this.stopped;
   }
 
   /** Sends in progress (tests and shutdown wait for them). */
