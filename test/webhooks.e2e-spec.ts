@@ -338,6 +338,91 @@ describe('webhooks', () => {
     expect(again.headers['webhook-id']).toBe(ping.headers['webhook-id']);
   });
 
+  it("sends api_key.rotated with the new key and rotated_from, and usage.threshold for a key's cap with key_id", async () => {
+    const max = await signUp(test);
+    const endpoint = await createEndpoint(max, '/rotated', ['api_key.rotated', 'usage.threshold']);
+    const capped = (
+      await test
+        .http()
+        .post('/v1/billings/api-keys/')
+        .set(max.auth)
+        .send({ name: 'capped', monthly_credit_limit: 5 })
+        .expect(201)
+    ).body;
+    for (let i = 0; i < 4; i++)
+      await test
+        .http()
+        .post('/v1/query/')
+        .set({ Authorization: `Bearer ${capped.key}` })
+        .send({ query: `q${i}` })
+        .expect(200);
+    const rotated = (await test.http().post(`/v1/billings/api-keys/${capped.id}/rotate/`).set(max.auth).expect(201))
+      .body;
+    const requests = await until(() => receiver.at('/rotated').length >= 2 && receiver.at('/rotated'));
+    const verifier = new Webhook(endpoint.secret);
+    const bodies = requests.map((request) => verifier.verify(request.body, request.headers) as Record<string, never>);
+    expect(bodies).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'usage.threshold',
+          data: { percent: 80, credits_total: 5, credits_used: 4, key_id: capped.id },
+        }),
+        expect.objectContaining({
+          type: 'api_key.rotated',
+          data: { key_id: rotated.id, key_prefix: rotated.key_prefix, name: 'capped', rotated_from: capped.id },
+        }),
+      ]),
+    );
+    expect(requests.map((request) => request.body).join()).not.toContain(rotated.key);
+  });
+
+  it('sends the 7-day api_key.expiring for a key three days from expiry', async () => {
+    const ned = await signUp(test);
+    await createEndpoint(ned, '/seven', ['api_key.expiring']);
+    const key = await createKey(test, ned, 'three days');
+    await test
+      .http()
+      .patch(`/v1/billings/api-keys/${key.id}/update/`)
+      .set(ned.auth)
+      .send({ expires_at: new Date(Date.now() + 3 * 86_400_000).toISOString() })
+      .expect(200);
+    const { DeliveryQueue } = await import('../src/webhooks/delivery-queue.js');
+    await test.app.get(DeliveryQueue).recordExpiringKeys();
+    const [request] = await until(() => receiver.at('/seven').length >= 1 && receiver.at('/seven'));
+    expect(JSON.parse(request.body).data).toMatchObject({ key_id: key.id, days: 7 });
+  });
+
+  it('purges settled events past WEBHOOK_RETENTION_DAYS, never one still pending', async () => {
+    const oli = await signUp(test);
+    const settled = await createEndpoint(oli, '/purge-ok', ['api_key.created']);
+    await createEndpoint(oli, '/fail-purge', ['api_key.created']);
+    const pam = await signUp(test);
+    await createEndpoint(pam, '/fail-purge', ['api_key.revoked']);
+    await createKey(test, oli);
+    const key = await createKey(test, pam);
+    await test.http().post(`/v1/billings/api-keys/${key.id}/revoke/`).set(pam.auth).expect(200);
+    await until(async () => (await deliveriesOf(oli, settled.id)).results[0]?.status === 'delivered');
+    await until(() => receiver.at('/fail-purge').length >= 2);
+    const { rows: before } = await test.db.query(
+      `SELECT count(*)::int AS settled FROM webhook_events e
+        WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('pending', 'sending'))`,
+    );
+    expect(before[0].settled).toBeGreaterThan(0);
+    await test.db.query(`UPDATE webhook_events SET created_at = now() - interval '31 days'`);
+    const { WebhookPurger } = await import('../src/webhooks/webhook-purger.js');
+    const purged = await test.app.get(WebhookPurger).purgeExpired();
+    const { rows } = await test.db.query(
+      `SELECT count(*) FILTER (WHERE pending)::int AS kept, count(*) FILTER (WHERE NOT pending)::int AS stale
+         FROM (SELECT EXISTS (SELECT 1 FROM webhook_deliveries d
+                               WHERE d.event_id = e.id AND d.status IN ('pending', 'sending')) AS pending
+                 FROM webhook_events e) events`,
+    );
+    expect(purged).toBeGreaterThanOrEqual(before[0].settled);
+    expect(rows[0].stale).toBe(0);
+    // The events still being retried (to /fail-purge) stay.
+    expect(rows[0].kept).toBeGreaterThanOrEqual(2);
+  });
+
   it('an API key without organization:write gets 403', async () => {
     const key = (
       await test
@@ -380,6 +465,26 @@ describe('webhook URLs with the address rules on', () => {
     expect(response.body.detail).toBe(detail);
     const { rows } = await test.db.query('SELECT count(*)::int AS n FROM webhook_endpoints');
     expect(rows[0].n).toBe(0);
+  });
+
+  it('refuses a PATCH to a refused url (400 naming url) and keeps the old one', async () => {
+    // A literal public address passes without DNS (this machine has none).
+    const created = await test
+      .http()
+      .post('/v1/webhooks/')
+      .set(user.auth)
+      .send({ url: 'https://93.184.215.14/hook', events: ['document.indexed'] })
+      .expect(201);
+    const refused = await test
+      .http()
+      .patch(`/v1/webhooks/${created.body.id}/`)
+      .set(user.auth)
+      .send({ url: 'https://[fd00:ec2::254]/' })
+      .expect(400);
+    expect(refused.body.detail).toBe('url: Must not point to a loopback, private, link-local or metadata address.');
+    const kept = await test.http().get(`/v1/webhooks/${created.body.id}/`).set(user.auth).expect(200);
+    expect(kept.body.url).toBe('https://93.184.215.14/hook');
+    await test.http().delete(`/v1/webhooks/${created.body.id}/`).set(user.auth).expect(204);
   });
 });
 
@@ -429,4 +534,37 @@ describe('two instances on one database', () => {
       await receiver.close();
     }
   }, 90_000);
+
+  it('a worker that dies mid-send loses nothing: its lease ends and another instance delivers, once', async () => {
+    const receiver = await startReceiver((_path, response) => response.writeHead(200).end('ok'));
+    const producer = await startTestApp({ ...FAST, WEBHOOK_DELIVERY_CONCURRENCY: '0' });
+    try {
+      const owner = await signUp(producer);
+      await producer
+        .http()
+        .post('/v1/webhooks/')
+        .set(owner.auth)
+        .send({ url: receiver.url('/lease'), events: ['api_key.created'] })
+        .expect(201);
+      await createKey(producer, owner);
+      // A worker claims it (a 300 ms lease here) and dies before sending.
+      const { DeliveryQueue } = await import('../src/webhooks/delivery-queue.js');
+      const claimed = await producer.app.get(DeliveryQueue).claim(10, 300);
+      expect(claimed).toHaveLength(1);
+      const survivor = await startTestApp({ ...FAST }, producer.database);
+      try {
+        await until(() => receiver.received.length >= 1);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(receiver.received).toHaveLength(1);
+        const { rows } = await producer.db.query('SELECT status, attempts FROM webhook_deliveries');
+        // The dead worker's attempt counts: the survivor's is the second.
+        expect(rows).toEqual([{ status: 'delivered', attempts: 2 }]);
+      } finally {
+        await survivor.close();
+      }
+    } finally {
+      await producer.close();
+      await receiver.close();
+    }
+  });
 });

@@ -305,6 +305,13 @@ export class EnvSchema {
   @Max(200)
   WEBHOOK_DELIVERY_CONCURRENCY = 16;
 
+  /** Webhooks: days an event and its deliveries are kept once settled (the deliveries list shows them). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  WEBHOOK_RETENTION_DAYS = 30;
+
   /** Webhooks: endpoints per organization (the contract's 20; the next one is a 400). */
   @Transform(toInt)
   @IsInt()

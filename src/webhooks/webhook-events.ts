@@ -14,8 +14,6 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const PING = 'ping';
-
 /**
  * Standard Webhooks' retry schedule: the wait after each failed attempt, in ms. After the last one the
  * delivery has failed for good (eight attempts in all).

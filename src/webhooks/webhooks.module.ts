@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './delivery-worker.js';
+import { WebhookPurger } from './webhook-purger.js';
 import { resolveSecretKey, SecretBox } from './webhook-secrets.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksRepository } from './webhooks.repository.js';
@@ -19,6 +20,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhooksService,
     DeliveryQueue,
     DeliveryWorker,
+    WebhookPurger,
     {
       provide: WEBHOOK_SECRET_BOX,
       inject: [APP_CONFIG],

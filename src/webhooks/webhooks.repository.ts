@@ -138,19 +138,19 @@ export class WebhooksRepository {
   }
 
   /** A `ping` event for this endpoint alone, due now; its delivery's id. */
-  async recordPing(
-    organizationId: string,
-    endpointId: string,
-    payload: (timestamp: string) => object,
-  ): Promise<string> {
-    const now = new Date().toISOString();
+  async recordPing(organizationId: string, endpointId: string, data: object): Promise<string> {
     const rows: { id: string }[] = await this.dataSource.query(
       `WITH event AS (
-         INSERT INTO webhook_events (organization_id, type, payload) VALUES ($1, 'ping', $3::jsonb) RETURNING id
+         INSERT INTO webhook_events (organization_id, type, payload)
+         VALUES ($1, 'ping', jsonb_build_object(
+           'type', 'ping',
+           'timestamp', to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+           'data', $3::jsonb))
+         RETURNING id
        )
        INSERT INTO webhook_deliveries (event_id, endpoint_id, type, next_attempt_at)
        SELECT event.id, $2, 'ping', clock_timestamp() FROM event RETURNING id`,
-      [organizationId, endpointId, JSON.stringify(payload(now))],
+      [organizationId, endpointId, JSON.stringify(data)],
     );
     return rows[0].id;
   }

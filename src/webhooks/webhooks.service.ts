@@ -5,7 +5,6 @@ import { BadRequestError, NotFoundError, PermissionDeniedError, ValidationFailed
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { WEBHOOK_SECRET_BOX } from './delivery-worker.js';
-import { PING } from './webhook-events.js';
 import { generateWebhookSecret, type SecretBox } from './webhook-secrets.js';
 import { refusedUrlReason } from './webhook-url.js';
 import { type DeliveryRow, type EndpointChanges, type EndpointRow, WebhooksRepository } from './webhooks.repository.js';
@@ -89,11 +88,7 @@ export class WebhooksService {
   /** Queues a `ping` to this endpoint alone. */
   async test(caller: Principal, id: string): Promise<string> {
     const endpoint = await this.get(caller, id);
-    return this.endpoints.recordPing(caller.organizationId, endpoint.id, (timestamp) => ({
-      type: PING,
-      timestamp,
-      data: { webhook_id: endpoint.id },
-    }));
+    return this.endpoints.recordPing(caller.organizationId, endpoint.id, { webhook_id: endpoint.id });
   }
 
   async deliveries(caller: Principal, id: string, page: PageRequest): Promise<{ rows: DeliveryRow[]; count: number }> {
