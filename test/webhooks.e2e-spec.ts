@@ -206,6 +206,19 @@ describe('webhooks', () => {
     );
   });
 
+  it('counts thresholds of a two-billion-credit quota without overflowing (the spend still succeeds)', async () => {
+    const big = await signUp(test);
+    await createEndpoint(big, '/big', ['usage.threshold']);
+    await test.db.query(
+      `UPDATE subscriptions SET monthly_credits = 2000000000, credits_used = 1599999999
+        WHERE organization_id = (SELECT organization_id FROM users WHERE id = $1)`,
+      [big.id],
+    );
+    await test.http().post('/v1/query/').set(big.auth).send({ query: 'big' }).expect(200);
+    const [request] = await until(() => receiver.at('/big').length >= 1 && receiver.at('/big'));
+    expect(JSON.parse(request.body).data).toEqual({ percent: 80, credits_total: 2000000000, credits_used: 1600000000 });
+  });
+
   it('sends api_key.expiring within a minute for a key entering its 1-day window', async () => {
     const fay = await signUp(test);
     const endpoint = await createEndpoint(fay, '/expiring', ['api_key.expiring']);

@@ -146,9 +146,10 @@ export class Webhooks1795725638525 implements MigrationInterface {
       BEGIN
         IF NEW.monthly_credits <= 0 THEN RETURN NULL; END IF;
         FOREACH v_percent IN ARRAY ARRAY[80, 100] LOOP
-          CONTINUE WHEN NEW.credits_used * 100 < v_percent * NEW.monthly_credits;
+          -- bigint: credits are PostgreSQL integers, and a hundred times one would overflow.
+          CONTINUE WHEN NEW.credits_used::bigint * 100 < v_percent::bigint * NEW.monthly_credits;
           CONTINUE WHEN OLD.period_start = NEW.period_start AND OLD.monthly_credits = NEW.monthly_credits
-                        AND OLD.credits_used * 100 >= v_percent * NEW.monthly_credits;
+                        AND OLD.credits_used::bigint * 100 >= v_percent::bigint * NEW.monthly_credits;
           INSERT INTO webhook_event_marks (mark)
           VALUES ('usage:' || NEW.organization_id || ':' || NEW.period_start || ':' || v_percent)
           ON CONFLICT DO NOTHING;
@@ -160,7 +161,10 @@ export class Webhooks1795725638525 implements MigrationInterface {
       END $$`);
     await queryRunner.query(`
       CREATE TRIGGER webhook_quota_threshold AFTER UPDATE OF credits_used, monthly_credits ON subscriptions
-      FOR EACH ROW EXECUTE FUNCTION webhook_quota_threshold()`);
+      FOR EACH ROW
+      -- Checked without calling the function: below 80 % (nearly every spend) the trigger costs nothing more.
+      WHEN (NEW.monthly_credits > 0 AND NEW.credits_used::bigint * 100 >= 80::bigint * NEW.monthly_credits)
+      EXECUTE FUNCTION webhook_quota_threshold()`);
 
     // The same for a key's monthly cap (its counter row moves in the spend's statement).
     await queryRunner.query(`
@@ -174,7 +178,7 @@ export class Webhooks1795725638525 implements MigrationInterface {
         SELECT monthly_credit_limit, organization_id INTO v_cap, v_organization FROM api_keys WHERE id = NEW.api_key_id;
         IF v_cap IS NULL OR v_cap <= 0 THEN RETURN NULL; END IF;
         FOREACH v_percent IN ARRAY ARRAY[80, 100] LOOP
-          CONTINUE WHEN NEW.credits_used * 100 < v_percent * v_cap;
+          CONTINUE WHEN NEW.credits_used::bigint * 100 < v_percent::bigint * v_cap;
           INSERT INTO webhook_event_marks (mark)
           VALUES ('usage:key:' || NEW.api_key_id || ':' || NEW.period_start || ':' || v_percent)
           ON CONFLICT DO NOTHING;
@@ -186,7 +190,8 @@ export class Webhooks1795725638525 implements MigrationInterface {
       END $$`);
     await queryRunner.query(`
       CREATE TRIGGER webhook_key_cap_threshold AFTER UPDATE OF credits_used, period_start ON api_key_credits
-      FOR EACH ROW EXECUTE FUNCTION webhook_key_cap_threshold()`);
+      FOR EACH ROW WHEN (NEW.credits_used > OLD.credits_used OR NEW.period_start <> OLD.period_start)
+      EXECUTE FUNCTION webhook_key_cap_threshold()`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
