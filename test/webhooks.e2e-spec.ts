@@ -272,6 +272,9 @@ describe('webhooks', () => {
     expect(Number(second.wait)).toBeCloseTo(300, 0);
     const [a, b] = receiver.at('/fail');
     expect(a.headers['webhook-id']).toBe(b.headers['webhook-id']);
+    const metrics = (await test.http().get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/kqs_webhook_deliveries_total\{outcome="retry"\} [1-9]/);
+    expect(metrics).toMatch(/kqs_webhook_deliveries_total\{outcome="delivered"\} [1-9]/);
     expect(a.body).toBe(b.body);
     const verifier = new Webhook(endpoint.secret);
     verifier.verify(b.body, b.headers);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
+import { webhookDeliveries } from '../observability/metrics.js';
 import { type AttemptOutcome, type ClaimedDelivery, DeliveryQueue } from './delivery-queue.js';
 import { retryDelayMs } from './webhook-events.js';
 import { type SecretBox, signatureHeader } from './webhook-secrets.js';
@@ -122,6 +123,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
               retryInMs: retryDelayMs(delivery.attempts),
             };
       await this.queue.record(delivery, outcome);
+      webhookDeliveries.inc({
+        outcome:
+          outcome.kind === 'delivered'
+            ? 'delivered'
+            : outcome.retryInMs === null || outcome.status === 410
+              ? 'failed'
+              : 'retry',
+      });
     } catch (error) {
       // The lease runs out and the delivery is due again: nothing is lost.
       this.logger.warn(`Webhook delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
