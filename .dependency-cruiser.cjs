@@ -13,7 +13,8 @@ const FLOORS = [
   ['database', 'rate-limit', 'idempotency'],
   // The published document's building blocks: they quote the messages and limits of the rooms below.
   ['openapi'],
-  ['retrieval'],
+  // Webhooks stand low: the outbox is written by triggers, so no room above has to call them.
+  ['retrieval', 'webhooks'],
   ['domains'],
   ['documents', 'billing'],
   ['organizations', 'api-keys'],

@@ -54,6 +54,7 @@ const SECTIONS = {
   scifact: () => import('./sections/scifact.js'),
   search: () => import('./sections/search.js'),
   'search-growth': () => import('./sections/search-growth.js'),
+  webhooks: () => import('./sections/webhooks.js'),
 };
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));

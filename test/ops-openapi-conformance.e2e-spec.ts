@@ -19,7 +19,8 @@ describe('OpenAPI document: what the service really answers', () => {
     deref(document, deref(document, operation(path, method).responses[status]).content![mediaType].schema!);
 
   beforeAll(async () => {
-    test = await startTestApp();
+    // No webhook is sent from here (its endpoint is a public address this machine cannot reach).
+    test = await startTestApp({ WEBHOOK_DELIVERY_CONCURRENCY: '0' });
     document = (await test.http().get('/openapi.json').expect(200)).body;
   });
   afterAll(() => test.close());
@@ -447,6 +448,69 @@ describe('OpenAPI document: what the service really answers', () => {
       await http().post('/v1/query/').set(auth).send({ query: 'How do I rotate an API key?', domain }),
       402,
     );
+
+    // Webhooks.
+    const hookUrl = 'https://93.184.215.14/hooks/kqs';
+    const hook = check(
+      'post',
+      '/v1/webhooks/',
+      await http()
+        .post('/v1/webhooks/')
+        .set(auth)
+        .send({ url: hookUrl, events: ['document.indexed'] }),
+      201,
+    ).body;
+    check(
+      'post',
+      '/v1/webhooks/',
+      await http()
+        .post('/v1/webhooks/')
+        .set(auth)
+        .send({ url: 'https://127.0.0.1/', events: ['document.indexed'] }),
+      400,
+    );
+    check('get', '/v1/webhooks/', await http().get('/v1/webhooks/').set(auth), 200);
+    const hookPath = `/v1/webhooks/${hook.id}/`;
+    check('get', '/v1/webhooks/{webhookId}/', await http().get(hookPath).set(auth), 200);
+    check(
+      'patch',
+      '/v1/webhooks/{webhookId}/',
+      await http()
+        .patch(hookPath)
+        .set(auth)
+        .send({ events: ['usage.threshold'], description: 'ops' }),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/webhooks/{webhookId}/',
+      await http()
+        .patch(hookPath)
+        .set(auth)
+        .send({ events: ['nope'] }),
+      400,
+    );
+    check(
+      'post',
+      '/v1/webhooks/{webhookId}/rotate-secret/',
+      await http().post(`${hookPath}rotate-secret/`).set(auth),
+      200,
+    );
+    const ping = check(
+      'post',
+      '/v1/webhooks/{webhookId}/test/',
+      await http().post(`${hookPath}test/`).set(auth),
+      202,
+    ).body;
+    check('get', '/v1/webhooks/{webhookId}/deliveries/', await http().get(`${hookPath}deliveries/`).set(auth), 200);
+    check(
+      'post',
+      '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry/',
+      await http().post(`${hookPath}deliveries/${ping.delivery_id}/retry/`).set(auth),
+      202,
+    );
+    check('delete', '/v1/webhooks/{webhookId}/', await http().delete(hookPath).set(auth), 204);
+    check('get', '/v1/webhooks/{webhookId}/', await http().get(hookPath).set(auth), 404);
 
     // Deletions, sign-out, probes.
     check('delete', '/v1/documents/{id}/', await http().delete(`/v1/documents/${privateDocument.id}/`).set(auth), 204);

@@ -44,6 +44,8 @@ const STEPS: Step[] = [
   { operation: 'patch /v1/chat/sessions/{sessionId}/', as: 'ada', status: 200 },
   { operation: 'post /v1/chat/sessions/{sessionId}/messages/', as: 'ada', status: 201 },
   { operation: 'post /v1/chat/completions/', as: 'ada', status: 200 },
+  { operation: 'post /v1/webhooks/', as: 'ada', status: 201 },
+  { operation: 'patch /v1/webhooks/{webhookId}/', as: 'ada', status: 200 },
   { operation: 'post /auth/jwt/logout/', as: 'nobody', status: 204 },
 ];
 
@@ -52,7 +54,8 @@ describe('the request examples on /docs', () => {
   let document: Document;
 
   beforeAll(async () => {
-    test = await startTestApp();
+    // The webhook's example names a public host, which resolves on a real install but not here.
+    test = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     document = (await test.http().get('/openapi.json').expect(200)).body;
   });
   afterAll(() => test.close());
@@ -111,6 +114,7 @@ describe('the request examples on /docs', () => {
       if (step.operation === 'post /v1/regions/') params.slug = response.body.slug;
       if (step.operation === 'post /v1/domains/') params.slug = response.body.slug;
       if (step.operation === 'post /v1/chat/sessions/') params.sessionId = response.body.id;
+      if (step.operation === 'post /v1/webhooks/') params.webhookId = response.body.id;
       // The query's example finds the document the documents' example stored.
       if (step.operation === 'post /v1/query/') expect(response.body.sources[0].title).toBe('Runbook');
     }

@@ -254,6 +254,7 @@ describe('OpenAPI document: schemas', () => {
       '/v1/chat/sessions/{sessionId}/messages/',
       '/v1/documents/',
       '/v1/domains/{slug}/documents/',
+      '/v1/webhooks/{webhookId}/deliveries/',
     ]);
     for (const { path, method } of paginated) {
       const page = responseSchema(path, method, '200');

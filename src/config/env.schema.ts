@@ -391,6 +391,63 @@ export class EnvSchema {
   @IsString()
   DASHBOARD_DIR?: string;
 
+  /** Webhooks: lifts the URL rules (http allowed, private and loopback addresses allowed). Development and tests only. */
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_URLS = false;
+
+  /**
+   * Webhooks: the key that encrypts endpoint secrets at rest (AES-256-GCM), 32 bytes in base64. Unset,
+   * a key derived from JWT_SECRET (or, without one, a random key kept under DATA_DIR). Every instance
+   * must have the same one.
+   */
+  @Transform(blankToUndefined)
+  @IsOptional()
+  @ValidateBy({
+    name: 'isBase64Key32',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' && /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32,
+      defaultMessage: () => 'must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)',
+    },
+  })
+  WEBHOOK_SECRET_KEY?: string;
+
+  /** Webhooks: the limit for one delivery attempt, connection to answer (the contract's 10 seconds). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /** Webhooks: how often each instance looks for due deliveries (a first attempt starts within 5 s). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(5_000)
+  WEBHOOK_POLL_INTERVAL_MS = 1_000;
+
+  /** Webhooks: deliveries one instance sends at once. 0 turns this instance's delivery workers off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(200)
+  WEBHOOK_DELIVERY_CONCURRENCY = 16;
+
+  /** Webhooks: days an event and its deliveries are kept once settled (the deliveries list shows them). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  WEBHOOK_RETENTION_DAYS = 30;
+
+  /** Webhooks: endpoints per organization (the contract's 20; the next one is a 400). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_ENDPOINTS = 20;
+
   /** How often buffered API-key `last_used_at` stamps are written (the contract allows up to 60 s of lag). */
   @Transform(toInt)
   @IsInt()

@@ -17,6 +17,10 @@ declare module 'fastify' {
 export const KEY_WITHHELD_NOTICE =
   'The full key is shown once, in the first answer, and is not kept. If it was lost, rotate this key.';
 
+/** The notice a replayed webhook creation or secret rotation carries instead of the secret. */
+export const SECRET_WITHHELD_NOTICE =
+  'The signing secret is shown once, in the first answer, and is not kept. If it was lost, rotate the secret.';
+
 /**
  * The route's answer carries a secret (a full API key) that must rest nowhere: the stored answer for a
  * replay drops `field` and carries `<field>_withheld: notice` instead.

@@ -78,6 +78,14 @@ export const creditsSpent = new Counter({
   registers: [registry],
 });
 
+/** Incremented by the webhook workers after each delivery attempt. */
+export const webhookDeliveries = new Counter({
+  name: 'kqs_webhook_deliveries_total',
+  help: 'Webhook delivery attempts, by outcome: delivered, retry (failed, another attempt scheduled), failed (no attempt left, or 410).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const rateLimited = new Counter({
   name: 'kqs_rate_limited_total',
   help: 'Requests refused with 429, by limit: principal or organization (requests per minute), sign_in (failed sign-ins), address_* (per client address).',

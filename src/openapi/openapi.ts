@@ -54,6 +54,10 @@ const TAGS: [string, string][] = [
   ['documents', "The organization's private knowledge base."],
   ['domains', 'Public domains (knowledge bases), their regions and documents; changes are for administrators.'],
   ['billing', 'Credit quota, usage, and (administrators) monthly credits.'],
+  [
+    'webhooks',
+    'Events pushed to your servers, signed per Standard Webhooks: endpoints, secrets, test pings, deliveries and retries.',
+  ],
   ['health', 'Liveness and readiness probes.'],
   ['metrics', 'Prometheus scrape endpoint.'],
 ];

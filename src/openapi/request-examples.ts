@@ -46,6 +46,12 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   CreateSessionDto: { title: 'Queue incidents' },
   UpdateSessionDto: { title: 'Queue incidents (resolved)' },
   PostMessageDto: { content: 'What do I do when the queue backs up?' },
+  CreateWebhookDto: {
+    url: 'https://partner.example.com/hooks/kqs',
+    events: ['document.indexed', 'usage.threshold'],
+    description: 'Production receiver',
+  },
+  UpdateWebhookDto: { events: ['document.indexed', 'document.deleted', 'api_key.expiring'] },
   ChatCompletionDto: {
     model: 'private',
     messages: [{ role: 'user', content: 'What do I do when the queue backs up?' }],

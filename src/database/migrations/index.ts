@@ -12,6 +12,7 @@ import { IdempotencyBudget1795723156529 } from './1795723156529-IdempotencyBudge
 import { KeyLineages1795723595478 } from './1795723595478-KeyLineages.js';
 import { ActiveKeysByOrganization1795723595479 } from './1795723595479-ActiveKeysByOrganization.js';
 import { MetadataInline1795723807393 } from './1795723807393-MetadataInline.js';
+import { Webhooks1795725638525 } from './1795725638525-Webhooks.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   KeyLineages1795723595478,
   ActiveKeysByOrganization1795723595479,
   MetadataInline1795723807393,
+  Webhooks1795725638525,
 ];

@@ -836,6 +836,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's webhook endpoints, newest first (never their secrets)
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register an endpoint; its signing secret is returned this once
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Deliveries follow Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). At most 20 endpoints per organization.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One endpoint
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint and its deliveries
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint's url, events, description, or enable or disable it
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Only the fields given change. A new `url` is checked as on creation.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/rotate-secret/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an endpoint's signing secret
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     For 24 hours deliveries carry two signatures: one with the new secret, one with the old.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `ping` event to this endpoint
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     It appears in its deliveries.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     With the same `webhook-id`. A delivery being sent at this moment is left to finish.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2167,6 +2309,198 @@ export interface components {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["ModelResponse"][];
+        };
+        CreateWebhookDto: {
+            /**
+             * @description Where events are POSTed: `https` only, never to a loopback, private, link-local or metadata address.
+             * @example https://partner.example.com/hooks/kqs
+             */
+            url: string;
+            /**
+             * @description The event types to send here.
+             * @example [
+             *       "document.indexed",
+             *       "usage.threshold"
+             *     ]
+             */
+            events: ("document.indexed" | "document.failed" | "document.deleted" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "api_key.expiring" | "usage.threshold" | "member.joined" | "member.removed")[];
+            /** @example Production receiver */
+            description?: string;
+        };
+        CreatedWebhookResponse: {
+            /**
+             * Format: uuid
+             * @example 7c0b6f8e-2f4e-4d1a-9a53-0f3b7f1c2d4e
+             */
+            id: string;
+            /** @example https://partner.example.com/hooks/kqs */
+            url: string;
+            /** @example Production receiver */
+            description: string;
+            /**
+             * @example [
+             *       "document.indexed"
+             *     ]
+             */
+            events: ("document.indexed" | "document.failed" | "document.deleted" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "api_key.expiring" | "usage.threshold" | "member.joined" | "member.removed")[];
+            /** @example true */
+            enabled: boolean;
+            /**
+             * @description Why the service disabled it (410 Gone, five days of failures), or that a user did.
+             * @example null
+             */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T21:00:00.000000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T21:00:00.000000Z
+             */
+            updated_at: string;
+            /**
+             * @description The signing secret (`whsec_` + base64 of 32 bytes): shown this once, absent from an `Idempotency-Key` replay.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/9Ko3ZJHXR4=
+             */
+            secret?: string;
+            /** @description Only in an `Idempotency-Key` replay, instead of `secret`: "The signing secret is shown once, in the first answer, and is not kept. If it was lost, rotate the secret." */
+            secret_withheld?: string;
+        };
+        WebhookResponse: {
+            /**
+             * Format: uuid
+             * @example 7c0b6f8e-2f4e-4d1a-9a53-0f3b7f1c2d4e
+             */
+            id: string;
+            /** @example https://partner.example.com/hooks/kqs */
+            url: string;
+            /** @example Production receiver */
+            description: string;
+            /**
+             * @example [
+             *       "document.indexed"
+             *     ]
+             */
+            events: ("document.indexed" | "document.failed" | "document.deleted" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "api_key.expiring" | "usage.threshold" | "member.joined" | "member.removed")[];
+            /** @example true */
+            enabled: boolean;
+            /**
+             * @description Why the service disabled it (410 Gone, five days of failures), or that a user did.
+             * @example null
+             */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T21:00:00.000000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T21:00:00.000000Z
+             */
+            updated_at: string;
+        };
+        UpdateWebhookDto: {
+            /** @example https://partner.example.com/hooks/kqs-v2 */
+            url?: string;
+            /**
+             * @example [
+             *       "api_key.expiring"
+             *     ]
+             */
+            events?: ("document.indexed" | "document.failed" | "document.deleted" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "api_key.expiring" | "usage.threshold" | "member.joined" | "member.removed")[];
+            /** @example Staging receiver */
+            description?: string;
+            /**
+             * @description False stops deliveries (pending ones fail); true re-enables an endpoint the service disabled.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        WebhookSecretResponse: {
+            /**
+             * @description The new secret, shown this once (absent from an `Idempotency-Key` replay). The previous one keeps signing alongside for 24 hours.
+             * @example whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oDXrBXBZmkKQ0=
+             */
+            secret?: string;
+            /** @description Only in an `Idempotency-Key` replay, instead of `secret`: "The signing secret is shown once, in the first answer, and is not kept. If it was lost, rotate the secret." */
+            secret_withheld?: string;
+        };
+        QueuedDeliveryResponse: {
+            /**
+             * Format: uuid
+             * @description The delivery, as listed in the endpoint’s deliveries.
+             */
+            delivery_id: string;
+        };
+        WebhookDeliveryResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event; `webhook-id` is `msg_` and this id, on every retry.
+             */
+            event_id: string;
+            /**
+             * @example document.indexed
+             * @enum {string}
+             */
+            type: "ping" | "document.indexed" | "document.failed" | "document.deleted" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "api_key.expiring" | "usage.threshold" | "member.joined" | "member.removed";
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "pending" | "sending" | "delivered" | "failed";
+            /**
+             * Format: int32
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: int32
+             * @example 200
+             */
+            response_status: number | null;
+            /**
+             * @description The receiver's answer, its first 1 KB.
+             * @example ok
+             */
+            response_body: string | null;
+            /** @example null */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-26T21:00:00.000000Z
+             */
+            created_at: string;
+        };
+        WebhookDeliveryPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["WebhookDeliveryResponse"][];
         };
         Error: {
             /** @description Human-readable message; present in every error. */
@@ -5838,6 +6172,671 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://partner.example.com/hooks/kqs",
+                 *       "events": [
+                 *         "document.indexed",
+                 *         "usage.threshold"
+                 *       ],
+                 *       "description": "Production receiver"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with `secret` (once). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            /** @description A refused `url`, an unknown event type, or the organization already has 20 endpoints. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of your organization’s webhook endpoints. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or another organization's (never revealed). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of your organization’s webhook endpoints. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or another organization's (never revealed). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of your organization’s webhook endpoints. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "document.indexed",
+                 *         "document.deleted",
+                 *         "api_key.expiring"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description A refused `url` or an unknown event type. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or another organization's (never revealed). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id of one of your organization’s webhook endpoints. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or another organization's (never revealed). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id of one of your organization’s webhook endpoints. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued: the ping is sent within seconds. */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedDeliveryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or another organization's (never revealed). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The id of one of your organization’s webhook endpoints. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or another organization's (never revealed). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id of one of your organization’s webhook endpoints. */
+                webhookId: string;
+                /** @description One of the endpoint’s deliveries. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued: due now. */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedDeliveryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not the organization's owner or admin, or the API key lacks `organization:write`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint or delivery, or another organization’s. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
