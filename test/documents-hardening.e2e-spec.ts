@@ -240,9 +240,17 @@ describe('EXTRACTION_WALL_TIMEOUT_MS', () => {
     for (const pid of workers) process.kill(pid, 'SIGSTOP');
     const response = await upload('fine.txt', Buffer.from('A small, ordinary file.')).expect(503);
     expect(response.body).toEqual({ detail: EXTRACTION_STARVED_DETAIL });
-    // Its worker was replaced (a stopped process is still killed), so the retry is read.
-    await upload('fine.txt', Buffer.from('A small, ordinary file.')).expect(201);
-  }, 60_000);
+    // Its worker was replaced (a stopped process is still killed), so a retry is read. A client retries
+    // a 503: on a machine this busy the fresh worker (niced, started from TypeScript here) can itself
+    // miss the 3 s wall limit, which is the same 503 again, never a refusal.
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 5 && statuses.at(-1) !== 201; attempt += 1) {
+      const retry = await upload('fine.txt', Buffer.from('A small, ordinary file.'));
+      if (retry.status !== 201) expect(retry.body).toEqual({ detail: EXTRACTION_STARVED_DETAIL });
+      statuses.push(retry.status);
+    }
+    expect(statuses.at(-1)).toBe(201);
+  }, 90_000);
 });
 
 /** The extraction workers of this test process's services. */
