@@ -9,7 +9,7 @@ import { DocumentsRepository } from './documents.repository.js';
 import type { NewDocument } from './document-input.js';
 import { passagesOf } from './passages.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
-import { ScopeBatcher } from '../common/scope-batcher.js';
+import { KeyedBatcher } from '../common/keyed-batcher.js';
 
 /** Where a document belongs: a public domain, or an organization's private knowledge base. */
 export type DocumentOwner = Corpus;
@@ -20,7 +20,7 @@ export type DocumentOwner = Corpus;
  */
 @Injectable()
 export class DocumentsService {
-  private readonly batcher = new ScopeBatcher<{ owner: DocumentOwner; input: NewDocument }, Document>(
+  private readonly batcher = new KeyedBatcher<{ owner: DocumentOwner; input: NewDocument }, Document>(
     (items) =>
       this.createMany(
         items[0].owner,
@@ -35,7 +35,7 @@ export class DocumentsService {
     private readonly indexer: SearchIndexRepository,
   ) {}
 
-  /** Stores one document; concurrent uploads to the same owner share a transaction (see ScopeBatcher). */
+  /** Stores one document; concurrent uploads to the same owner share a transaction (see KeyedBatcher). */
   create(owner: DocumentOwner, input: NewDocument): Promise<Document> {
     return this.batcher.submit(corpusIdOf(owner), { owner, input });
   }
