@@ -7,9 +7,9 @@ interface Pending<I, O> {
 /**
  * Group commit for writes that contend on one row, batched by a key naming that row. Every document
  * added to a corpus updates that corpus's statistics rows (key: the corpus id), and every metered
- * request updates its organization's subscription row (key: the organization and the price), so such writes run one
- * after another, each holding the row through its commit; alone, that caps them at a few hundred a
- * second. Here a write that arrives while its key is busy waits for the current
+ * request updates its organization's subscription row (key: the organization and the price), so such
+ * writes run one after another, each holding the row through its commit; alone, that caps them at a
+ * few hundred a second. Here a write that arrives while its key is busy waits for the current
  * transaction and then goes out together with the others that waited: one transaction, one commit.
  * A lone write goes out at once, so nothing waits on a timer.
  *
