@@ -5,8 +5,8 @@ import {
   WorkerPool,
   WorkerPoolClosedError,
   WorkerTimeoutError,
-} from '../../common/workers/worker-pool.js';
-import { workerScript } from '../../common/workers/worker-script.js';
+} from '../workers/worker-pool.js';
+import { workerScript } from '../workers/worker-script.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/env.schema.js';
 import type { IndexedChunk } from '../../retrieval/search-index.repository.js';
