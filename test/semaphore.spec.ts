@@ -1,4 +1,4 @@
-import { Semaphore } from '../src/common/semaphore.js';
+import { Semaphore } from '../src/auth/semaphore.js';
 
 describe('Semaphore (bounds argon2 hashing)', () => {
   it('runs at most `limit` tasks at once, the others in order of arrival', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { workerScript } from '../src/common/workers/worker-script.js';
+import { workerScript } from '../src/documents/workers/worker-script.js';
 
 // Run in a process of its own: renicing this one would slow the file system calls of later test files.
 function inFreshProcess(): { reniced: number; pool: { name: string; nice: number }[] } {

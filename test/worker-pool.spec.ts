@@ -1,4 +1,4 @@
-import { WorkerCrashedError, WorkerPool } from '../src/common/workers/worker-pool.js';
+import { WorkerCrashedError, WorkerPool } from '../src/documents/workers/worker-pool.js';
 
 // A worker that holds Buffers: memory outside the V8 heap, which `--max-old-space-size` does not bound.
 const script = { url: new URL('./fixtures/holding.worker.mjs', import.meta.url) };

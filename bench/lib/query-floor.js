@@ -70,11 +70,11 @@ export async function createQueryFloor({ databaseUrl, poolSize, principal, quest
   });
   const retriever = new Bm25Retriever(new SearchIndexRepository(reads));
   const quota = new QuotaService(new SubscriptionsRepository(database), { QUERY_CREDIT_COST: creditCost });
-  const scope = { organizationId: principal.organizationId };
+  const corpus = { organizationId: principal.organizationId };
 
   async function one() {
     await quota.spend(principal, 'query', null);
-    return retriever.search(question.query, scope, { limit: question.top_k ?? 5 });
+    return retriever.search(question.query, corpus, { limit: question.top_k ?? 5 });
   }
 
   async function measure({ concurrency, seconds }) {

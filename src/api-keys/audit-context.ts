@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { HttpRequest } from '../common/http.js';
+import type { HttpRequest } from '../common/request.js';
 
 /** Who made a key change and from where, for its audit entry. */
 export interface AuditContext {

@@ -7,7 +7,7 @@ import {
   ApiKeyNotAcceptedError,
   NotAuthenticatedError,
 } from '../common/errors.js';
-import type { HttpReply, HttpRequest } from '../common/http.js';
+import type { HttpReply, HttpRequest } from '../common/request.js';
 import type { Principal } from '../common/principal.js';
 import { observeCredential } from '../observability/metrics.js';
 import { AddressLimits } from '../rate-limit/address-limits.js';

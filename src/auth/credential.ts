@@ -1,4 +1,4 @@
-import type { HttpRequest } from '../common/http.js';
+import type { HttpRequest } from '../common/request.js';
 import { API_KEY_PREFIX } from '../api-keys/key-format.js';
 
 export interface PresentedCredential {

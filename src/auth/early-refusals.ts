@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
 import type { ApiError } from '../common/errors.js';
-import type { HttpReply, HttpRequest } from '../common/http.js';
+import type { HttpReply, HttpRequest } from '../common/request.js';
 import { AddressLimits } from '../rate-limit/address-limits.js';
 import { clientAddress } from '../common/client-address.js';
 import { presentedCredential } from './credential.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { HttpRequest } from '../common/http.js';
+import type { HttpRequest } from '../common/request.js';
 import { Public } from '../common/auth.decorators.js';
 import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
-import { Semaphore } from '../common/semaphore.js';
+import { Semaphore } from './semaphore.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 

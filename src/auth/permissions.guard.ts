@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { requirementFor } from '../common/auth.decorators.js';
 import { MissingScopeError, PermissionDeniedError } from '../common/errors.js';
-import type { HttpRequest } from '../common/http.js';
+import type { HttpRequest } from '../common/request.js';
 
 /**
  * What the route admits of an authenticated caller: an API key lacking the scope the route declares

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { KeyCreditLimitExhaustedError, NotFoundError, QuotaExhaustedError } from '../common/errors.js';
-import { ScopeBatcher } from '../common/scope-batcher.js';
+import { KeyedBatcher } from '../common/keyed-batcher.js';
 import type { Principal } from '../common/principal.js';
 import { creditsSpent } from '../observability/metrics.js';
 import { periodBounds, toIsoSeconds } from './billing-period.js';
@@ -41,7 +41,7 @@ interface SpendRequest {
 
 @Injectable()
 export class QuotaService {
-  private readonly spends = new ScopeBatcher<SpendRequest, Reservation | Exclude<SpendOutcome, 'granted'>>(
+  private readonly spends = new KeyedBatcher<SpendRequest, Reservation | Exclude<SpendOutcome, 'granted'>>(
     (requests) => this.spendBatch(requests),
     {
       maxItems: 500,

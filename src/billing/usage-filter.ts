@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import { ValidationFailedError } from '../common/errors.js';
-import type { HttpRequest } from '../common/http.js';
+import type { HttpRequest } from '../common/request.js';
 import { parseZonedTimestamp } from '../common/timestamps.js';
 import { isUuid } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';

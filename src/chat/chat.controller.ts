@@ -4,7 +4,7 @@ import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
-import type { HttpReply } from '../common/http.js';
+import type { HttpReply } from '../common/request.js';
 import type { Principal } from '../common/principal.js';
 import { UuidPathPipe } from '../common/validation.js';
 import { ApiErrors } from '../openapi/api-errors.js';

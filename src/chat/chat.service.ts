@@ -3,7 +3,7 @@ import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
 import type { Principal } from '../common/principal.js';
-import { KnowledgeScopeService } from '../query/knowledge-scope.service.js';
+import { KnowledgeBaseService } from '../query/knowledge-base.service.js';
 import { QueryService } from '../query/query.service.js';
 import { presentSource } from '../query/source.presenter.js';
 import { QuotaService, type Reservation } from '../billing/quota.service.js';
@@ -20,7 +20,7 @@ const DEFAULT_TOP_K = 5;
 export class ChatService {
   constructor(
     private readonly chats: ChatRepository,
-    private readonly scopes: KnowledgeScopeService,
+    private readonly knowledgeBases: KnowledgeBaseService,
     private readonly queries: QueryService,
     private readonly quota: QuotaService,
   ) {}
@@ -31,12 +31,12 @@ export class ChatService {
     title: string | null | undefined,
     domain: string | null | undefined,
   ): Promise<ChatSession> {
-    const scope = await this.scopes.resolve(caller, domain);
+    const knowledgeBase = await this.knowledgeBases.resolve(caller, domain);
     return this.chats.createSession({
       organizationId: caller.organizationId,
       userId: caller.userId,
       title: title ?? 'New chat',
-      domain: scope.domain,
+      domain: knowledgeBase.domain,
     });
   }
 

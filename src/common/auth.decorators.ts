@@ -3,7 +3,7 @@ import { PATH_METADATA } from '@nestjs/common/constants.js';
 import type { Reflector } from '@nestjs/core';
 import { ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { NotAuthenticatedError } from './errors.js';
-import type { HttpRequest } from './http.js';
+import type { HttpRequest } from './request.js';
 import type { Principal } from './principal.js';
 import type { ApiKeyScope } from './scopes.js';
 

@@ -1,4 +1,4 @@
-import type { HttpReply } from './http.js';
+import type { HttpReply } from './request.js';
 
 export interface EventStream {
   /** One Server-Sent Event: `data` as JSON (a string is written as is), under `event` when given. */

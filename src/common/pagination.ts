@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { HttpRequest } from './http.js';
+import type { HttpRequest } from './request.js';
 import { ValidationFailedError } from './errors.js';
 
 export interface PageRequest {

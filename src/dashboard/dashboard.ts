@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '../common/errors.js';
-import { pathOf } from '../common/http.js';
+import { pathOf } from '../common/request.js';
 import { NOT_AN_OPERATION } from '../common/route-table.js';
 import { serviceVersion } from '../common/version.js';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination.js';
-import type { SearchScope } from '../retrieval/retriever.js';
+import type { Corpus } from '../retrieval/retriever.js';
 import { Document } from './document.entity.js';
 
 export type NewDocumentRow = Pick<
@@ -10,14 +10,14 @@ export type NewDocumentRow = Pick<
   'title' | 'content' | 'metadata' | 'contentType' | 'sizeBytes' | 'chunkCount'
 >;
 
-function ownerColumns(owner: SearchScope): { domainId: string | null; organizationId: string | null } {
+function ownerColumns(owner: Corpus): { domainId: string | null; organizationId: string | null } {
   return 'domainId' in owner
     ? { domainId: owner.domainId, organizationId: null }
     : { domainId: null, organizationId: owner.organizationId };
 }
 
 /** The owner as a filter (the other column is null by the table's check constraint). */
-function ownerFilter(owner: SearchScope): { domainId: string } | { organizationId: string } {
+function ownerFilter(owner: Corpus): { domainId: string } | { organizationId: string } {
   return 'domainId' in owner ? { domainId: owner.domainId } : { organizationId: owner.organizationId };
 }
 
@@ -29,12 +29,12 @@ function ownerFilter(owner: SearchScope): { domainId: string } | { organizationI
 export class DocumentsRepository {
   constructor(@InjectRepository(Document) private readonly documents: Repository<Document>) {}
 
-  insertMany(manager: EntityManager, owner: SearchScope, rows: readonly NewDocumentRow[]): Promise<Document[]> {
+  insertMany(manager: EntityManager, owner: Corpus, rows: readonly NewDocumentRow[]): Promise<Document[]> {
     return manager.save(rows.map((row) => manager.create(Document, { ...ownerColumns(owner), ...row })));
   }
 
   /** Newest first. */
-  page(owner: SearchScope, page: PageRequest): Promise<[Document[], number]> {
+  page(owner: Corpus, page: PageRequest): Promise<[Document[], number]> {
     return this.documents.findAndCount({
       where: ownerFilter(owner),
       order: { createdAt: 'DESC', id: 'ASC' },
@@ -44,7 +44,7 @@ export class DocumentsRepository {
   }
 
   /** With its content, which listings leave out; null for a missing document or another owner's. */
-  findWithContent(owner: SearchScope, id: string): Promise<Document | null> {
+  findWithContent(owner: Corpus, id: string): Promise<Document | null> {
     return this.documents
       .createQueryBuilder('d')
       .addSelect('d.content')
@@ -53,7 +53,7 @@ export class DocumentsRepository {
   }
 
   /** Locks the owner's document until the transaction ends; false for a missing document or another owner's. */
-  async lockOwned(manager: EntityManager, owner: SearchScope, id: string): Promise<boolean> {
+  async lockOwned(manager: EntityManager, owner: Corpus, id: string): Promise<boolean> {
     const document = await manager.findOne(Document, {
       where: { id, ...ownerFilter(owner) },
       lock: { mode: 'pessimistic_write' },

@@ -3,16 +3,16 @@ import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
-import { type SearchScope, scopeIdOf } from '../retrieval/retriever.js';
+import { type Corpus, corpusIdOf } from '../retrieval/retriever.js';
 import type { Document } from './document.entity.js';
 import { DocumentsRepository } from './documents.repository.js';
 import type { NewDocument } from './document-input.js';
 import { passagesOf } from './passages.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
-import { ScopeBatcher } from '../common/scope-batcher.js';
+import { KeyedBatcher } from '../common/keyed-batcher.js';
 
 /** Where a document belongs: a public domain, or an organization's private knowledge base. */
-export type DocumentOwner = SearchScope;
+export type DocumentOwner = Corpus;
 
 /**
  * Documents of one owner. Storing a document chunks it and indexes the chunks in the same transaction,
@@ -20,7 +20,7 @@ export type DocumentOwner = SearchScope;
  */
 @Injectable()
 export class DocumentsService {
-  private readonly batcher = new ScopeBatcher<{ owner: DocumentOwner; input: NewDocument }, Document>(
+  private readonly batcher = new KeyedBatcher<{ owner: DocumentOwner; input: NewDocument }, Document>(
     (items) =>
       this.createMany(
         items[0].owner,
@@ -35,9 +35,9 @@ export class DocumentsService {
     private readonly indexer: SearchIndexRepository,
   ) {}
 
-  /** Stores one document; concurrent uploads to the same owner share a transaction (see ScopeBatcher). */
+  /** Stores one document; concurrent uploads to the same owner share a transaction (see KeyedBatcher). */
   create(owner: DocumentOwner, input: NewDocument): Promise<Document> {
-    return this.batcher.submit(scopeIdOf(owner), { owner, input });
+    return this.batcher.submit(corpusIdOf(owner), { owner, input });
   }
 
   /**
@@ -62,7 +62,7 @@ export class DocumentsService {
         );
         await this.indexer.addDocuments(
           manager,
-          scopeIdOf(owner),
+          corpusIdOf(owner),
           rows.map((row, i) => ({ documentId: row.id, title: row.title, chunks: prepared[i].chunks })),
         );
         return rows;
@@ -91,7 +91,7 @@ export class DocumentsService {
     await this.dataSource.transaction(async (manager) => {
       const found = await this.documents.lockOwned(manager, owner, id);
       if (!found) throw NotFoundError.named('Document', id);
-      await this.indexer.removeDocuments(manager, scopeIdOf(owner), [id]);
+      await this.indexer.removeDocuments(manager, corpusIdOf(owner), [id]);
       await this.documents.delete(manager, id);
     });
   }

@@ -19,7 +19,7 @@ import {
   ServiceUnavailableError,
   ValidationFailedError,
 } from '../common/errors.js';
-import type { HttpReply, HttpRequest } from '../common/http.js';
+import type { HttpReply, HttpRequest } from '../common/request.js';
 import { REQUIRED } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';

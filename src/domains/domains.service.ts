@@ -104,7 +104,7 @@ export class DomainsService {
     await this.dataSource.transaction(async (manager) => {
       const domain = await this.domains.lockBySlug(manager, slug);
       if (!domain) throw NotFoundError.named('Domain', slug);
-      await this.indexer.dropScope(manager, domain.id);
+      await this.indexer.dropCorpus(manager, domain.id);
       await this.domains.delete(manager, domain.id);
     });
   }

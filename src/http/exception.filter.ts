@@ -14,7 +14,7 @@ import {
   PayloadTooLargeError,
   ServiceUnavailableError,
 } from '../common/errors.js';
-import { type HttpReply, type HttpRequest, pathOf } from '../common/http.js';
+import { type HttpReply, type HttpRequest, pathOf } from '../common/request.js';
 import type { RouteTable } from '../common/route-table.js';
 import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../lifecycle/database-faults.js';
 

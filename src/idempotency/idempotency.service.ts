@@ -9,7 +9,7 @@ import {
   IdempotencyStoreFullError,
   IdempotentAnswerNotKeptError,
 } from '../common/errors.js';
-import { type HttpReply, type HttpRequest, pathOf } from '../common/http.js';
+import { type HttpReply, type HttpRequest, pathOf } from '../common/request.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { IdempotencyKeysRepository, type KeyClaim, type StoreBounds } from './idempotency-keys.repository.js';

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { DataSource } from 'typeorm';
-import type { HttpReply } from '../common/http.js';
+import type { HttpReply } from '../common/request.js';
 import { Public } from '../common/auth.decorators.js';
 import { toIsoWithOffset } from '../common/timestamps.js';
 import { HealthResponse, NotReadyResponse } from './dto/health.response.js';

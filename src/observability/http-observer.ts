@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { clientAddress } from '../common/client-address.js';
-import { type HttpRequest, pathOf } from '../common/http.js';
+import { type HttpRequest, pathOf } from '../common/request.js';
 import type { InFlightRequests } from '../lifecycle/in-flight.js';
 import type { Logger } from './logger.js';
 import { observeHttpRequest, watchRequestsInFlight } from './metrics.js';

@@ -52,7 +52,7 @@ export class ModelsService {
   }
 }
 
-/** The domain a model asks: null for `private`, else the slug (404 and 403 come from the knowledge scope). */
+/** The domain a model asks: null for `private`, else the slug (404 and 403 come from KnowledgeBaseService). */
 export function domainOfModel(model: string): string | null {
   return model === PRIVATE_MODEL ? null : model;
 }

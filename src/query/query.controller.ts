@@ -6,7 +6,7 @@ import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import { abortedWhenClientGoes, openEventStream } from '../common/event-stream.js';
-import type { HttpReply } from '../common/http.js';
+import type { HttpReply } from '../common/request.js';
 import { IdempotentStreams } from '../idempotency/idempotency.service.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';

@@ -8,7 +8,7 @@ import { RetrievalModule } from '../retrieval/retrieval.module.js';
 import { ANSWERER } from './answerers/answerer.js';
 import { ExtractiveAnswerer } from './answerers/extractive.answerer.js';
 import { LlmAnswerer } from './answerers/llm.answerer.js';
-import { KnowledgeScopeService } from './knowledge-scope.service.js';
+import { KnowledgeBaseService } from './knowledge-base.service.js';
 import { QueryController } from './query.controller.js';
 import { QueryService } from './query.service.js';
 import { SearchController } from './search.controller.js';
@@ -32,9 +32,9 @@ function chooseAnswerer(config: AppConfig) {
   providers: [
     QueryService,
     SearchService,
-    KnowledgeScopeService,
+    KnowledgeBaseService,
     { provide: ANSWERER, inject: [APP_CONFIG], useFactory: chooseAnswerer },
   ],
-  exports: [QueryService, KnowledgeScopeService],
+  exports: [QueryService, KnowledgeBaseService],
 })
 export class QueryModule {}

@@ -5,7 +5,7 @@ import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import { SearchGate } from '../retrieval/search-gate.js';
 import { RETRIEVER, type RetrievedSource, type Retriever } from '../retrieval/retriever.js';
 import { ANSWERER, type Answerer, type ConversationTurn } from './answerers/answerer.js';
-import { KnowledgeScopeService } from './knowledge-scope.service.js';
+import { KnowledgeBaseService } from './knowledge-base.service.js';
 
 export interface Question {
   text: string;
@@ -36,7 +36,7 @@ const CONTEXT_TURNS = 3;
 @Injectable()
 export class QueryService {
   constructor(
-    private readonly scopes: KnowledgeScopeService,
+    private readonly knowledgeBases: KnowledgeBaseService,
     private readonly quota: QuotaService,
     @Inject(RETRIEVER) private readonly retriever: Retriever,
     private readonly gate: SearchGate,
@@ -49,15 +49,15 @@ export class QueryService {
    * the spend gives the credits back.
    */
   async prepare(caller: Principal, question: Question): Promise<PreparedAnswer> {
-    const scope = await this.scopes.resolve(caller, question.domain);
-    const reservation = await this.quota.spend(caller, question.operation, scope.domain);
+    const knowledgeBase = await this.knowledgeBases.resolve(caller, question.domain);
+    const reservation = await this.quota.spend(caller, question.operation, knowledgeBase.domain);
     try {
       const contextQueries = (question.history ?? [])
         .filter((turn) => turn.role === 'user')
         .slice(-CONTEXT_TURNS)
         .map((turn) => turn.content);
       const { sources, terms, unseenWeight } = await this.gate.run(caller.organizationId, () =>
-        this.retriever.retrieve(question.text, scope.search, {
+        this.retriever.retrieve(question.text, knowledgeBase.corpus, {
           limit: question.topK,
           contextQueries,
           filter: question.filter ?? undefined,
@@ -71,7 +71,7 @@ export class QueryService {
         history: question.history,
         signal: question.signal,
       });
-      return { domain: scope.domain, sources, reservation, deltas, signal: question.signal };
+      return { domain: knowledgeBase.domain, sources, reservation, deltas, signal: question.signal };
     } catch (error) {
       await this.quota.refund(reservation);
       throw error;

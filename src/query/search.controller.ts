@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
-import type { HttpReply } from '../common/http.js';
+import type { HttpReply } from '../common/request.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';

@@ -4,7 +4,7 @@ import type { Principal } from '../common/principal.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import { SearchGate } from '../retrieval/search-gate.js';
 import { RETRIEVER, type RetrievedSource, type Retriever } from '../retrieval/retriever.js';
-import { KnowledgeScopeService } from './knowledge-scope.service.js';
+import { KnowledgeBaseService } from './knowledge-base.service.js';
 
 export interface SearchRequest {
   text: string;
@@ -24,24 +24,25 @@ export interface SearchOutcome {
 @Injectable()
 export class SearchService {
   constructor(
-    private readonly scopes: KnowledgeScopeService,
+    private readonly knowledgeBases: KnowledgeBaseService,
     private readonly quota: QuotaService,
     @Inject(RETRIEVER) private readonly retriever: Retriever,
     private readonly gate: SearchGate,
   ) {}
 
   async search(caller: Principal, request: SearchRequest): Promise<SearchOutcome> {
-    const scope = await this.scopes.resolve(caller, request.domain);
-    const reservation = this.quota.cost('search') > 0 ? await this.quota.spend(caller, 'search', scope.domain) : null;
+    const knowledgeBase = await this.knowledgeBases.resolve(caller, request.domain);
+    const reservation =
+      this.quota.cost('search') > 0 ? await this.quota.spend(caller, 'search', knowledgeBase.domain) : null;
     try {
       const sources = await this.gate.run(caller.organizationId, () =>
-        this.retriever.search(request.text, scope.search, {
+        this.retriever.search(request.text, knowledgeBase.corpus, {
           limit: request.topK,
           filter: request.filter ?? undefined,
         }),
       );
       if (reservation) this.quota.settle(reservation);
-      return { domain: scope.domain, sources, reservation };
+      return { domain: knowledgeBase.domain, sources, reservation };
     } catch (error) {
       if (reservation) await this.quota.refund(reservation);
       throw error;

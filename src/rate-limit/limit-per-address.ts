@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiExtension } from '@nestjs/swagger';
-import type { HttpReply, HttpRequest } from '../common/http.js';
+import type { HttpReply, HttpRequest } from '../common/request.js';
 import { type AddressRule, AddressLimits } from './address-limits.js';
 import { clientAddress } from '../common/client-address.js';
 

@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import type { HttpReply, HttpRequest } from '../common/http.js';
+import type { HttpReply, HttpRequest } from '../common/request.js';
 import { PrincipalRateLimiter, rateLimitHeaders } from './principal-rate-limiter.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { MetadataFilter } from './metadata-filter.js';
 
 /** Which corpus a search runs over: a public domain's documents, or one organization's private ones. */
-export type SearchScope = { domainId: string } | { organizationId: string };
+export type Corpus = { domainId: string } | { organizationId: string };
 
 export interface RetrievedSource {
   documentId: string;
@@ -19,7 +19,7 @@ export interface RetrievedSource {
   page: number | null;
 }
 
-/** A stemmed query term found in the scope, and what it weighs there (its idf; less for a term from context only). */
+/** A stemmed query term found in the corpus, and what it weighs there (its idf; less for a term from context only). */
 export interface QueryTerm {
   term: string;
   weight: number;
@@ -29,16 +29,16 @@ export interface QueryTerm {
 export interface Retrieval {
   sources: RetrievedSource[];
   terms: QueryTerm[];
-  /** What a query word the scope does not hold would weigh (the highest idf there). */
+  /** What a query word the corpus does not hold would weigh (the highest idf there). */
   unseenWeight: number;
 }
 
 /** The seam between the API and the ranking method: BM25 today, a vector or hybrid retriever later. */
 export interface Retriever {
   /** Best chunk per document, the top `limit` distinct documents, best first. */
-  search(query: string, scope: SearchScope, options: SearchOptions): Promise<RetrievedSource[]>;
+  search(query: string, corpus: Corpus, options: SearchOptions): Promise<RetrievedSource[]>;
   /** `search`, and the query's terms with their weights. */
-  retrieve(query: string, scope: SearchScope, options: SearchOptions): Promise<Retrieval>;
+  retrieve(query: string, corpus: Corpus, options: SearchOptions): Promise<Retrieval>;
 }
 
 export interface SearchOptions {
@@ -51,7 +51,7 @@ export interface SearchOptions {
 
 export const RETRIEVER = Symbol('RETRIEVER');
 
-/** The id under which a scope's chunks and statistics are stored (domain and organization ids are UUIDs, so they never collide). */
-export function scopeIdOf(scope: SearchScope): string {
-  return 'domainId' in scope ? scope.domainId : scope.organizationId;
+/** The id under which a corpus's chunks and statistics are stored, column `scope_id` (domain and organization ids are UUIDs, so they never collide). */
+export function corpusIdOf(corpus: Corpus): string {
+  return 'domainId' in corpus ? corpus.domainId : corpus.organizationId;
 }

@@ -20,7 +20,7 @@ export interface ChunkedDocument {
   chunks: IndexedChunk[];
 }
 
-/** A query term as it occurs in a scope: its frequency in the query and its context, and the scope's statistics. */
+/** A query term as it occurs in a corpus: its frequency in the query and its context, and the corpus's statistics. */
 export interface TermRow {
   term: string;
   main_tf: number;
@@ -60,14 +60,14 @@ export interface ScoringWeights {
 }
 
 /**
- * The search index: `document_chunks` and each scope's BM25 statistics (`corpus_stats`, `term_stats`).
+ * The search index: `document_chunks` and each corpus's BM25 statistics (`corpus_stats`, `term_stats`).
  *
- * Writes keep each scope's statistics (chunk count, total length, document frequency per term) equal to
+ * Writes keep each corpus's statistics (chunk count, total length, document frequency per term) equal to
  * what the chunks hold. Every write runs inside the caller's transaction, so a document and its
  * statistics appear and disappear together.
  *
- * Concurrency: every writer of a scope's statistics first locks that scope's `corpus_stats` row (the
- * upsert or update below), so writers of one scope take turns on `term_stats` and can never deadlock or
+ * Concurrency: every writer of a corpus's statistics first locks that corpus's `corpus_stats` row (the
+ * upsert or update below), so writers of one corpus take turns on `term_stats` and can never deadlock or
  * lose an increment. Chunk inserts themselves run in parallel; only the short statistics step is serial.
  *
  * The reads a search makes run straight on the pool (DirectReads); the two whose plan never changes
@@ -77,7 +77,7 @@ export interface ScoringWeights {
 export class SearchIndexRepository {
   constructor(private readonly reads: DirectReads) {}
 
-  async addDocuments(manager: EntityManager, scopeId: string, documents: readonly ChunkedDocument[]): Promise<void> {
+  async addDocuments(manager: EntityManager, corpusId: string, documents: readonly ChunkedDocument[]): Promise<void> {
     const rows = documents.flatMap((doc) => doc.chunks.map((chunk, ordinal) => ({ doc, chunk, ordinal })));
     if (rows.length === 0) return;
     const documentIds = documents.map((doc) => doc.documentId);
@@ -95,7 +95,7 @@ export class SearchIndexRepository {
         CROSS JOIN LATERAL (SELECT coalesce(max(p), 0) AS title_end FROM unnest(tv.vec) e, unnest(e.positions) p) t
         CROSS JOIN LATERAL (SELECT tv.vec || ${tsvectorSql('x.content')} AS vec) v`,
       [
-        scopeId,
+        corpusId,
         rows.map((r) => r.doc.documentId),
         rows.map((r) => r.ordinal),
         rows.map((r) => r.chunk.content),
@@ -111,7 +111,7 @@ export class SearchIndexRepository {
        ON CONFLICT (scope_id) DO UPDATE
           SET chunk_count = corpus_stats.chunk_count + excluded.chunk_count,
               total_tokens = corpus_stats.total_tokens + excluded.total_tokens`,
-      [scopeId, documentIds],
+      [corpusId, documentIds],
     );
     await manager.query(
       `INSERT INTO term_stats (scope_id, term, df)
@@ -119,12 +119,12 @@ export class SearchIndexRepository {
         WHERE c.document_id = ANY($2::uuid[])
         GROUP BY e.lexeme
        ON CONFLICT (scope_id, term) DO UPDATE SET df = term_stats.df + excluded.df`,
-      [scopeId, documentIds],
+      [corpusId, documentIds],
     );
   }
 
-  /** Takes documents' chunks out of the scope's statistics. The caller then deletes the documents (chunks cascade). */
-  async removeDocuments(manager: EntityManager, scopeId: string, documentIds: readonly string[]): Promise<void> {
+  /** Takes documents' chunks out of the corpus's statistics. The caller then deletes the documents (chunks cascade). */
+  async removeDocuments(manager: EntityManager, corpusId: string, documentIds: readonly string[]): Promise<void> {
     if (documentIds.length === 0) return;
     await manager.query(
       `UPDATE corpus_stats s
@@ -132,7 +132,7 @@ export class SearchIndexRepository {
          FROM (SELECT count(*) AS chunks, coalesce(sum(token_count), 0) AS tokens
                  FROM document_chunks WHERE document_id = ANY($2::uuid[])) d
         WHERE s.scope_id = $1`,
-      [scopeId, documentIds],
+      [corpusId, documentIds],
     );
     // Terms whose last chunk goes are deleted rather than kept at zero; the two parts touch disjoint rows.
     await manager.query(
@@ -144,21 +144,21 @@ export class SearchIndexRepository {
           WHERE t.scope_id = $1 AND t.term = gone.term AND t.df > gone.n
        )
        DELETE FROM term_stats t USING gone WHERE t.scope_id = $1 AND t.term = gone.term AND t.df <= gone.n`,
-      [scopeId, documentIds],
+      [corpusId, documentIds],
     );
     await manager.query(`DELETE FROM document_chunks WHERE document_id = ANY($1::uuid[])`, [documentIds]);
   }
 
-  /** Forgets a whole scope (a deleted domain): its chunks and statistics. */
-  async dropScope(manager: EntityManager, scopeId: string): Promise<void> {
-    await manager.query(`DELETE FROM corpus_stats WHERE scope_id = $1`, [scopeId]);
-    await manager.query(`DELETE FROM term_stats WHERE scope_id = $1`, [scopeId]);
-    await manager.query(`DELETE FROM document_chunks WHERE scope_id = $1`, [scopeId]);
+  /** Forgets a whole corpus (a deleted domain): its chunks and statistics. */
+  async dropCorpus(manager: EntityManager, corpusId: string): Promise<void> {
+    await manager.query(`DELETE FROM corpus_stats WHERE scope_id = $1`, [corpusId]);
+    await manager.query(`DELETE FROM term_stats WHERE scope_id = $1`, [corpusId]);
+    await manager.query(`DELETE FROM document_chunks WHERE scope_id = $1`, [corpusId]);
   }
 
-  /** The query's stemmed terms (and its context queries') that occur in the scope, with the scope's statistics. */
-  termStats(scopeId: string, query: string, contextQueries: string[]): Promise<TermRow[]> {
-    return this.reads.query(TERM_STATS, [scopeId, query, contextQueries]);
+  /** The query's stemmed terms (and its context queries') that occur in the corpus, with the corpus's statistics. */
+  termStats(corpusId: string, query: string, contextQueries: string[]): Promise<TermRow[]> {
+    return this.reads.query(TERM_STATS, [corpusId, query, contextQueries]);
   }
 
   /**
@@ -181,7 +181,7 @@ export class SearchIndexRepository {
    * on 1,000 documents took 670 ms, 20 such fields hit the statement timeout.
    */
   scoreChunks(
-    scopeId: string,
+    corpusId: string,
     tsquery: string,
     weights: ScoringWeights,
     limit: number,
@@ -189,7 +189,7 @@ export class SearchIndexRepository {
   ): Promise<ScoredChunkRow[]> {
     const matching =
       filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'm.metadata', 'v', 't', 10) : null;
-    // Not prepared: its best plan depends on the values (the text index, or a scan of the scope when
+    // Not prepared: its best plan depends on the values (the text index, or a scan of the corpus when
     // the words are common), so PostgreSQL plans it for each query.
     return this.reads.query<ScoredChunkRow>(
       {
@@ -232,7 +232,7 @@ export class SearchIndexRepository {
        LIMIT $9::int`,
       },
       [
-        scopeId,
+        corpusId,
         tsquery,
         weights.terms,
         weights.weightedIdfs,

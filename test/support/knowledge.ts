@@ -51,21 +51,21 @@ export interface StatsCheck {
   expectedCorpus: { chunk_count: number; total_tokens: number };
 }
 
-/** The scope's stored BM25 statistics next to the same figures recomputed from its chunks. */
-export async function statsOf(test: TestApp, scopeId: string): Promise<StatsCheck> {
-  const stored = await test.db.query('SELECT term, df FROM term_stats WHERE scope_id = $1 ORDER BY term', [scopeId]);
+/** The corpus's stored BM25 statistics next to the same figures recomputed from its chunks. */
+export async function statsOf(test: TestApp, corpusId: string): Promise<StatsCheck> {
+  const stored = await test.db.query('SELECT term, df FROM term_stats WHERE scope_id = $1 ORDER BY term', [corpusId]);
   const expected = await test.db.query(
     `SELECT e.lexeme AS term, count(*)::int AS df FROM document_chunks c, unnest(c.search_vector) e
       WHERE c.scope_id = $1 GROUP BY e.lexeme ORDER BY e.lexeme`,
-    [scopeId],
+    [corpusId],
   );
   const corpus = await test.db.query(
     'SELECT chunk_count::int, total_tokens::int FROM corpus_stats WHERE scope_id = $1',
-    [scopeId],
+    [corpusId],
   );
   const expectedCorpus = await test.db.query(
     'SELECT count(*)::int AS chunk_count, coalesce(sum(token_count), 0)::int AS total_tokens FROM document_chunks WHERE scope_id = $1',
-    [scopeId],
+    [corpusId],
   );
   return {
     stored: stored.rows,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { HttpRequest } from '../../common/http.js';
+import type { HttpRequest } from '../../common/request.js';
 import { Strategy } from 'passport-custom';
 import { ApiKeyAuthenticator } from '../../api-keys/api-key-authenticator.js';
 import type { Principal } from '../../common/principal.js';

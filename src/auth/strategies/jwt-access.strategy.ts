@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { HttpRequest } from '../../common/http.js';
+import type { HttpRequest } from '../../common/request.js';
 import { Strategy } from 'passport-jwt';
 import { AccessTokenInvalidError } from '../../common/errors.js';
 import type { Principal } from '../../common/principal.js';

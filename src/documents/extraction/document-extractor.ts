@@ -1,12 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ServiceUnavailableError, ValidationFailedError } from '../../common/errors.js';
-import {
-  WorkerCrashedError,
-  WorkerPool,
-  WorkerPoolClosedError,
-  WorkerTimeoutError,
-} from '../../common/workers/worker-pool.js';
-import { workerScript } from '../../common/workers/worker-script.js';
+import { WorkerCrashedError, WorkerPool, WorkerPoolClosedError, WorkerTimeoutError } from '../workers/worker-pool.js';
+import { workerScript } from '../workers/worker-script.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/env.schema.js';
 import type { IndexedChunk } from '../../retrieval/search-index.repository.js';

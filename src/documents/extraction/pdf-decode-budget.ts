@@ -55,11 +55,11 @@ export function installDecodeBudget(): Promise<void> {
 /** Runs `work` with `budget` charged for every byte pdf.js decodes (one document per thread at a time). */
 export async function withDecodeBudget<T>(budget: DecodeBudget, work: () => Promise<T>): Promise<T> {
   await installDecodeBudget();
-  const scope = globalThis as { __pdfDecodeBudget?: DecodeBudget };
-  scope.__pdfDecodeBudget = budget;
+  const globals = globalThis as { __pdfDecodeBudget?: DecodeBudget };
+  globals.__pdfDecodeBudget = budget;
   try {
     return await work();
   } finally {
-    scope.__pdfDecodeBudget = undefined;
+    globals.__pdfDecodeBudget = undefined;
   }
 }

@@ -8,7 +8,7 @@ export interface ConversationTurn {
 export interface AnswerInput {
   question: string;
   passages: RetrievedSource[];
-  /** The question's terms as retrieval weighed them, and what a word the scope lacks weighs (see `Retrieval`). */
+  /** The question's terms as retrieval weighed them, and what a word the corpus lacks weighs (see `Retrieval`). */
   terms?: QueryTerm[];
   unseenWeight?: number;
   /** Earlier turns of a chat, oldest first. */

@@ -65,7 +65,7 @@ interface Candidate {
 
 /**
  * The default answerer, no model needed: the one or two sentences of the best passages that hold most
- * of the question's weight (its words, by their idf in the searched scope), most relevant first, each
+ * of the question's weight (its words, by their idf in the searched corpus), most relevant first, each
  * cited by its source's number. Sentences come from the passage's prose (`readableBlocks`: no Markdown
  * markers, no rows of navigation links), split by a real sentence segmenter (`sentencesOf`). When no
  * passage holds enough of the question, or the question only greets, it says that nothing answers it

@@ -65,8 +65,8 @@ function pairsOf(text: string): string[] {
 
 /**
  * Measures how much of a question a piece of text answers: the share of the question's weight (each
- * term's idf in the searched scope, as the ranking used it) found among the text's words. Question
- * words the scope lacks count at the highest idf: a question about something absent is covered by
+ * term's idf in the searched corpus, as the ranking used it) found among the text's words. Question
+ * words the corpus lacks count at the highest idf: a question about something absent is covered by
  * nothing, even if its commoner words are everywhere.
  */
 export class QuestionWeights {
@@ -74,14 +74,14 @@ export class QuestionWeights {
   private readonly total: number;
   private readonly pairs: Set<string>;
   /**
-   * The question names things (capitalised words past its first) and the scope holds none of them:
+   * The question names things (capitalised words past its first) and the corpus holds none of them:
    * "What is the capital of Atlantis?" over documents that never mention Atlantis. Nothing answers it.
    * (One name found is enough to go on: "Tesla in Gospic" over a text that spells it "Gospić".)
    */
   readonly missesName: boolean;
 
   /**
-   * `terms`: the query's stemmed terms found in the scope, with their weights (retrieval's statistics);
+   * `terms`: the query's stemmed terms found in the corpus, with their weights (retrieval's statistics);
    * `absentWeight`: the weight of a question word found in none of them. Without statistics (`terms`
    * omitted), every question word weighs 1.
    */

@@ -5,16 +5,17 @@ interface Pending<I, O> {
 }
 
 /**
- * Group commit for writes that contend on one row. Every document added to a scope updates that scope's
- * statistics rows, and every metered request updates its organization's subscription row, so such
+ * Group commit for writes that contend on one row, batched by a key naming that row. Every document
+ * added to a corpus updates that corpus's statistics rows (key: the corpus id), and every metered
+ * request updates its organization's subscription row (key: the organization and the price), so such
  * writes run one after another, each holding the row through its commit; alone, that caps them at a
- * few hundred a second. Here a write that arrives while its scope is busy waits for the current
+ * few hundred a second. Here a write that arrives while its key is busy waits for the current
  * transaction and then goes out together with the others that waited: one transaction, one commit.
  * A lone write goes out at once, so nothing waits on a timer.
  *
  * If a batch fails, its items are retried one by one, so each caller gets its own outcome.
  */
-export class ScopeBatcher<I, O> {
+export class KeyedBatcher<I, O> {
   private readonly queues = new Map<string, Pending<I, O>[]>();
 
   constructor(
@@ -22,20 +23,20 @@ export class ScopeBatcher<I, O> {
     private readonly limits: { maxItems: number; maxWeight: number; weight: (item: I) => number },
   ) {}
 
-  submit(scope: string, item: I): Promise<O> {
+  submit(key: string, item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      const queue = this.queues.get(scope);
+      const queue = this.queues.get(key);
       if (queue) {
         queue.push({ item, resolve, reject });
         return;
       }
       const fresh = [{ item, resolve, reject }];
-      this.queues.set(scope, fresh);
-      void this.drain(scope, fresh);
+      this.queues.set(key, fresh);
+      void this.drain(key, fresh);
     });
   }
 
-  private async drain(scope: string, queue: Pending<I, O>[]): Promise<void> {
+  private async drain(key: string, queue: Pending<I, O>[]): Promise<void> {
     while (queue.length > 0) {
       const batch = this.take(queue);
       try {
@@ -48,7 +49,7 @@ export class ScopeBatcher<I, O> {
             await this.write([pending.item]).then(([result]) => pending.resolve(result), pending.reject);
       }
     }
-    this.queues.delete(scope);
+    this.queues.delete(key);
   }
 
   private take(queue: Pending<I, O>[]): Pending<I, O>[] {

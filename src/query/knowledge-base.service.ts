@@ -3,25 +3,25 @@ import { DomainNotAllowedError, NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { OrganizationsService } from '../organizations/organizations.service.js';
-import type { SearchScope } from '../retrieval/retriever.js';
+import type { Corpus } from '../retrieval/retriever.js';
 
-export interface KnowledgeScope {
+export interface KnowledgeBase {
   /** The public domain's slug, or null for the organization's private knowledge base. */
   domain: string | null;
-  search: SearchScope;
+  corpus: Corpus;
 }
 
 /** Where a question is asked: a public domain (404 unknown or inactive, then 403 not allowed) or the private base. */
 @Injectable()
-export class KnowledgeScopeService {
+export class KnowledgeBaseService {
   constructor(
     private readonly domains: DomainsService,
     private readonly organizations: OrganizationsService,
   ) {}
 
-  async resolve(caller: Principal, slug: string | null | undefined): Promise<KnowledgeScope> {
+  async resolve(caller: Principal, slug: string | null | undefined): Promise<KnowledgeBase> {
     if (slug === null || slug === undefined) {
-      return { domain: null, search: { organizationId: caller.organizationId } };
+      return { domain: null, corpus: { organizationId: caller.organizationId } };
     }
     const domain = await this.domains.findActiveBySlug(slug.toLowerCase());
     // An inactive domain is as unknown as a missing one.
@@ -30,6 +30,6 @@ export class KnowledgeScopeService {
     if (organization.allowedDomains !== null && !organization.allowedDomains.includes(domain.slug)) {
       throw new DomainNotAllowedError();
     }
-    return { domain: domain.slug, search: { domainId: domain.id } };
+    return { domain: domain.slug, corpus: { domainId: domain.id } };
   }
 }
