@@ -46,6 +46,15 @@ export class WebhookResponse {
   updated_at: string;
 }
 
+/** The notice an `Idempotency-Key` replay carries where the first answer had the secret. */
+const SecretWithheld = () =>
+  ApiProperty({
+    type: 'string',
+    required: false,
+    maxLength: 200,
+    description: `Only in an \`Idempotency-Key\` replay, instead of \`secret\`: "${SECRET_WITHHELD_NOTICE}"`,
+  });
+
 export class CreatedWebhookResponse extends WebhookResponse {
   @ApiProperty({
     maxLength: SECRET_LENGTH,
@@ -56,12 +65,7 @@ export class CreatedWebhookResponse extends WebhookResponse {
   })
   secret?: string;
 
-  @ApiProperty({
-    type: 'string',
-    required: false,
-    maxLength: 200,
-    description: `Only in an \`Idempotency-Key\` replay, instead of \`secret\`: "${SECRET_WITHHELD_NOTICE}"`,
-  })
+  @SecretWithheld()
   secret_withheld?: string;
 }
 
@@ -75,12 +79,7 @@ export class WebhookSecretResponse {
   })
   secret?: string;
 
-  @ApiProperty({
-    type: 'string',
-    required: false,
-    maxLength: 200,
-    description: `Only in an \`Idempotency-Key\` replay, instead of \`secret\`: "${SECRET_WITHHELD_NOTICE}"`,
-  })
+  @SecretWithheld()
   secret_withheld?: string;
 }
 
