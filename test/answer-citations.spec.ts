@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NOTHING_FOUND } from '../src/query/answerers/answerer.js';
 import { ExtractiveAnswerer } from '../src/query/answerers/extractive.answerer.js';
@@ -12,7 +12,15 @@ import type { RetrievedSource } from '../src/retrieval/retriever.js';
  * words as quoted (its prose, white space collapsed). The service's own figures, through retrieval,
  * are `npm run bench -- answers`.
  */
-const DATA_DIR = fileURLToPath(new URL('../../shared/data/squad-tune/', import.meta.url));
+const DATA_DIR = process.env.SQUAD_TUNE_DIR
+  ? `${process.env.SQUAD_TUNE_DIR.replace(/\/$/, '')}/`
+  : fileURLToPath(new URL('../../shared/data/squad-tune/', import.meta.url));
+/**
+ * The set is not part of the repository (CC BY-SA, beside it in CI): a clone without it skips this
+ * file and says so, rather than failing `npm test` for a user who never had it.
+ */
+const HAS_DATA = existsSync(`${DATA_DIR}docs.jsonl`);
+if (!HAS_DATA) console.warn(`answer-citations: no SQuAD tuning set at ${DATA_DIR} (set SQUAD_TUNE_DIR); skipped.`);
 const readJsonLines = <T>(file: string): T[] =>
   readFileSync(`${DATA_DIR}${file}`, 'utf8')
     .split('\n')
@@ -52,12 +60,11 @@ async function answerOf(question: string, passages: RetrievedSource[]): Promise<
 
 const collapse = (text: string) => text.replace(/\s+/g, ' ');
 
-describe('extractive answers over the SQuAD tuning set', () => {
-  const paragraphs = readJsonLines<Paragraph>('docs.jsonl');
-  const questions = readJsonLines<Question>('questions.jsonl');
-  const byId = new Map(paragraphs.map((paragraph, index) => [paragraph._id, index]));
-
+(HAS_DATA ? describe : describe.skip)('extractive answers over the SQuAD tuning set', () => {
   it('cites every sentence, and each citation points at a passage holding the quoted words', async () => {
+    const paragraphs = readJsonLines<Paragraph>('docs.jsonl');
+    const questions = readJsonLines<Question>('questions.jsonl');
+    const byId = new Map(paragraphs.map((paragraph, index) => [paragraph._id, index]));
     const failures: string[] = [];
     let answered = 0;
     let firstHolds = 0;
