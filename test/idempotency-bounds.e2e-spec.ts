@@ -121,7 +121,8 @@ describe('the idempotency store is bounded', () => {
     await fillStore(user);
     const key = freshKey();
     const document = { title: 'refused while full', content: 'x' };
-    await keyed(user, '/v1/documents/', key, document).expect(429, STORE_FULL);
+    const refused = await keyed(user, '/v1/documents/', key, document).expect(429, STORE_FULL);
+    expect(refused.headers['retry-after']).toBe('60');
     expect(await documentsTitled('refused while full')).toBe(0);
     // Without a key the same request is not refused.
     await test

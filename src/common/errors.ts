@@ -322,6 +322,8 @@ export class IdempotencyStoreFullError extends ApiError {
       `This organization's Idempotency-Key store is full (${budgetMb} MB of answers kept for 24 hours); the request was not run. ` +
         'Retry it once older keys have expired, or send it without Idempotency-Key.',
     );
+    // Expired keys are purged every minute: the soonest a retry can find room.
+    this.headers['Retry-After'] = '60';
   }
 }
 
