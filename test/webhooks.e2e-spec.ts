@@ -417,6 +417,49 @@ describe('webhooks', () => {
     expect(requests.map((request) => request.body).join()).not.toContain(rotated.key);
   });
 
+  it("counts a rotated key's cap as the lineage's newest key's, and names that key", async () => {
+    const lin = await signUp(test);
+    await createEndpoint(lin, '/lineage', ['usage.threshold']);
+    const first = (
+      await test
+        .http()
+        .post('/v1/billings/api-keys/')
+        .set(lin.auth)
+        .send({ name: 'lineage', monthly_credit_limit: 5 })
+        .expect(201)
+    ).body;
+    const successor = (
+      await test
+        .http()
+        .post(`/v1/billings/api-keys/${first.id}/rotate/`)
+        .set(lin.auth)
+        .send({ grace_period_seconds: 3600 })
+        .expect(201)
+    ).body;
+    await test
+      .http()
+      .patch(`/v1/billings/api-keys/${successor.id}/update/`)
+      .set(lin.auth)
+      .send({ monthly_credit_limit: 10 })
+      .expect(200);
+    for (let i = 0; i < 8; i++)
+      await test
+        .http()
+        .post('/v1/query/')
+        .set({ Authorization: `Bearer ${i % 2 ? first.key : successor.key}` })
+        .send({ query: `q${i}` })
+        .expect(200);
+    const [request] = await until(() => receiver.at('/lineage').length >= 1 && receiver.at('/lineage'));
+    expect(JSON.parse(request.body).data).toEqual({
+      percent: 80,
+      credits_total: 10,
+      credits_used: 8,
+      key_id: successor.id,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/lineage')).toHaveLength(1);
+  });
+
   it('sends the 7-day api_key.expiring for a key three days from expiry', async () => {
     const ned = await signUp(test);
     await createEndpoint(ned, '/seven', ['api_key.expiring']);

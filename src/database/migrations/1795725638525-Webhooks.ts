@@ -173,9 +173,13 @@ export class Webhooks1795725638525 implements MigrationInterface {
         v_percent int;
         v_cap int;
         v_organization uuid;
+        v_key uuid;
       BEGIN
         IF NEW.credits_used <= OLD.credits_used AND NEW.period_start = OLD.period_start THEN RETURN NULL; END IF;
-        SELECT monthly_credit_limit, organization_id INTO v_cap, v_organization FROM api_keys WHERE id = NEW.api_key_id;
+        -- The counter is its lineage's (the first key's id); the cap and the key named are the lineage's
+        -- newest key's, as the spend itself reads them (SubscriptionsRepository).
+        SELECT monthly_credit_limit, organization_id, id INTO v_cap, v_organization, v_key
+          FROM api_keys WHERE lineage_id = NEW.api_key_id ORDER BY created_at DESC LIMIT 1;
         IF v_cap IS NULL OR v_cap <= 0 THEN RETURN NULL; END IF;
         FOREACH v_percent IN ARRAY ARRAY[80, 100] LOOP
           CONTINUE WHEN NEW.credits_used::bigint * 100 < v_percent::bigint * v_cap;
@@ -184,7 +188,7 @@ export class Webhooks1795725638525 implements MigrationInterface {
           ON CONFLICT DO NOTHING;
           CONTINUE WHEN NOT FOUND;
           PERFORM webhook_record_event(v_organization, 'usage.threshold', jsonb_build_object(
-            'percent', v_percent, 'credits_total', v_cap, 'credits_used', NEW.credits_used, 'key_id', NEW.api_key_id));
+            'percent', v_percent, 'credits_total', v_cap, 'credits_used', NEW.credits_used, 'key_id', v_key));
         END LOOP;
         RETURN NULL;
       END $$`);
