@@ -193,6 +193,13 @@ describe('errors that say what is wrong', () => {
       );
     });
 
+    it('clips a long name it quotes back to 64 characters, as every echo is', async () => {
+      const id = 'd'.repeat(90);
+      expect((await test.http().get(`/v1/documents/${id}/`).set(alice.auth).expect(404)).body).toEqual({
+        detail: `Document "${'d'.repeat(64)}…" not found.`,
+      });
+    });
+
     it('names an unknown model, in both of the OpenAI routes', async () => {
       expect((await test.http().get('/v1/models/medicine').set(alice.auth).expect(404)).body).toMatchObject(
         notFound('Model', 'medicine'),

@@ -150,9 +150,6 @@ export class MissingScopeError extends ApiError {
   }
 }
 
-/** The longest name a 404 quotes back: a path segment can be as long as a URL. */
-const NAME_SHOWN_MAX = 100;
-
 /**
  * 404. Bare, it is the unknown route's verbatim `Not found.`; `NotFoundError.named` says which resource
  * (`Domain "medicine" not found.`). Callers use the same message whether the resource does not exist
@@ -165,8 +162,8 @@ export class NotFoundError extends ApiError {
   }
 
   static named(kind: string, name: string): NotFoundError {
-    const shown = name.length > NAME_SHOWN_MAX ? `${name.slice(0, NAME_SHOWN_MAX)}…` : name;
-    return new NotFoundError(`${kind} ${JSON.stringify(shown)} not found.`);
+    // The name is the client's (a path segment can be as long as a URL): clipped as every echo is.
+    return new NotFoundError(`${kind} ${JSON.stringify(echoed(name))} not found.`);
   }
 }
 
