@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import { until } from './support/core.js';
 import { collectText, createDomain, creditsUsed } from './support/knowledge.js';
 
 type Mode = 'ok' | 'fail' | 'hang' | 'garbage';
@@ -168,10 +169,10 @@ describe('the model answerer (LLM_BASE_URL)', () => {
       request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
       request.end(JSON.stringify({ query: 'What do penguins eat?', domain: 'zoo', stream: true }));
     });
-    await waitFor(() => model.abandoned.length === 1, 2_000);
+    await until(() => model.abandoned.length === 1, 2_000);
     expect(model.abandoned[0] - hungUpAt).toBeLessThan(250);
     // The credit was taken before the model was asked, and is given back once the call is stopped.
-    await waitFor(async () => (await creditsUsed(test, user.id)) === 0, 2_000);
+    await until(async () => (await creditsUsed(test, user.id)) === 0, 2_000);
     const ledger = await test.db.query('SELECT 1 FROM usage_events WHERE user_id = $1', [user.id]);
     expect(ledger.rowCount).toBe(0);
   });
@@ -229,8 +230,8 @@ describe('a streamed query whose client hangs up, when searches cost credits', (
       request.end(JSON.stringify({ query: 'What do penguins eat?', domain: 'zoo', stream: true }));
     });
     expect(received).toMatch(/^event: sources\ndata: \{"sources":\[\{.*"title":"Penguins"/);
-    await waitFor(() => model.abandoned.length === 1, 2_000);
-    await waitFor(async () => (await creditsUsed(test, user.id)) === 1, 2_000);
+    await until(() => model.abandoned.length === 1, 2_000);
+    await until(async () => (await creditsUsed(test, user.id)) === 1, 2_000);
     const ledger = await test.db.query('SELECT operation, credits FROM usage_events WHERE user_id = $1', [user.id]);
     expect(ledger.rows).toEqual([{ operation: 'query', credits: 1 }]);
     // What the key or user sees: the subscription says 1 used.
@@ -265,11 +266,3 @@ describe('a streamed query whose client hangs up, when searches cost credits', (
     expect(await creditsUsed(test, user.id)).toBe(3);
   });
 });
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import { sleep, until } from './support/core.js';
 
 interface Received {
   path: string;
@@ -35,20 +36,6 @@ async function startReceiver(answer: (path: string, response: http.ServerRespons
       return new Promise((resolve) => server.close(resolve));
     },
   };
-}
-
-/** Waits for `check` to give something other than undefined or false, and gives that. */
-async function until<T>(
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-): Promise<Exclude<T, false>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as Exclude<T, false>;
-    if (Date.now() > deadline) throw new Error('Timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '700' };
@@ -203,7 +190,7 @@ describe('webhooks', () => {
         .set(erin.auth)
         .send({ query: `q${i}` });
     const requests = await until(() => receiver.at('/keys').length >= 4 && receiver.at('/keys'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const verifier = new Webhook(endpoint.secret);
     const bodies = receiver.at('/keys').map((request) => {
       verifier.verify(request.body, request.headers);
@@ -261,7 +248,7 @@ describe('webhooks', () => {
     await queue.recordExpiringKeys();
     await queue.recordExpiringKeys();
     const [request] = await until(() => receiver.at('/expiring').length >= 1 && receiver.at('/expiring'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     expect(receiver.at('/expiring')).toHaveLength(1);
     new Webhook(endpoint.secret).verify(request.body, request.headers);
     expect(JSON.parse(request.body).data).toMatchObject({ key_id: key.id, name: 'short-lived', days: 1 });
@@ -456,7 +443,7 @@ describe('webhooks', () => {
       credits_used: 8,
       key_id: successor.id,
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     expect(receiver.at('/lineage')).toHaveLength(1);
   });
 
@@ -601,7 +588,7 @@ describe('two instances on one database', () => {
       ]);
       try {
         await until(() => receiver.received.length >= 300, 60_000);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
         for (const request of receiver.received)
           seen.set(request.headers['webhook-id'], (seen.get(request.headers['webhook-id']) ?? 0) + 1);
         expect(seen.size).toBe(300);
@@ -638,7 +625,7 @@ describe('two instances on one database', () => {
       const survivor = await startTestApp({ ...FAST }, producer.database);
       try {
         await until(() => receiver.received.length >= 1);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await sleep(300);
         expect(receiver.received).toHaveLength(1);
         const { rows } = await producer.db.query('SELECT status, attempts FROM webhook_deliveries');
         // The dead worker's attempt counts: the survivor's is the second.
