@@ -21,18 +21,12 @@
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { pool, readJsonLines } from './lib/data.js';
 
 export const description = 'SciFact retrieval quality (nDCG@10, recall@100) and ingestion rate through the API';
 
 const DATA_DIR = process.env.SCIFACT_DIR ?? fileURLToPath(new URL('../../shared/data/scifact/', import.meta.url));
 const PUBLISHED = { 'BM25, BEIR paper': 0.665, 'BM25, Anserini flat': 0.679 };
-
-function readJsonLines(file) {
-  return readFileSync(`${DATA_DIR}/${file}`, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line));
-}
 
 function readQrels() {
   const qrels = new Map();
@@ -62,20 +56,6 @@ async function expectStatus(promise, status, what) {
   return response.body;
 }
 
-/** Runs `work` over `items` with at most `concurrency` in flight; results in input order. */
-async function pool(items, concurrency, work) {
-  const results = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}
-
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -99,8 +79,8 @@ export function recallAt(k, ranked, relevant) {
 }
 
 export async function run({ baseUrl, adminAuth, log = (m) => console.log(`[scifact] ${m}`), concurrency = 8 }) {
-  const corpus = readJsonLines('corpus.jsonl');
-  const queries = readJsonLines('queries-train.jsonl');
+  const corpus = readJsonLines(`${DATA_DIR}/corpus.jsonl`);
+  const queries = readJsonLines(`${DATA_DIR}/queries-train.jsonl`);
   const qrels = readQrels();
 
   const existing = await request(baseUrl, 'DELETE', '/v1/domains/scifact/', adminAuth);

@@ -10,12 +10,13 @@
  * BENCH_ANSWERS_QUESTIONS=N asks only every k-th question, about N in all (a quick check);
  * BENCH_ANSWERS_DUMP=file.json writes each question with its sources' passages and both answers (to tune offline).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sentencesOf } from '../../dist/query/answerers/sentences.js';
 import { readableBlocks } from '../../dist/query/answerers/readable-passage.js';
 import { legacyAnswer } from '../lib/legacy-answer.js';
 import { firstSentence, hits, normalizeAnswer, tokenF1, withoutCitations, wordCount } from '../lib/squad.js';
+import { pool, readJsonLines } from '../lib/data.js';
 
 export const description =
   'answers without a model on SQuAD v1.1 (first-sentence hit, containment, F1, words): before and after';
@@ -23,26 +24,6 @@ export const description =
 const DATA_DIR =
   process.env.SQUAD_TUNE_DIR ?? fileURLToPath(new URL('../../../shared/data/squad-tune/', import.meta.url));
 const NOTHING_FOUND = 'I could not find anything in the knowledge base that answers this question.';
-
-function readJsonLines(file) {
-  return readFileSync(`${DATA_DIR}/${file}`, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line));
-}
-
-async function pool(items, concurrency, work) {
-  const results = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -95,8 +76,8 @@ function citationFailures(answer, passages) {
 }
 
 export async function run(ctx) {
-  const docs = readJsonLines('docs.jsonl');
-  const allQuestions = readJsonLines('questions.jsonl');
+  const docs = readJsonLines(`${DATA_DIR}/docs.jsonl`);
+  const allQuestions = readJsonLines(`${DATA_DIR}/questions.jsonl`);
   const wanted = Number(process.env.BENCH_ANSWERS_QUESTIONS ?? 0);
   const step = wanted > 0 ? Math.max(1, Math.floor(allQuestions.length / wanted)) : 1;
   const questions = allQuestions.filter((_, i) => i % step === 0);
