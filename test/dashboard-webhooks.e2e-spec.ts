@@ -21,7 +21,14 @@ import {
 
 // The page.evaluate callbacks run in the browser; this project's types have no DOM, so just these.
 declare const navigator: { clipboard: { readText(): Promise<string> } };
-declare const document: { activeElement: { id: string } | null };
+declare const document: {
+  activeElement: { id: string } | null;
+  documentElement: { scrollWidth: number };
+  querySelectorAll(selector: string): ArrayLike<Box & { children: ArrayLike<Box & { textContent: string | null }> }>;
+};
+interface Box {
+  getBoundingClientRect(): { left: number };
+}
 
 interface Received {
   path: string;
@@ -273,6 +280,45 @@ describe('dashboard in a real browser: webhooks', () => {
       expect(sent).toHaveLength(attempts + 1);
       expect(new Set(sent.map((request) => request.headers['webhook-id'])).size).toBe(1);
       for (const request of sent) new Webhook(secret).verify(request.body, request.headers);
+    },
+    SLOW,
+  );
+
+  it(
+    'fits a phone-sized screen: endpoints and deliveries as cards, nothing wider than the screen',
+    async () => {
+      const phone = await dashboard.browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
+        isMobile: true,
+        hasTouch: true,
+        locale: 'en-US',
+      });
+      const small = await phone.newPage();
+      try {
+        await small.goto(`${dashboard.base}/app/webhooks`);
+        await small.getByLabel('E-mail').fill(email);
+        await small.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await small.getByLabel('Password', { exact: true }).press('Enter');
+        await expectHeading('Webhooks', small);
+        const flakyUrl = receiver.url('/flaky');
+        await small.getByRole('button', { name: `Deliveries to ${flakyUrl}` }).click();
+        await small.locator('.deliveries-table tbody tr').first().waitFor();
+        await expect(small.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+        // Each card's values start beside their labels (a label column 6.5rem wide), none below one.
+        const misplaced = await small.evaluate(() =>
+          Array.from(document.querySelectorAll('.responsive-table td[data-label]')).flatMap((cell) => {
+            const box = cell.getBoundingClientRect();
+            return Array.from(cell.children)
+              .filter((child) => child.getBoundingClientRect().left < box.left + 104)
+              .map((child) => child.textContent);
+          }),
+        );
+        expect(misplaced).toEqual([]);
+        await shot('webhooks-phone', small);
+      } finally {
+        await phone.close();
+      }
     },
     SLOW,
   );
