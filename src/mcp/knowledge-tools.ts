@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { creditHeaders } from '../billing/credit-headers.js';
 import type { Reservation } from '../billing/quota.service.js';
 import { ApiError, ServiceUnavailableError } from '../common/errors.js';
@@ -36,6 +37,13 @@ export interface ToolContext {
   signal?: AbortSignal;
 }
 
+/**
+ * The JSON Schema validator every server would otherwise build for itself (a new Ajv per request cost more
+ * CPU than the search it answered). A server uses it only to check elicitation answers, which these tools
+ * never ask for; one shared instance is safe.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 const PRIVATE_DESCRIPTION = "The organization's private documents: omit `domain` (or pass null) to ask them.";
 
 /** A scoped API key needs the scope; JWTs and keys without a list have every scope. */
@@ -67,7 +75,10 @@ export class KnowledgeTools {
   serverFor(context: ToolContext): McpServer {
     const server = new McpServer(
       { name: 'knowledge-query-service', version: serviceVersion() },
-      { instructions: 'Search, read and ask questions of a knowledge base: its private documents and public domains.' },
+      {
+        instructions: 'Search, read and ask questions of a knowledge base: its private documents and public domains.',
+        jsonSchemaValidator: SCHEMA_VALIDATOR,
+      },
     );
     const { caller } = context;
     if (allows(caller, 'query')) {
