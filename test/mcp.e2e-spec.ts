@@ -26,8 +26,18 @@ async function connect(test: TestApp, credential: string): Promise<Client> {
     requestInit: { headers: { Authorization: `Bearer ${credential}` } },
   });
   await client.connect(transport);
+  // The contract's floor: protocol version 2025-06-18 or later (versions are dates, so they sort as text).
+  expect(transport.protocolVersion! >= '2025-06-18').toBe(true);
   return client;
 }
+
+const ACCEPT = { Accept: 'application/json, text/event-stream' };
+const toolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
   client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
@@ -306,7 +316,7 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
         method: 'initialize',
         params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
       };
-      const accept = { Accept: 'application/json, text/event-stream' };
+      const accept = ACCEPT;
       const none = await test.http().post('/mcp').set(accept).send(initialize).expect(401);
       expect(none.body).toEqual(NOT_PROVIDED);
       expect(none.headers['www-authenticate']).toBe(WWW_AUTHENTICATE);
@@ -332,6 +342,35 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
       await test.http().get('/mcp').set('Authorization', `Bearer ${key}`).expect(405);
       await test.http().delete('/mcp').set('Authorization', `Bearer ${key}`).expect(405);
     });
+
+    it("a request that does not accept the transport's answers is refused by the transport (406)", async () => {
+      const refused = await test
+        .http()
+        .post('/mcp')
+        .set({ Authorization: `Bearer ${key}`, Accept: 'text/html' })
+        .send(toolCall('list_knowledge_bases', {}))
+        .expect(406);
+      expect(refused.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+    });
+  });
+
+  it('answers a lone tools/call POST (stateless, no session), in JSON with the rate-limit and credit headers', async () => {
+    const response = await test
+      .http()
+      .post('/mcp')
+      .set({ Authorization: `Bearer ${key}`, ...ACCEPT, 'MCP-Protocol-Version': '2025-06-18' })
+      .send(toolCall('ask', { question: 'What do penguins eat?', domain: 'zoo' }))
+      .expect(200)
+      .expect('Content-Type', /application\/json/);
+    expect(response.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { structuredContent: { answer: expect.stringContaining('krill'), credits_remaining: 999 } },
+    });
+    expect(response.headers['mcp-session-id']).toBeUndefined();
+    expect(response.headers['x-credits-remaining']).toBe('999');
+    expect(response.headers['ratelimit-limit']).toBeDefined();
+    expect(response.headers['x-request-id']).toBeDefined();
   });
 
   it('the usage ledger counts MCP calls as it counts the REST calls', async () => {
