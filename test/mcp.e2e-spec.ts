@@ -244,6 +244,16 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
       expect(await ledger()).toEqual([]);
     });
 
+    it("a key's own monthly credit limit applies as on REST", async () => {
+      const capped = await open((await partnerKey(test, user, { monthly_credit_limit: 1 })).key);
+      structured(await call(capped, 'ask', { question: 'What do penguins eat?', domain: 'zoo' }));
+      expect(refusal(await call(capped, 'ask', { question: 'What do penguins eat?', domain: 'zoo' }))).toMatchObject({
+        status: 402,
+        detail: "This API key's monthly credit limit is exhausted.",
+      });
+      expect(await ledger()).toEqual([{ operation: 'query', domain: 'zoo', credits: 1 }]);
+    });
+
     it("a domain outside allowed_domains: 403's detail, for search, ask and fetch", async () => {
       await allowDomains(['secret-lab']);
       const forbidden = { status: 403, detail: 'Your organization does not have access to this domain.' };
