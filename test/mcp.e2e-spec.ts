@@ -216,19 +216,24 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
         'list_knowledge_bases',
         'search',
       ]);
-      const refused = await call(queryOnly, 'fetch', { id: zooIds[0] });
-      expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toContain('fetch');
+      expect(refusal(await call(queryOnly, 'fetch', { id: zooIds[0] }))).toEqual({
+        status: 403,
+        detail: 'This API key lacks the scope "documents:read".',
+      });
 
       const readOnly = await open((await partnerKey(test, user, { scopes: ['documents:read'] })).key);
       expect((await readOnly.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
         'fetch',
         'list_knowledge_bases',
       ]);
-      expect((await call(readOnly, 'search', { query: 'penguins' })).isError).toBe(true);
+      expect(refusal(await call(readOnly, 'search', { query: 'penguins' }))).toEqual({
+        status: 403,
+        detail: 'This API key lacks the scope "query".',
+      });
 
       const usageOnly = await open((await partnerKey(test, user, { scopes: ['usage:read'] })).key);
       expect((await usageOnly.listTools()).tools.map((tool) => tool.name)).toEqual(['list_knowledge_bases']);
+      expect(refusal(await call(usageOnly, 'ask', { question: 'penguins?' }))).toMatchObject({ status: 403 });
       expect(await ledger()).toEqual([]);
     });
 

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { creditHeaders } from '../billing/credit-headers.js';
 import type { Reservation } from '../billing/quota.service.js';
-import { ApiError, ServiceUnavailableError } from '../common/errors.js';
+import { ApiError, MissingScopeError, ServiceUnavailableError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import type { ApiKeyScope } from '../common/scopes.js';
 import { serviceVersion } from '../common/version.js';
@@ -46,8 +47,57 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 const PRIVATE_DESCRIPTION = "The organization's private documents: omit `domain` (or pass null) to ask them.";
 
+type ToolName = 'search' | 'ask' | 'fetch' | 'list_knowledge_bases';
+
+/** The scope each tool needs of an API key (null: any credential), as the REST route it mirrors. */
+const TOOL_SCOPES: Record<ToolName, ApiKeyScope | null> = {
+  search: 'query',
+  ask: 'query',
+  fetch: 'documents:read',
+  list_knowledge_bases: null,
+};
+
 /** A scoped API key needs the scope; JWTs and keys without a list have every scope. */
-const allows = (caller: Principal, scope: ApiKeyScope) => !caller.scopes || caller.scopes.includes(scope);
+const allows = (caller: Principal, scope: ApiKeyScope | null) =>
+  scope === null || !caller.scopes || caller.scopes.includes(scope);
+
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false };
+
+/** Each tool's title, description, schemas and hints, as registered and listed. */
+function toolConfigs(config: AppConfig) {
+  return {
+    search: {
+      title: 'Search the knowledge base',
+      description:
+        "Passages matching a query, best first, from the organization's private documents or a public domain. Each result's id can be given to fetch for the whole document.",
+      inputSchema: SEARCH_INPUT,
+      outputSchema: SEARCH_OUTPUT,
+      annotations: READ_ONLY,
+    },
+    ask: {
+      title: 'Ask the knowledge base',
+      description: `An answer to a question, grounded in the knowledge base, with the passages it cites. Costs ${config.QUERY_CREDIT_COST} credit(s), like POST /v1/query/.`,
+      inputSchema: ASK_INPUT,
+      outputSchema: ASK_OUTPUT,
+      annotations: READ_ONLY,
+    },
+    fetch: {
+      title: 'Read a whole document',
+      description: "The whole text of the document a search result (its id) comes from, with the document's metadata.",
+      inputSchema: FETCH_INPUT,
+      outputSchema: FETCH_OUTPUT,
+      annotations: READ_ONLY,
+    },
+    list_knowledge_bases: {
+      title: 'List the knowledge bases',
+      description:
+        "What search and ask can be asked about: the organization's private documents and the public domains it may ask.",
+      inputSchema: LIST_INPUT,
+      outputSchema: LIST_OUTPUT,
+      annotations: READ_ONLY,
+    },
+  };
+}
 
 /** A result as MCP wants it: JSON text for any client, and the same object as structuredContent. */
 function structured(value: Record<string, unknown>): CallToolResult {
@@ -57,12 +107,16 @@ function structured(value: Record<string, unknown>): CallToolResult {
 /**
  * The knowledge base as MCP tools, over the same services as the REST routes: the same checks in the same
  * order, the same metering and ledger, the same messages. A server is built per request (the transport
- * is stateless) with only the tools the caller's scopes allow: search and ask need `query`, fetch needs
- * `documents:read`, list_knowledge_bases any credential.
+ * is stateless) for its caller, listing only the tools its scopes allow: search and ask need `query`,
+ * fetch needs `documents:read`, list_knowledge_bases any credential.
  */
 @Injectable()
 export class KnowledgeTools {
   private readonly logger = new Logger('MCP');
+
+  private readonly tools;
+  /** tools/list's entries, converted from the zod schemas once (as the SDK converts them on every list). */
+  private readonly listed: Tool[];
 
   constructor(
     private readonly searches: SearchService,
@@ -70,7 +124,17 @@ export class KnowledgeTools {
     private readonly knowledgeBases: KnowledgeBaseService,
     private readonly documents: ReadableDocuments,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.tools = toolConfigs(config);
+    this.listed = Object.entries(this.tools).map(([name, tool]) => ({
+      name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: z.toJSONSchema(tool.inputSchema, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+      outputSchema: z.toJSONSchema(tool.outputSchema, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+      annotations: tool.annotations,
+    }));
+  }
 
   serverFor(context: ToolContext): McpServer {
     const server = new McpServer(
@@ -81,57 +145,18 @@ export class KnowledgeTools {
       },
     );
     const { caller } = context;
-    if (allows(caller, 'query')) {
-      server.registerTool(
-        'search',
-        {
-          title: 'Search the knowledge base',
-          description:
-            "Passages matching a query, best first, from the organization's private documents or a public domain. Each result's id can be given to fetch for the whole document.",
-          inputSchema: SEARCH_INPUT,
-          outputSchema: SEARCH_OUTPUT,
-          annotations: { readOnlyHint: true, openWorldHint: false },
-        },
-        (args) => this.run(() => this.search(context, args)),
-      );
-      server.registerTool(
-        'ask',
-        {
-          title: 'Ask the knowledge base',
-          description: `An answer to a question, grounded in the knowledge base, with the passages it cites. Costs ${this.config.QUERY_CREDIT_COST} credit(s), like POST /v1/query/.`,
-          inputSchema: ASK_INPUT,
-          outputSchema: ASK_OUTPUT,
-          annotations: { readOnlyHint: true, openWorldHint: false },
-        },
-        (args) => this.run(() => this.ask(context, args)),
-      );
-    }
-    if (allows(caller, 'documents:read')) {
-      server.registerTool(
-        'fetch',
-        {
-          title: 'Read a whole document',
-          description:
-            "The whole text of the document a search result (its id) comes from, with the document's metadata.",
-          inputSchema: FETCH_INPUT,
-          outputSchema: FETCH_OUTPUT,
-          annotations: { readOnlyHint: true, openWorldHint: false },
-        },
-        (args) => this.run(() => this.fetch(caller, args.id)),
-      );
-    }
-    server.registerTool(
-      'list_knowledge_bases',
-      {
-        title: 'List the knowledge bases',
-        description:
-          "What search and ask can be asked about: the organization's private documents and the public domains it may ask.",
-        inputSchema: LIST_INPUT,
-        outputSchema: LIST_OUTPUT,
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      () => this.run(() => this.list(caller)),
+    const tools = this.tools;
+    server.registerTool('search', tools.search, (args) => this.run(caller, 'search', () => this.search(context, args)));
+    server.registerTool('ask', tools.ask, (args) => this.run(caller, 'ask', () => this.ask(context, args)));
+    server.registerTool('fetch', tools.fetch, (args) => this.run(caller, 'fetch', () => this.fetch(caller, args.id)));
+    server.registerTool('list_knowledge_bases', tools.list_knowledge_bases, () =>
+      this.run(caller, 'list_knowledge_bases', () => this.list(caller)),
     );
+    // Every tool is registered, so a call outside the caller's scopes gets REST's 403 words rather than
+    // "Tool not found"; only the allowed ones are listed (the SDK would list all that are registered).
+    server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: this.listed.filter((tool) => allows(caller, TOOL_SCOPES[tool.name as ToolName])),
+    }));
     return server;
   }
 
@@ -204,7 +229,16 @@ export class KnowledgeTools {
    * body with its status, e.g. {"status": 402, "detail": "Credit quota exhausted. …", …}. An unexpected
    * failure is logged and answered with the generic 500's words, never its message.
    */
-  private async run(work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
+  private async run(
+    caller: Principal,
+    tool: ToolName,
+    work: () => Promise<Record<string, unknown>>,
+  ): Promise<CallToolResult> {
+    const scope = TOOL_SCOPES[tool];
+    if (!allows(caller, scope)) {
+      const refused = new MissingScopeError(scope ?? '');
+      return toolError({ status: refused.status, ...refused.body() });
+    }
     try {
       return structured(await work());
     } catch (error) {
