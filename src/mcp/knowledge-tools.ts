@@ -146,11 +146,13 @@ export class KnowledgeTools {
     );
     const { caller } = context;
     const tools = this.tools;
-    server.registerTool('search', tools.search, (args) => this.run(caller, 'search', () => this.search(context, args)));
-    server.registerTool('ask', tools.ask, (args) => this.run(caller, 'ask', () => this.ask(context, args)));
-    server.registerTool('fetch', tools.fetch, (args) => this.run(caller, 'fetch', () => this.fetch(caller, args.id)));
+    server.registerTool('search', tools.search, (args) =>
+      this.run(context, 'search', () => this.search(context, args)),
+    );
+    server.registerTool('ask', tools.ask, (args) => this.run(context, 'ask', () => this.ask(context, args)));
+    server.registerTool('fetch', tools.fetch, (args) => this.run(context, 'fetch', () => this.fetch(caller, args.id)));
     server.registerTool('list_knowledge_bases', tools.list_knowledge_bases, () =>
-      this.run(caller, 'list_knowledge_bases', () => this.list(caller)),
+      this.run(context, 'list_knowledge_bases', () => this.list(caller)),
     );
     // Every tool is registered, so a call outside the caller's scopes gets REST's 403 words rather than
     // "Tool not found"; only the allowed ones are listed (the SDK would list all that are registered).
@@ -230,7 +232,7 @@ export class KnowledgeTools {
    * failure is logged and answered with the generic 500's words, never its message.
    */
   private async run(
-    caller: Principal,
+    { caller, signal }: ToolContext,
     tool: ToolName,
     work: () => Promise<Record<string, unknown>>,
   ): Promise<CallToolResult> {
@@ -245,7 +247,8 @@ export class KnowledgeTools {
       let refusal: ApiError | null = error instanceof ApiError ? error : null;
       if (!refusal && isDatabaseUnavailable(error)) refusal = new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL);
       if (refusal) return toolError({ status: refusal.status, ...refusal.body() });
-      this.logger.error(`tool failed: ${(error as Error).stack ?? String(error)}`);
+      if (signal?.aborted) this.logger.log('client gone mid-answer: model call aborted (nothing charged)');
+      else this.logger.error(`tool failed: ${(error as Error).stack ?? String(error)}`);
       return toolError({ status: 500, detail: INTERNAL_ERROR_DETAIL });
     }
   }
