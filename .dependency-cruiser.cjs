@@ -20,7 +20,7 @@ const FLOORS = [
   ['organizations', 'api-keys'],
   ['auth', 'query'],
   ['chat', 'dashboard'],
-  ['openai-compat'],
+  ['openai-compat', 'mcp'],
 ];
 /** The top floor: the composition root (app.module.ts, app.ts, request-pipeline.ts, main.ts, cli.ts) sits at src/'s own level. */
 const ROOT = '^src/[^/]+$';
@@ -77,5 +77,8 @@ module.exports = {
     // Type-only imports are arrows too: they tie the rooms' shapes together.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // Packages whose files are reached only through their `exports` map (@modelcontextprotocol/sdk's
+    // `./*`): resolved as Node resolves an ESM import.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
   },
 };

@@ -45,6 +45,7 @@ const SECTIONS = {
   filters: () => import('./sections/filters.js'),
   'key-caps': () => import('./sections/key-caps.js'),
   idempotency: () => import('./sections/idempotency.js'),
+  mcp: () => import('./sections/mcp.js'),
   'idempotency-flood': () => import('./sections/idempotency-flood.js'),
   soak: () => import('./sections/soak.js'),
   query: () => import('./sections/query.js'),

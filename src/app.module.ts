@@ -13,6 +13,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import type { DatabaseTarget } from './database/database.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
 import { QueryModule } from './query/query.module.js';
@@ -43,6 +44,7 @@ export class AppModule {
         QueryModule,
         ChatModule,
         OpenAiCompatModule,
+        McpModule,
         WebhooksModule,
       ],
     };

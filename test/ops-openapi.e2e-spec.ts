@@ -21,8 +21,8 @@ const asDocumentPath = (path: string) => {
   return templated === '/metrics' ? templated : `${templated}/`;
 };
 
-/** Served by Swagger itself, not part of the API. */
-const NOT_API = [/^\/docs/, /^\/openapi\.json$/, /^\/app(\/|$)/];
+/** Served by Swagger itself, not part of the API; and MCP, a JSON-RPC protocol described in docs/API.md. */
+const NOT_API = [/^\/docs/, /^\/openapi\.json$/, /^\/app(\/|$)/, /^\/mcp$/];
 
 describe('OpenAPI document', () => {
   let test: TestApp;

@@ -52,6 +52,18 @@ export class DocumentsRepository {
       .getOne();
   }
 
+  /**
+   * With its content, whoever owns it: the document `id` names, or the one holding the passage `id` names
+   * (a search result's id). The caller decides whether the owner may be read.
+   */
+  findWithContentByDocumentOrPassage(id: string): Promise<Document | null> {
+    return this.documents
+      .createQueryBuilder('d')
+      .addSelect('d.content')
+      .where('d.id = :id OR d.id = (SELECT c.document_id FROM document_chunks c WHERE c.id = :id)', { id })
+      .getOne();
+  }
+
   /** Locks the owner's document until the transaction ends; false for a missing document or another owner's. */
   async lockOwned(manager: EntityManager, owner: Corpus, id: string): Promise<boolean> {
     const document = await manager.findOne(Document, {

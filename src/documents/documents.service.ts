@@ -101,6 +101,11 @@ export class DocumentsService {
     return document;
   }
 
+  /** A document by its id or one of its passages' ids, with its content, whatever its owner; null if none. */
+  findByDocumentOrPassage(id: string): Promise<Document | null> {
+    return this.documents.findWithContentByDocumentOrPassage(id);
+  }
+
   /** Deletes a document, its chunks and its share of the statistics. */
   async remove(owner: DocumentOwner, id: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {

@@ -27,6 +27,10 @@ export class DomainsRepository {
     });
   }
 
+  findActiveById(id: string): Promise<Domain | null> {
+    return this.domains.findOne({ where: { id, isActive: true } });
+  }
+
   /** Of `slugs`, those that name a domain (active or not). */
   async existingSlugs(slugs: string[]): Promise<Set<string>> {
     const found = await this.domains.find({ select: { slug: true }, where: { slug: In(slugs) } });

@@ -44,6 +44,11 @@ export class DomainsService {
     return this.domains.findBySlug(slug, { activeOnly: true });
   }
 
+  /** An active domain by id (a document's owner); null when there is none or it is inactive. */
+  async findActiveById(id: string): Promise<Domain | null> {
+    return this.domains.findActiveById(id);
+  }
+
   /** Any domain by slug, active or not (administrators manage inactive ones). */
   async findBySlug(slug: string): Promise<Domain | null> {
     return this.domains.findBySlug(slug, { activeOnly: false });

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
-import { DomainsService } from '../domains/domains.service.js';
-import { OrganizationsService } from '../organizations/organizations.service.js';
+import { KnowledgeBaseService } from '../query/knowledge-base.service.js';
 
 /** The model that asks the organization's own documents; every other model is a public domain's slug. */
 export const PRIVATE_MODEL = 'private';
@@ -20,22 +19,15 @@ const unixSeconds = (date: Date | string) => Math.floor(new Date(date).getTime()
 /** The knowledge bases a caller may ask, as OpenAI lists models. */
 @Injectable()
 export class ModelsService {
-  constructor(
-    private readonly domains: DomainsService,
-    private readonly organizations: OrganizationsService,
-  ) {}
+  constructor(private readonly knowledgeBases: KnowledgeBaseService) {}
 
   /** `private` first, then the active public domains the organization's `allowed_domains` let it ask. */
   async list(caller: Principal): Promise<Model[]> {
-    const [organization, domains] = await Promise.all([
-      this.organizations.current(caller),
-      this.domains.list({ includeInactive: false }),
-    ]);
-    const allowed = organization.allowedDomains;
+    const { organization, domains } = await this.knowledgeBases.askable(caller);
     return [
       { id: PRIVATE_MODEL, object: 'model', created: unixSeconds(organization.createdAt), owned_by: 'organization' },
       ...domains
-        .filter((domain) => domain.slug !== PRIVATE_MODEL && (allowed === null || allowed.includes(domain.slug)))
+        .filter((domain) => domain.slug !== PRIVATE_MODEL)
         .map((domain) => ({
           id: domain.slug,
           object: 'model' as const,

@@ -4,6 +4,14 @@ import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { OrganizationsService } from '../organizations/organizations.service.js';
 import type { Corpus } from '../retrieval/retriever.js';
+import type { DomainResponse } from '../domains/dto/domain.response.js';
+import type { Organization } from '../organizations/organization.entity.js';
+
+/** What an organization may ask: its private base, and the active public domains its `allowed_domains` let in. */
+export interface AskableKnowledgeBases {
+  organization: Organization;
+  domains: DomainResponse[];
+}
 
 export interface KnowledgeBase {
   /** The public domain's slug, or null for the organization's private knowledge base. */
@@ -31,5 +39,15 @@ export class KnowledgeBaseService {
       throw new DomainNotAllowedError();
     }
     return { domain: domain.slug, corpus: { domainId: domain.id } };
+  }
+
+  /** The knowledge bases `resolve` accepts for this caller (GET /v1/models, MCP's list_knowledge_bases). */
+  async askable(caller: Principal): Promise<AskableKnowledgeBases> {
+    const [organization, domains] = await Promise.all([
+      this.organizations.current(caller),
+      this.domains.list({ includeInactive: false }),
+    ]);
+    const allowed = organization.allowedDomains;
+    return { organization, domains: domains.filter((domain) => allowed === null || allowed.includes(domain.slug)) };
   }
 }
