@@ -1,4 +1,4 @@
-import { clausesOf, coreOf } from '../src/query/answerers/clauses.js';
+import { clausesOf, piecesOf } from '../src/query/answerers/clauses.js';
 import { askedKind } from '../src/query/answerers/answer-kind.js';
 import { QuestionWeights } from '../src/query/answerers/relevance.js';
 import { DEFAULT_EXTRACTIVE } from '../src/query/answerers/extractive.answerer.js';
@@ -36,29 +36,32 @@ describe('clausesOf', () => {
   });
 });
 
-describe('coreOf', () => {
-  const core = (sentence: string, question: string) =>
-    coreOf(
-      sentence,
-      question,
-      new QuestionWeights(question),
-      askedKind(question),
-      DEFAULT_EXTRACTIVE.clauses,
-      DEFAULT_EXTRACTIVE.coreMass,
-    );
+describe('piecesOf', () => {
+  const pieces = (sentence: string, question: string) =>
+    piecesOf(sentence, question, new QuestionWeights(question), askedKind(question), DEFAULT_EXTRACTIVE.clauses);
 
-  it('keeps the clauses that answer, a contiguous piece of the sentence without its closing comma', () => {
+  it('offers every contiguous run of clauses, without its closing comma, each with its chance', () => {
     const sentence = 'The game was played on February 7, 2016, at Levi’s Stadium in the San Francisco Bay Area.';
-    expect(core(sentence, 'When was the game played?')).toBe('The game was played on February 7, 2016');
+    const offered = pieces(sentence, 'When was the game played?');
+    expect(offered.map((piece) => piece.text)).toEqual([
+      'The game was played on February 7, 2016',
+      sentence,
+      'at Levi’s Stadium in the San Francisco Bay Area.',
+    ]);
+    // The clause with the date and the question's words is the likelier to answer "when".
+    expect(offered[0].chance).toBeGreaterThan(0.5);
+    expect(offered[1].chance).toBe(1);
+    expect(offered[0].chance + offered[2].chance).toBeCloseTo(1);
   });
 
-  it('keeps a whole sentence of one clause, and never leaves a parenthesis open', () => {
-    expect(core('It was televised by CBS during prime time.', 'Who televised it?')).toBe(
-      'It was televised by CBS during prime time.',
-    );
+  it('offers a sentence of one clause whole, and no run that leaves a parenthesis open', () => {
+    expect(pieces('It was televised by CBS during prime time.', 'Who televised it?')).toEqual([
+      { text: 'It was televised by CBS during prime time.', words: 8, chance: 1 },
+    ]);
     const sentence = 'Tesla was born (on 10 July, in the village of Smiljan, during a storm) to Serbian parents.';
-    const kept = core(sentence, 'Where was Tesla born?');
-    expect(sentence).toContain(kept);
-    expect(kept.split('(').length).toBe(kept.split(')').length);
+    for (const { text } of pieces(sentence, 'Where was Tesla born?')) {
+      expect(sentence).toContain(text);
+      expect(text.split('(').length).toBe(text.split(')').length);
+    }
   });
 });

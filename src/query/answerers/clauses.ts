@@ -47,25 +47,32 @@ export interface ClauseWeights {
   none: number;
 }
 
+/** A contiguous run of a sentence's clauses, as an answer may quote it. */
+export interface Piece {
+  text: string;
+  words: number;
+  /** The chance that it holds the answer, if its sentence does (the sum of its clauses' chances). */
+  chance: number;
+}
+
 /**
- * The part of an answer's first sentence worth quoting: the shortest run of its clauses that most
- * probably holds the answer. Each clause gets a chance of holding it (a softmax over the sentence's
- * clauses of the weighted features above: the answer is usually in the clause that repeats most of the
- * question, or next to it, and holds something new, of the kind asked for); the run kept is the
- * shortest (in words) whose chances add up to `mass`. The run is a contiguous piece of the sentence
- * (citations stay exact), with its closing comma, semicolon or colon dropped, and never leaves a
- * parenthesis open.
+ * The pieces of a sentence an answer may quote: every contiguous run of its clauses, each with its
+ * chance of holding the answer if the sentence does. Each clause gets a chance (a softmax over the
+ * sentence's clauses of the weighted features of `ClauseWeights`: the answer is usually in the clause
+ * that repeats most of the question, or next to it, and holds something new, of the kind asked for);
+ * a run's chance is the sum of its clauses'. A run is a contiguous piece of the sentence (citations stay
+ * exact), its closing comma, semicolon or colon dropped; a run that would leave a parenthesis open is
+ * not offered (the whole sentence always is).
  */
-export function coreOf(
+export function piecesOf(
   sentence: string,
   question: string,
   weights: QuestionWeights,
   kind: AnswerKind | null,
   model: ClauseWeights,
-  mass: number,
-): string {
+): Piece[] {
   const clauses = clausesOf(sentence);
-  if (clauses.length < 2 || mass >= 1) return sentence;
+  if (clauses.length < 2) return [{ text: sentence, words: wordsOf(sentence).length, chance: 1 }];
   const asked = new Set(wordsOf(question).map(stemOf));
   const whatQuestion = kind === null;
   const howMany = /\bhow (many|much)\b/i.test(question);
@@ -104,25 +111,25 @@ export function coreOf(
   const highest = Math.max(...scores);
   const exps = scores.map((score) => Math.exp(score - highest));
   const sum = exps.reduce((a, b) => a + b, 0);
-  const chances = exps.map((e) => e / sum);
-  let best: { from: number; to: number; words: number; held: number } | undefined;
+  const pieces: Piece[] = [];
   for (let from = 0; from < clauses.length; from++) {
-    let held = 0;
+    let chance = 0;
     let words = 0;
     for (let to = from; to < clauses.length; to++) {
-      held += chances[to];
+      chance += exps[to] / sum;
       words += sizes[to];
-      if (held < mass) continue;
-      if (!best || words < best.words || (words === best.words && held > best.held)) best = { from, to, words, held };
-      break;
+      if (from === 0 && to === clauses.length - 1) {
+        pieces.push({ text: sentence, words, chance: 1 });
+        continue;
+      }
+      const text = clauses
+        .slice(from, to + 1)
+        .join(' ')
+        .replace(/[,;:]$/u, '');
+      if (balanced(text)) pieces.push({ text, words, chance });
     }
   }
-  if (!best) return sentence;
-  const core = clauses
-    .slice(best.from, best.to + 1)
-    .join(' ')
-    .replace(/[,;:]$/u, '');
-  return balanced(core) ? core : sentence;
+  return pieces;
 }
 
 /** No parenthesis or bracket left open or closed without its pair. */

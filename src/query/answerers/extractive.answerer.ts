@@ -4,7 +4,7 @@ import { readableBlocks } from './readable-passage.js';
 import { askedKind, holdsKind } from './answer-kind.js';
 import { isPleasantry, QuestionWeights, wordsOf } from './relevance.js';
 import { sentencesOf } from './sentences.js';
-import { type ClauseWeights, coreOf } from './clauses.js';
+import { type ClauseWeights, type Piece, piecesOf } from './clauses.js';
 
 export interface ExtractiveOptions {
   /** Sentences are taken from this many of the best passages. */
@@ -17,9 +17,7 @@ export interface ExtractiveOptions {
   passageShare: number;
   /** ...minus this per place its passage is below the first. */
   rankPenalty: number;
-  /** A second sentence is added unless the first is this sure (0 to 1, see `sureness`) to hold the answer... */
-  secondBelow: number;
-  /** ...and the answer stays within this many words. */
+  /** The answer stays within this many words. */
   maxWords: number;
   /** Sentences shorter than this many words (headings, captions) are not quoted. */
   minWords: number;
@@ -29,10 +27,18 @@ export interface ExtractiveOptions {
   pairBonus: number;
   /** How sure the first sentence is: a logistic model of its score, its lead on the next, and the rest. */
   sureness: Sureness;
-  /** The first sentence is cut to its clauses that hold this share of the chance of holding the answer (1: never cut). */
-  coreMass: number;
-  /** What makes a clause hold the answer (see `coreOf`). */
+  /** What makes a clause hold the answer (see `piecesOf`). */
   clauses: ClauseWeights;
+  /** The chance that the second best sentence holds the answer when the best does not (measured). */
+  secondHolds: number;
+  /**
+   * The answer's pieces are chosen for the most of: its expected token F1 (its chance of holding the
+   * answer, times 2g / (words + g) for an answer of `answerWords` words g), plus `firstWeight` times the
+   * chance that its first piece holds the answer, plus `holdWeight` times the chance that it does at all.
+   */
+  answerWords: number;
+  firstWeight: number;
+  holdWeight: number;
 }
 
 /**
@@ -48,7 +54,6 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   sentenceFloor: 0.2,
   passageShare: 0.3,
   rankPenalty: 0.05,
-  secondBelow: 0.7,
   maxWords: 80,
   minWords: 3,
   kindBonus: 0.2,
@@ -62,7 +67,10 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
     candidates: -0.29,
     rank: -0.45,
   },
-  coreMass: 0.95,
+  secondHolds: 0.387,
+  answerWords: 4,
+  firstWeight: 0.1,
+  holdWeight: 0.7,
   clauses: {
     coverage: 1.66,
     top: 0.16,
@@ -167,13 +175,38 @@ export class ExtractiveAnswerer implements Answerer {
     candidates.sort((a, b) => b.score - a.score);
     if (candidates.length === 0) return [];
     const [best, ...rest] = candidates;
-    // The first sentence cut to the clauses that hold the answer; a second sentence (the next best,
-    // whole) when the first is not sure enough to hold it.
-    const core = coreOf(best.text, question, weights, kind, o.clauses, o.coreMass);
-    const first = { ...best, text: core, words: wordsOf(core).length };
     const second = rest.find((c) => c.text !== best.text);
     const sure = this.sureOf(best, rest[0], candidates.length, kind !== null);
-    return second && sure < o.secondBelow && first.words + second.words <= o.maxWords ? [first, second] : [first];
+    const [first, next] = this.pieces(
+      piecesOf(best.text, question, weights, kind, o.clauses),
+      second ? piecesOf(second.text, question, weights, kind, o.clauses) : [],
+      sure,
+    );
+    const answer = [{ ...best, text: first.text, words: first.words }];
+    if (next && second) answer.push({ ...second, text: next.text, words: next.words });
+    return answer;
+  }
+
+  /**
+   * The best sentence cut to the clauses most likely to hold the answer, and, when it is not sure
+   * enough to, a piece of the second best: the pair (or the one) with the most expected token F1 plus
+   * the weighted chances of holding the answer first and at all (see `ExtractiveOptions`).
+   */
+  private pieces(firsts: Piece[], seconds: Piece[], sure: number): [Piece, Piece?] {
+    const o = this.options;
+    const g = o.answerWords;
+    let top: { value: number; first: Piece; second?: Piece } | undefined;
+    for (const first of firsts) {
+      for (const second of [undefined, ...seconds]) {
+        const words = first.words + (second?.words ?? 0);
+        if (second && words > o.maxWords) continue;
+        const holdsFirst = sure * first.chance;
+        const holds = holdsFirst + (second ? (1 - sure) * o.secondHolds * second.chance : 0);
+        const value = (holds * 2 * g) / (words + g) + o.firstWeight * holdsFirst + o.holdWeight * holds;
+        if (!top || value > top.value) top = { value, first, second };
+      }
+    }
+    return [top!.first, top!.second];
   }
 
   /** The chance (0 to 1) that the best candidate holds the answer, by the sureness model. */
