@@ -64,4 +64,11 @@ describe('piecesOf', () => {
       expect(text.split('(').length).toBe(text.split(')').length);
     }
   });
+
+  it('drops the conjunction or dash that opens a run past the sentence start', () => {
+    const sentence = 'The Broncos lost twice, and the Panthers became one of only six teams with a 15–1 record.';
+    const texts = pieces(sentence, 'How many teams have had a 15-1 record?').map((piece) => piece.text);
+    expect(texts).toContain('the Panthers became one of only six teams with a 15–1 record.');
+    expect(texts.some((text) => /^and\b/.test(text))).toBe(false);
+  });
 });

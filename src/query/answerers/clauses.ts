@@ -122,15 +122,20 @@ export function piecesOf(
         pieces.push({ text: sentence, words, chance: 1 });
         continue;
       }
+      // Without its closing comma, nor (past the sentence's start) the conjunction or dash that opens it.
       const text = clauses
         .slice(from, to + 1)
         .join(' ')
-        .replace(/[,;:]$/u, '');
-      if (balanced(text)) pieces.push({ text, words, chance });
+        .replace(/[,;:]$/u, '')
+        .replace(from > 0 ? OPENING : /$^/u, '');
+      if (text !== '' && balanced(text)) pieces.push({ text, words: wordsOf(text).length, chance });
     }
   }
   return pieces;
 }
+
+/** What opens a clause and means nothing alone: "and …", "but …", "— …". */
+const OPENING = /^(?:(?:and|but|or|while|whereas)\s+|[\u2013\u2014]\s*)/iu;
 
 /** No parenthesis or bracket left open or closed without its pair. */
 function balanced(text: string): boolean {
