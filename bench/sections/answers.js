@@ -6,7 +6,8 @@
  * F1 and the length in words. On the same sources, in the same run: the extractive answerer as it was
  * before the issue (bench/lib/legacy-answer.js), and the oracle (the best sentence of the paragraph that
  * holds the answer, by F1). Also: how often the answer's paragraph is among the sources, and every
- * citation checked (the cited passage holds the sentence's words).
+ * citation checked (the cited passage holds the sentence's words). The service's figures also on each half
+ * of the articles: the 8 its answerer was fitted on (every other article, from the first) and the 8 held out.
  * BENCH_ANSWERS_QUESTIONS=N asks only every k-th question, about N in all (a quick check);
  * BENCH_ANSWERS_DUMP=file.json writes each question with its sources' passages and both answers (to tune offline).
  */
@@ -154,6 +155,18 @@ export async function run(ctx) {
 
   const golds = (row) => row.question.answers;
   const after = score(asked.map((row) => ({ answer: row.answer, golds: golds(row) })));
+  // The split the answerer's second round was fitted on (DEFAULT_EXTRACTIVE): every other article in the
+  // file's order, from the first, to tune; the other half held out.
+  const articles = [...new Set(docs.map((doc) => doc._id.split('/')[0]))];
+  const tuning = new Set(articles.filter((_, i) => i % 2 === 0));
+  const half = (inTuning) =>
+    score(
+      asked
+        .filter((row) => tuning.has(row.question.doc_id.split('/')[0]) === inTuning)
+        .map((row) => ({ answer: row.answer, golds: golds(row) })),
+    );
+  const afterTuning = half(true);
+  const afterHeldOut = half(false);
   const before = score(
     asked.map((row) => ({
       answer: legacyAnswer(
@@ -198,6 +211,8 @@ export async function run(ctx) {
     [
       line('before (extractive at 54c984f, same sources)', before),
       line('after (this service)', after),
+      line(`  on the ${tuning.size} tuning articles`, afterTuning),
+      line(`  on the ${articles.length - tuning.size} held-out articles`, afterHeldOut),
       line('oracle: best sentence of the gold paragraph', oracle),
     ],
   );
@@ -211,6 +226,8 @@ export async function run(ctx) {
     retrievedAt5: retrieved,
     before,
     after,
+    afterTuning,
+    afterHeldOut,
     oracle,
     citationFailures: failures.length,
     questionsPerSecond: asked.length / seconds,
