@@ -120,9 +120,10 @@ interface Candidate {
 }
 
 /**
- * The default answerer, no model needed: the one or two sentences of the best passages that hold most
- * of the question's weight (its words, by their idf in the searched corpus), most relevant first, each
- * cited by its source's number. Sentences come from the passage's prose (`readableBlocks`: no Markdown
+ * The default answerer, no model needed: the sentence of the best passages that holds most of the
+ * question's weight (its words, by their idf in the searched corpus), cut to the run of its clauses most
+ * likely to hold the answer, and a piece of the second best when the first is not sure to (`pieces`),
+ * each cited by its source's number. Sentences come from the passage's prose (`readableBlocks`: no Markdown
  * markers, no rows of navigation links), split by a real sentence segmenter (`sentencesOf`). When no
  * passage holds enough of the question, or the question only greets, it says that nothing answers it
  * and cites nothing.
@@ -195,7 +196,8 @@ export class ExtractiveAnswerer implements Answerer {
   private pieces(firsts: Piece[], seconds: Piece[], sure: number): [Piece, Piece?] {
     const o = this.options;
     const g = o.answerWords;
-    let top: { value: number; first: Piece; second?: Piece } | undefined;
+    // `firsts` always holds the whole sentence (see piecesOf).
+    let top: { value: number; first: Piece; second?: Piece } = { value: -Infinity, first: firsts[0] };
     for (const first of firsts) {
       for (const second of [undefined, ...seconds]) {
         const words = first.words + (second?.words ?? 0);
@@ -203,10 +205,10 @@ export class ExtractiveAnswerer implements Answerer {
         const holdsFirst = sure * first.chance;
         const holds = holdsFirst + (second ? (1 - sure) * o.secondHolds * second.chance : 0);
         const value = (holds * 2 * g) / (words + g) + o.firstWeight * holdsFirst + o.holdWeight * holds;
-        if (!top || value > top.value) top = { value, first, second };
+        if (value > top.value) top = { value, first, second };
       }
     }
-    return [top!.first, top!.second];
+    return [top.first, top.second];
   }
 
   /** The chance (0 to 1) that the best candidate holds the answer, by the sureness model. */
