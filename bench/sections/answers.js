@@ -6,7 +6,8 @@
  * F1 and the length in words. On the same sources, in the same run: the extractive answerer as it was
  * before the issue (bench/lib/legacy-answer.js), and the oracle (the best sentence of the paragraph that
  * holds the answer, by F1). Also: how often the answer's paragraph is among the sources, and every
- * citation checked (the cited passage holds the sentence's words).
+ * citation checked (the cited passage holds the sentence's words). The service's figures also on each half
+ * of the articles: the 8 its answerer was fitted on (every other article, from the first) and the 8 held out.
  * BENCH_ANSWERS_QUESTIONS=N asks only every k-th question, about N in all (a quick check);
  * BENCH_ANSWERS_DUMP=file.json writes each question with its sources' passages and both answers (to tune offline).
  */
@@ -17,6 +18,8 @@ import { readableBlocks } from '../../dist/query/answerers/readable-passage.js';
 import { legacyAnswer } from '../lib/legacy-answer.js';
 import { firstSentence, hits, normalizeAnswer, tokenF1, withoutCitations, wordCount } from '../lib/squad.js';
 import { pool, readJsonLines } from '../lib/data.js';
+import pg from 'pg';
+import { tsvectorSql } from '../../dist/retrieval/text-search.js';
 
 export const description =
   'answers without a model on SQuAD v1.1 (first-sentence hit, containment, F1, words): before and after';
@@ -75,14 +78,41 @@ function citationFailures(answer, passages) {
   return failures;
 }
 
+/**
+ * For the dump: each question's terms with the weights the answerer was given (the retriever's `plan`:
+ * idf over the corpus's chunks), and what an unseen word weighs, so that an answerer can be replayed offline.
+ */
+async function withTerms(databaseUrl, asked) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const idf = (chunks, df) => Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
+    for (const row of asked) {
+      const { rows } = await client.query(
+        `SELECT e.lexeme AS term, t.df, s.chunk_count
+           FROM unnest(${tsvectorSql('$1')}) e
+           JOIN term_stats t ON t.term = e.lexeme AND t.df > 0
+           JOIN corpus_stats s ON s.scope_id = t.scope_id AND s.chunk_count > 0`,
+        [row.question.question],
+      );
+      row.terms = rows.map((r) => ({ term: r.term, weight: idf(Number(r.chunk_count), r.df) }));
+      const chunks = (await client.query('SELECT max(chunk_count) AS n FROM corpus_stats')).rows[0].n;
+      row.unseenWeight = idf(Number(chunks), 0);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 export async function run(ctx) {
   const docs = readJsonLines(`${DATA_DIR}/docs.jsonl`);
   const allQuestions = readJsonLines(`${DATA_DIR}/questions.jsonl`);
   const wanted = Number(process.env.BENCH_ANSWERS_QUESTIONS ?? 0);
   const step = wanted > 0 ? Math.max(1, Math.floor(allQuestions.length / wanted)) : 1;
   const questions = allQuestions.filter((_, i) => i % step === 0);
+  const database = await ctx.createDatabase();
   const service = await ctx.startService({
-    databaseUrl: (await ctx.createDatabase()).url,
+    databaseUrl: database.url,
     env: { DEFAULT_MONTHLY_CREDITS: '1000000', RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' },
   });
   const user = await ctx.signUp(service.baseUrl);
@@ -125,6 +155,18 @@ export async function run(ctx) {
 
   const golds = (row) => row.question.answers;
   const after = score(asked.map((row) => ({ answer: row.answer, golds: golds(row) })));
+  // The split the answerer's second round was fitted on (DEFAULT_EXTRACTIVE): every other article in the
+  // file's order, from the first, to tune; the other half held out.
+  const articles = [...new Set(docs.map((doc) => doc._id.split('/')[0]))];
+  const tuning = new Set(articles.filter((_, i) => i % 2 === 0));
+  const half = (inTuning) =>
+    score(
+      asked
+        .filter((row) => tuning.has(row.question.doc_id.split('/')[0]) === inTuning)
+        .map((row) => ({ answer: row.answer, golds: golds(row) })),
+    );
+  const afterTuning = half(true);
+  const afterHeldOut = half(false);
   const before = score(
     asked.map((row) => ({
       answer: legacyAnswer(
@@ -147,7 +189,10 @@ export async function run(ctx) {
       return { answer: `${best.text} [1]`, golds: golds(row) };
     }),
   );
-  if (process.env.BENCH_ANSWERS_DUMP) writeFileSync(process.env.BENCH_ANSWERS_DUMP, JSON.stringify(asked));
+  if (process.env.BENCH_ANSWERS_DUMP) {
+    await withTerms(database.url, asked);
+    writeFileSync(process.env.BENCH_ANSWERS_DUMP, JSON.stringify(asked));
+  }
   const failures = asked.flatMap((row) =>
     citationFailures(row.answer, row.passages).map((piece) => ({ id: row.question._id, piece })),
   );
@@ -166,6 +211,8 @@ export async function run(ctx) {
     [
       line('before (extractive at 54c984f, same sources)', before),
       line('after (this service)', after),
+      line(`  on the ${tuning.size} tuning articles`, afterTuning),
+      line(`  on the ${articles.length - tuning.size} held-out articles`, afterHeldOut),
       line('oracle: best sentence of the gold paragraph', oracle),
     ],
   );
@@ -179,6 +226,8 @@ export async function run(ctx) {
     retrievedAt5: retrieved,
     before,
     after,
+    afterTuning,
+    afterHeldOut,
     oracle,
     citationFailures: failures.length,
     questionsPerSecond: asked.length / seconds,

@@ -15,6 +15,11 @@ const STOP_WORDS = new Set(
     .filter(Boolean),
 );
 
+/** True for an English stop word (PostgreSQL's list, which the search never indexes). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
 /** Words that greet or thank and ask nothing: a question made only of them is answered that nothing answers it. */
 const PLEASANTRIES = new Set(
   (
