@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -5,6 +6,7 @@ import { partnerKey } from './support/api-keys.js';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { API_KEY_MESSAGE, NOT_PROVIDED, UUID, WWW_AUTHENTICATE } from './support/core.js';
 import { createDomain, organizationIdOf, setCredits, signInAdmin } from './support/knowledge.js';
+import { SearchService } from '../src/query/search.service.js';
 
 const PENGUINS = {
   title: 'Penguins',
@@ -376,6 +378,27 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
       expect(JSON.stringify(other.body)).not.toContain('krill');
       expect(other.status).toBe(422);
       expect(other.body).toEqual({ detail: 'This Idempotency-Key was already used with a different request.' });
+    });
+
+    it('a transient tool failure (500, 503) is not stored for its Idempotency-Key: the retry runs again', async () => {
+      const searches = test.app.get(SearchService);
+      const spy = jest.spyOn(searches, 'search').mockRejectedValueOnce(new Error('connection reset'));
+      try {
+        const send = () =>
+          test
+            .http()
+            .post('/mcp')
+            .set({ Authorization: `Bearer ${key}`, ...ACCEPT, 'Idempotency-Key': 'search-retry' })
+            .send(toolCall('search', { query: 'penguins', domain: 'zoo' }))
+            .expect(200);
+        const failed = await send();
+        expect(JSON.parse(failed.body.result.content[0].text)).toMatchObject({ status: 500 });
+        const retried = await send();
+        expect(retried.headers['idempotent-replayed']).toBeUndefined();
+        expect(retried.body.result.structuredContent.results[0]).toMatchObject({ title: 'Penguins' });
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('no credential or a bad one: 401 as elsewhere, and the SDK client fails to connect', async () => {

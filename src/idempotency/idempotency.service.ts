@@ -1,3 +1,4 @@
+import { isAnswerNotStored } from './answer-not-stored.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { onSendHookHandler } from 'fastify';
@@ -171,7 +172,7 @@ export class IdempotencyService implements IdempotentStreams {
         REPLAYED_HEADERS.filter((name) => headers[name] !== undefined).map((name) => [name, String(headers[name])]),
       );
       const json = body === '' || (kept['content-type'] ?? '').startsWith('application/json');
-      if (body === null || NOT_STORED.has(status) || !json) {
+      if (body === null || NOT_STORED.has(status) || !json || isAnswerNotStored(request)) {
         await this.keys.release(claim);
         return;
       }

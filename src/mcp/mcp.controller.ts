@@ -5,6 +5,7 @@ import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { abortedWhenClientGoes } from '../common/event-stream.js';
 import type { Principal } from '../common/principal.js';
 import type { HttpReply, HttpRequest } from '../common/request.js';
+import { doNotStoreAnswer } from '../idempotency/answer-not-stored.js';
 import { KnowledgeTools } from './knowledge-tools.js';
 
 const BATCH_REFUSED = {
@@ -52,6 +53,7 @@ export class McpController {
     const server = this.tools.serverFor({
       caller,
       onSpend: (headers) => void reply.headers(headers),
+      onTransientFailure: () => doNotStoreAnswer(request),
       signal: abortedWhenClientGoes(reply),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
