@@ -138,6 +138,20 @@ describe('webhooks', () => {
     await test.http().delete(`/v1/webhooks/${mine.id}/`).set(alice.auth).expect(204);
   });
 
+  it("an id that is not a UUID is the same 404 as an unknown one (never the word 'undefined')", async () => {
+    const mine = await createEndpoint(alice, '/ids', ['api_key.created']);
+    for (const path of [
+      '/v1/webhooks/not-a-uuid/',
+      '/v1/webhooks/00000000-0000-4000-8000-000000000000/',
+      `/v1/webhooks/${mine.id}/deliveries/not-a-uuid/retry/`,
+    ]) {
+      const method = path.endsWith('retry/') ? 'post' : 'get';
+      const refused = await test.http()[method](path).set(alice.auth).expect(404);
+      expect({ path, body: refused.body }).toEqual({ path, body: { detail: 'Not found.' } });
+    }
+    await test.http().delete(`/v1/webhooks/${mine.id}/`).set(alice.auth).expect(204);
+  });
+
   it('refuses the 21st endpoint with a 400', async () => {
     const carol = await signUp(test);
     for (let i = 0; i < 20; i++) await createEndpoint(carol, `/n${i}`, ['api_key.created']);
