@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -192,6 +192,18 @@ describe('the embedded store (no DATABASE_URL)', () => {
     try {
       expect(readFileSync(join(dataDir, 'pgdata.lock'), 'utf8')).toBe(String(process.pid));
       await restarted.http().get('/auth/users/me/').set('X-API-Key', key).expect(200);
+    } finally {
+      await restarted.app.close();
+    }
+  }, 120_000);
+
+  it("keeps the database files to the service's user: pgdata is 0700, tightened when it was open", async () => {
+    // PGlite writes its files 0666 whatever the umask: only the directory keeps other users out.
+    const pgdata = join(dataDir, 'pgdata');
+    chmodSync(pgdata, 0o755);
+    const restarted = await bootEmbedded(dataDir);
+    try {
+      expect((statSync(pgdata).mode & 0o777).toString(8)).toBe('700');
     } finally {
       await restarted.app.close();
     }

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -5,6 +6,7 @@ import { partnerKey } from './support/api-keys.js';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 import { API_KEY_MESSAGE, NOT_PROVIDED, UUID, WWW_AUTHENTICATE } from './support/core.js';
 import { createDomain, organizationIdOf, setCredits, signInAdmin } from './support/knowledge.js';
+import { SearchService } from '../src/query/search.service.js';
 
 const PENGUINS = {
   title: 'Penguins',
@@ -322,6 +324,81 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
       }
       expect(textOf(await call(client, 'search', { query: 'x', filter: { year: { $foo: 1 } } }))).toContain('$foo');
       expect(await ledger()).toEqual([]);
+    });
+
+    it('text PostgreSQL cannot store (a NUL, a lone surrogate) is a bad argument naming it, not a 500', async () => {
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['search', { query: 'pen\u0000guins' }, 'query'],
+        ['search', { query: 'penguins', domain: 'zo\u0000' }, 'domain'],
+        ['ask', { question: 'penguins\ud800?' }, 'question'],
+      ];
+      for (const [tool, args, argument] of cases) {
+        const result = await call(client, tool, args);
+        expect({ tool, isError: result.isError }).toEqual({ tool, isError: true });
+        expect(textOf(result)).toMatch(/(Null|Surrogate) characters are not allowed\./);
+        expect(textOf(result)).toContain(argument);
+      }
+      expect(await ledger()).toEqual([]);
+    });
+
+    it('a JSON-RPC batch is refused: one POST is one call, so the rate limit counts every call', async () => {
+      const limited = await partnerKey(test, user, { rate_limit_per_minute: 3 });
+      const batch = Array.from({ length: 20 }, (_, id) => ({ ...toolCall('search', { query: 'penguins' }), id }));
+      const refused = await test
+        .http()
+        .post('/mcp')
+        .set({ Authorization: `Bearer ${limited.key}`, ...ACCEPT })
+        .send(batch)
+        .expect(400);
+      expect(refused.body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: 'Invalid Request: JSON-RPC batches are not supported; send one message per POST.',
+        },
+      });
+      expect(await ledger()).toEqual([]);
+    });
+
+    it("an Idempotency-Key replay does not lend one key's scopes to another key of the organization", async () => {
+      const reader = await partnerKey(test, user, { scopes: ['documents:read'] });
+      const queryOnly = await partnerKey(test, user, { scopes: ['query'] });
+      const fetchZoo = toolCall('fetch', { id: zooIds[0] });
+      const send = (credential: string) =>
+        test
+          .http()
+          .post('/mcp')
+          .set({ Authorization: `Bearer ${credential}`, ...ACCEPT, 'Idempotency-Key': 'fetch-once' })
+          .send(fetchZoo);
+      const first = await send(reader.key).expect(200);
+      expect(first.body.result.structuredContent).toMatchObject({ title: 'Penguins' });
+      expect((await send(reader.key).expect(200)).headers['idempotent-replayed']).toBe('true');
+      const other = await send(queryOnly.key);
+      expect(JSON.stringify(other.body)).not.toContain('krill');
+      expect(other.status).toBe(422);
+      expect(other.body).toEqual({ detail: 'This Idempotency-Key was already used with a different request.' });
+    });
+
+    it('a transient tool failure (500, 503) is not stored for its Idempotency-Key: the retry runs again', async () => {
+      const searches = test.app.get(SearchService);
+      const spy = jest.spyOn(searches, 'search').mockRejectedValueOnce(new Error('connection reset'));
+      try {
+        const send = () =>
+          test
+            .http()
+            .post('/mcp')
+            .set({ Authorization: `Bearer ${key}`, ...ACCEPT, 'Idempotency-Key': 'search-retry' })
+            .send(toolCall('search', { query: 'penguins', domain: 'zoo' }))
+            .expect(200);
+        const failed = await send();
+        expect(JSON.parse(failed.body.result.content[0].text)).toMatchObject({ status: 500 });
+        const retried = await send();
+        expect(retried.headers['idempotent-replayed']).toBeUndefined();
+        expect(retried.body.result.structuredContent.results[0]).toMatchObject({ title: 'Penguins' });
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('no credential or a bad one: 401 as elsewhere, and the SDK client fails to connect', async () => {

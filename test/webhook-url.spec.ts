@@ -37,6 +37,10 @@ describe('webhook URL rules', () => {
     ['::ffff:7f00:1', 'IPv4-mapped loopback, hex form'],
     ['::ffff:169.254.169.254', 'IPv4-mapped metadata'],
     ['64:ff9b::10.0.0.1', 'NAT64 of a private address'],
+    ['64:ff9b:1::a9fe:a9fe', 'local-use NAT64 (RFC 8215), whatever it embeds'],
+    ['::ffff:0:7f00:1', 'IPv4-translated loopback (SIIT)'],
+    ['::ffff:0:a9fe:a9fe', 'IPv4-translated metadata (SIIT)'],
+    ['2001::a9fe:a9fe', 'Teredo, whose embedded address is obfuscated'],
   ])('refuses %s (%s)', (address) => {
     expect(isRefusedAddress(address)).toBe(true);
   });

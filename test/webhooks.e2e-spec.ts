@@ -49,6 +49,7 @@ describe('webhooks', () => {
     receiver = await startReceiver((path, response) => {
       if (path.startsWith('/fail')) response.writeHead(500).end('boom '.repeat(500));
       else if (path.startsWith('/gone')) response.writeHead(410).end('gone');
+      else if (path.startsWith('/nul')) response.writeHead(path.startsWith('/nul-fail') ? 500 : 200).end('ok\u0000bye');
       else if (path.startsWith('/redirect')) response.writeHead(302, { location: '/landing' }).end();
       else if (path.startsWith('/hang'))
         return; // never answers
@@ -135,6 +136,20 @@ describe('webhooks', () => {
       await test.http().get(path).set(bob.auth).expect(404);
     await test.http().delete(`/v1/webhooks/${mine.id}/`).set(bob.auth).expect(404);
     await test.http().post(`/v1/webhooks/${mine.id}/rotate-secret/`).set(bob.auth).expect(404);
+    await test.http().delete(`/v1/webhooks/${mine.id}/`).set(alice.auth).expect(204);
+  });
+
+  it("an id that is not a UUID is the same 404 as an unknown one (never the word 'undefined')", async () => {
+    const mine = await createEndpoint(alice, '/ids', ['api_key.created']);
+    for (const path of [
+      '/v1/webhooks/not-a-uuid/',
+      '/v1/webhooks/00000000-0000-4000-8000-000000000000/',
+      `/v1/webhooks/${mine.id}/deliveries/not-a-uuid/retry/`,
+    ]) {
+      const method = path.endsWith('retry/') ? 'post' : 'get';
+      const refused = await test.http()[method](path).set(alice.auth).expect(404);
+      expect({ path, body: refused.body }).toEqual({ path, body: { detail: 'Not found.' } });
+    }
     await test.http().delete(`/v1/webhooks/${mine.id}/`).set(alice.auth).expect(204);
   });
 
@@ -284,6 +299,31 @@ describe('webhooks', () => {
     expect(receiver.at('/expiring')).toHaveLength(1);
     new Webhook(endpoint.secret).verify(request.body, request.headers);
     expect(JSON.parse(request.body).data).toMatchObject({ key_id: key.id, name: 'short-lived', days: 1 });
+  });
+
+  it('records an answer whose body holds a NUL byte (PostgreSQL cannot store one), so it is not sent again and again', async () => {
+    const hal = await signUp(test);
+    const delivered = await createEndpoint(hal, '/nul', ['api_key.created']);
+    const failing = await createEndpoint(hal, '/nul-fail', ['api_key.created']);
+    await createKey(test, hal);
+    const settled = async (endpointId: string, status: string) =>
+      until(async () => {
+        const { rows } = await test.db.query(
+          `SELECT status, attempts, response_status, response_body FROM webhook_deliveries
+            WHERE endpoint_id = $1 AND status = $2`,
+          [endpointId, status],
+        );
+        return rows[0];
+      });
+    expect(await settled(delivered.id, 'delivered')).toEqual({
+      status: 'delivered',
+      attempts: 1,
+      response_status: 200,
+      response_body: 'ok\ufffdbye',
+    });
+    expect(await settled(failing.id, 'pending')).toMatchObject({ attempts: 1, response_status: 500 });
+    await sleep(300);
+    expect(receiver.at('/nul')).toHaveLength(1);
   });
 
   it('retries a 500 on the schedule with the same webhook-id', async () => {

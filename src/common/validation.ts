@@ -316,10 +316,11 @@ export const isUuid = (value: string): boolean => UUID.test(value);
  * found.`, as for a well-formed id that is not there), never a database error.
  */
 export class UuidPathPipe implements PipeTransform<string, string> {
-  constructor(private readonly kind: string) {}
+  /** `kind` absent (the pipe given as a class, as webhooks do): the plain `Not found.` of their unknown ids. */
+  constructor(private readonly kind?: string) {}
 
   transform(value: string): string {
-    if (!isUuid(value)) throw NotFoundError.named(this.kind, value);
+    if (!isUuid(value)) throw this.kind ? NotFoundError.named(this.kind, value) : new NotFoundError();
     return value.toLowerCase();
   }
 }

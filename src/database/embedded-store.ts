@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -18,7 +18,10 @@ export class EmbeddedStoreInUseError extends StartupRefusal {}
  */
 export async function startEmbeddedStore(dataDir: string, maxConnections: number): Promise<EmbeddedStore> {
   const directory = resolve(dataDir, 'pgdata');
-  mkdirSync(directory, { recursive: true });
+  // PGlite writes its files 0666 whatever the umask: the directory alone keeps other users out (0700, as
+  // PostgreSQL requires of its data directory), tightened on every start.
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  chmodSync(directory, 0o700);
   const release = lockDataDirectory(directory);
   try {
     const db = await PGlite.create({ dataDir: directory });

@@ -1,3 +1,4 @@
+import { isAnswerNotStored } from './answer-not-stored.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { onSendHookHandler } from 'fastify';
@@ -86,7 +87,7 @@ export class IdempotencyService implements IdempotentStreams {
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new IdempotencyKeyInvalidError();
     // An upload's parts are read after this point and its multipart boundary changes on each retry.
     if (request.isMultipart()) throw new IdempotencyKeyOnUploadError();
-    const hash = requestHash(request.method, pathOf(request.url), request.body);
+    const hash = requestHash(request.method, pathOf(request.url), request.body, request.user.scopes);
     const admission = await this.admit(request.user.organizationId, key, hash);
     if ('replay' in admission) throw new ReplayedResponse(admission.replay);
     this.claims.set(request, admission.run);
@@ -171,7 +172,7 @@ export class IdempotencyService implements IdempotentStreams {
         REPLAYED_HEADERS.filter((name) => headers[name] !== undefined).map((name) => [name, String(headers[name])]),
       );
       const json = body === '' || (kept['content-type'] ?? '').startsWith('application/json');
-      if (body === null || NOT_STORED.has(status) || !json) {
+      if (body === null || NOT_STORED.has(status) || !json || isAnswerNotStored(request)) {
         await this.keys.release(claim);
         return;
       }
@@ -192,9 +193,14 @@ function storable(payload: unknown): string | null {
   return null;
 }
 
-/** What identifies a request for its key: method, path (its trailing slash optional) and body. */
-export function requestHash(method: string, path: string, body: unknown): string {
+/**
+ * What identifies a request for its key: method, path (its trailing slash optional) and body, and a
+ * scoped key's scopes: a route that checks scopes itself (POST /mcp's tools) must not replay to a key
+ * lacking them what a key holding them was answered (another key's replay is a 422 instead).
+ */
+export function requestHash(method: string, path: string, body: unknown, scopes?: readonly string[] | null): string {
+  const grant = scopes ? `\nscopes ${[...scopes].sort().join(' ')}` : '';
   return createHash('sha256')
-    .update(`${method} ${path.replace(/\/+$/, '')}\n${JSON.stringify(body ?? null)}`)
+    .update(`${method} ${path.replace(/\/+$/, '')}\n${JSON.stringify(body ?? null)}${grant}`)
     .digest('hex');
 }

@@ -35,6 +35,8 @@ export interface ToolContext {
   caller: Principal;
   /** Credit headers of a metered call, for the HTTP response. */
   onSpend(headers: Record<string, string>): void;
+  /** A tool failed transiently (500, 503): the answer must not be replayed for an Idempotency-Key. */
+  onTransientFailure?: () => void;
   signal?: AbortSignal;
 }
 
@@ -232,7 +234,7 @@ export class KnowledgeTools {
    * failure is logged and answered with the generic 500's words, never its message.
    */
   private async run(
-    { caller, signal }: ToolContext,
+    { caller, signal, onTransientFailure }: ToolContext,
     tool: ToolName,
     work: () => Promise<Record<string, unknown>>,
   ): Promise<CallToolResult> {
@@ -246,6 +248,7 @@ export class KnowledgeTools {
     } catch (error) {
       let refusal: ApiError | null = error instanceof ApiError ? error : null;
       if (!refusal && isDatabaseUnavailable(error)) refusal = new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL);
+      if (!refusal || refusal.status >= 500) onTransientFailure?.();
       if (refusal) return toolError({ status: refusal.status, ...refusal.body() });
       if (signal?.aborted) this.logger.log('client gone mid-answer: model call aborted (nothing charged)');
       else this.logger.error(`tool failed: ${(error as Error).stack ?? String(error)}`);

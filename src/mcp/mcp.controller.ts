@@ -5,7 +5,13 @@ import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { abortedWhenClientGoes } from '../common/event-stream.js';
 import type { Principal } from '../common/principal.js';
 import type { HttpReply, HttpRequest } from '../common/request.js';
+import { doNotStoreAnswer } from '../idempotency/answer-not-stored.js';
 import { KnowledgeTools } from './knowledge-tools.js';
+
+const BATCH_REFUSED = {
+  code: -32600,
+  message: 'Invalid Request: JSON-RPC batches are not supported; send one message per POST.',
+};
 
 /** The request as the SDK's web-standard transport reads it: method and headers (the body is parsed already). */
 function webRequestOf(request: HttpRequest): Request {
@@ -38,9 +44,16 @@ export class McpController {
     @Req() request: HttpRequest,
     @Res() reply: HttpReply,
   ): Promise<void> {
+    // A JSON-RPC batch (MCP dropped them in 2025-06-18; the SDK takes up to 100) would be many calls in
+    // one request, each past the per-request rate limit: one message per POST.
+    if (Array.isArray(request.body)) {
+      await reply.status(400).send({ jsonrpc: '2.0', id: null, error: BATCH_REFUSED });
+      return;
+    }
     const server = this.tools.serverFor({
       caller,
       onSpend: (headers) => void reply.headers(headers),
+      onTransientFailure: () => doNotStoreAnswer(request),
       signal: abortedWhenClientGoes(reply),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });

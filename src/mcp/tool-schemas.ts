@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_QUERY_CHARACTERS, MAX_TOP_K } from '../query/dto/query.dto.js';
 import { FILTER_FIELDS_MAX, metadataFilterProblem } from '../retrieval/metadata-filter.js';
+import { unstorableText } from '../common/validation.js';
 
 /*
  * The tools' arguments and results, stated once in zod: the SDK validates the arguments with them (a bad
@@ -11,12 +12,24 @@ import { FILTER_FIELDS_MAX, metadataFilterProblem } from '../retrieval/metadata-
 
 const notBlank = (text: string) => text.trim().length > 0;
 
+/** REST's words for text PostgreSQL cannot take (a NUL, a lone surrogate): a bad argument, not a 500. */
+const storable = (text: string | null | undefined, context: z.RefinementCtx) => {
+  const problem = typeof text === 'string' ? unstorableText(text) : null;
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+};
+
 const question = (description: string) =>
-  z.string().max(MAX_QUERY_CHARACTERS).refine(notBlank, 'This field may not be blank.').describe(description);
+  z
+    .string()
+    .max(MAX_QUERY_CHARACTERS)
+    .refine(notBlank, 'This field may not be blank.')
+    .superRefine(storable)
+    .describe(description);
 
 const domain = z
   .string()
   .max(50)
+  .superRefine(storable)
   .nullable()
   .optional()
   .describe("A public domain's slug (see list_knowledge_bases). Absent or null: the organization's private documents.");

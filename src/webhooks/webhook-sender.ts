@@ -79,7 +79,9 @@ export class WebhookSender {
             const text = Buffer.concat(chunks)
               .subarray(0, RESPONSE_BODY_MAX)
               .toString('utf8')
-              .replace(/\uFFFD+$/, '');
+              .replace(/\uFFFD+$/, '')
+              // PostgreSQL text cannot hold a NUL: unrecorded, the delivery would be sent again at every lease.
+              .replace(/\u0000/g, '\uFFFD');
             const ok = status >= 200 && status < 300;
             finish({ status, body: text, error: ok ? null : `The receiver answered ${status}.` });
           };

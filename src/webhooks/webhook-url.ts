@@ -60,6 +60,10 @@ function refusedIpv6(address: string): boolean {
   // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d): the IPv4 inside decides.
   if (zeros(0, 5) && g[5] === 0xffff) return refusedIpv4(embeddedIpv4());
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return refusedIpv4(embeddedIpv4());
+  // IPv4-translated (::ffff:0:a.b.c.d, SIIT): the IPv4 inside decides too.
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return refusedIpv4(embeddedIpv4());
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return true; // local-use NAT64 64:ff9b:1::/48 (RFC 8215)
+  if (g[0] === 0x2001 && g[1] === 0) return true; // Teredo 2001::/32: its IPv4 is obfuscated, not checkable
   if (zeros(0, 6)) return true; // ::, ::1 and the deprecated IPv4-compatible block
   if ((g[0] & 0xfe00) === 0xfc00) return true; // unique local fc00::/7 (AWS metadata fd00:ec2::254 included)
   if ((g[0] & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
