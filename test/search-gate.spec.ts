@@ -28,8 +28,7 @@ function harness(limits: Partial<SearchGateLimits>) {
       started.push(name);
       return work.done;
     });
-    answers.push(answer.catch(() => undefined));
-    return answer;
+    answers.push(answer.catch((error: unknown) => error));
   };
   const finish = async (...names: string[]) => {
     for (const name of names) works.get(name)!.finish(name);
@@ -42,8 +41,8 @@ describe('SearchGate (SEARCHES_PER_ORGANIZATION, SEARCH_QUEUE_PER_ORGANIZATION)'
   const limits = { SEARCHES_PER_ORGANIZATION: 2, SEARCH_QUEUE_PER_ORGANIZATION: 1 };
 
   it('runs at most the limit of one organization at once, queues one more, and refuses the next with 429', async () => {
-    const { gate, started, search, finish } = harness(limits);
-    const runs = [search('org-1', 'a'), search('org-1', 'b'), search('org-1', 'c')];
+    const { gate, started, search, finish, all } = harness(limits);
+    for (const name of ['a', 'b', 'c']) search('org-1', name);
     await settle();
     expect(started).toEqual(['a', 'b']);
 
@@ -61,7 +60,7 @@ describe('SearchGate (SEARCHES_PER_ORGANIZATION, SEARCH_QUEUE_PER_ORGANIZATION)'
     await finish('a');
     expect(started).toEqual(['a', 'b', 'c']);
     await finish('b', 'c');
-    await expect(Promise.all(runs)).resolves.toEqual(['a', 'b', 'c']);
+    await expect(all()).resolves.toEqual(['a', 'b', 'c']);
   });
 
   it('gives the turn of a search that fails to the next, and forgets an organization with none left', async () => {

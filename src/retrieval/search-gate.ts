@@ -33,8 +33,8 @@ export type SearchGateLimits = Pick<
 @Injectable()
 export class SearchGate {
   private readonly lanes = new Map<string, Lane>();
-  /** Organizations with searches waiting, longest-waiting first; each appears once. */
-  private readonly line: string[] = [];
+  /** The lanes of organizations with searches waiting, longest-waiting first; each appears once. */
+  private readonly line: Lane[] = [];
   private running = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly limits: SearchGateLimits) {}
@@ -46,7 +46,7 @@ export class SearchGate {
       lane.running++;
       this.running++;
     } else if (lane.waiting.length < this.limits.SEARCH_QUEUE_PER_ORGANIZATION) {
-      if (lane.waiting.length === 0) this.line.push(organizationId);
+      if (lane.waiting.length === 0) this.line.push(lane);
       // The turn is handed over with `running` already counted (see dispatch).
       await new Promise<void>((resolve) => lane.waiting.push(resolve));
     } else {
@@ -78,22 +78,21 @@ export class SearchGate {
     for (;;) {
       let chosen = -1;
       let fewest = Infinity;
-      for (let i = 0; i < this.line.length; i++) {
-        const running = this.lanes.get(this.line[i])!.running;
-        if (running < fewest) {
+      for (const [i, lane] of this.line.entries()) {
+        if (lane.running < fewest) {
           chosen = i;
-          fewest = running;
-          if (running === 0) break;
+          fewest = lane.running;
+          if (fewest === 0) break;
         }
       }
       if (chosen < 0 || !this.mayStart(fewest)) return;
-      const [organizationId] = this.line.splice(chosen, 1);
-      const lane = this.lanes.get(organizationId)!;
-      const next = lane.waiting.shift()!;
+      const [lane] = this.line.splice(chosen, 1);
+      const next = lane.waiting.shift();
+      if (!next) return; // never: a lane is in line while it has searches waiting
       lane.running++;
       this.running++;
       // Its next search waits behind every other organization's.
-      if (lane.waiting.length > 0) this.line.push(organizationId);
+      if (lane.waiting.length > 0) this.line.push(lane);
       next();
     }
   }
