@@ -15,15 +15,21 @@
  *    later rounds (one such answer is enough to know).
  * 2. Isolation (the noisy neighbour of issues 19 and 24): B, another organization with 50 documents,
  *    alternates `GET /v1/documents/?limit=1` and a plain `POST /v1/search/` at FILTERS_QUIET_RATE a
- *    second (default 20, open loop) for FILTERS_SECONDS (default 20) a phase: alone, then while A floods
- *    the worst filter from FILTERS_FLOOD_CONNECTIONS (default 12) connections (its load generator in a
- *    process of its own under `nice`, FILTERS_FLOOD_NICE, default 10), then alone again. B's p50/p95/p99
- *    per route under the flood as ratios to its two phases alone (target p99 <= 1.5 x), its statuses;
- *    A's answers (a 429/503 is a refusal, not a failure). SearchGate's settings are the service's own:
- *    measure others with BENCH_SERVICE_ENV="SEARCHES_AT_ONCE=1".
+ *    second (default 20, open loop), in phases of FILTERS_SECONDS (default 10): alone, then while A
+ *    floods the worst filter from FILTERS_FLOOD_CONNECTIONS (default 12) connections, FILTERS_CYCLES
+ *    times (default 3), then alone once more. A's load generator runs in a process of its own under
+ *    `nice` (FILTERS_FLOOD_NICE, default 10). B's p50/p95/p99 per route under the flood as ratios to
+ *    its phases alone (target p99 <= 1.5 x), its statuses; A's answers (a 429/503 is a refusal, not a
+ *    failure); and per phase, the cores the service, the database and the whole machine used, and the
+ *    service's event loop delay. SearchGate's settings are the service's own: measure others with
+ *    BENCH_SERVICE_ENV="SEARCHES_AT_ONCE=1".
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import pg from 'pg';
 import { cannonApart, summarize } from '../lib/load.js';
+import { cpuSeconds, mainThreadSchedule } from '../lib/proc.js';
 import { documentText, QUERY_BODY } from '../lib/query-corpus.js';
 import { setCredits } from '../lib/quota.js';
 
@@ -185,41 +191,125 @@ async function quietTraffic(ctx, headers, seconds, rate) {
 const QUIET_ROUTES = ['GET /v1/documents/?limit=1', 'POST /v1/search/'];
 const QUIET_TARGET = 1.5;
 
+/** Busy and total CPU time of the whole machine, in clock ticks (/proc/stat's first line). */
+function machineTicks() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + fields[4];
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { busy: total - idle, total };
+}
+
 /**
- * The noisy neighbour (issue 24's shape, issue 19's figure): B searches and reads at a steady pace
- * alone, then while A floods the worst filter, then alone again; B's baseline is both of its phases
- * alone (so a drift of the shared machine during the run shows in both). A's load generator runs in a
- * process of its own under `nice` (FILTERS_FLOOD_NICE, default 10), so that on a small machine it
- * does not take the cores from B's client: what B sees is the service's and the database's doing.
+ * Where a phase's time went: the cores used by the service, by the database's backends (those of the
+ * bench database that live through the phase: the pools'), and by the whole machine (the other work
+ * on it included), how long the service's main thread waited runnable for a core, and its event loop's
+ * p99 delay (prom-client's gauge, over the phase: /metrics is read at its start and end).
+ */
+async function meter(ctx) {
+  const client = new pg.Client({ connectionString: ctx.database.url });
+  await client.connect();
+  const backends = async () =>
+    (
+      await client.query(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )
+    ).rows.map((row) => row.pid);
+  const lagP99 = async () => {
+    const text = (await ctx.call(ctx.service.baseUrl, 'GET', '/metrics')).body;
+    const match = /^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(typeof text === 'string' ? text : '');
+    return match ? Math.round(Number(match[1]) * 10_000) / 10 : null;
+  };
+  const snapshot = async () => {
+    const pids = await backends();
+    return {
+      at: performance.now(),
+      service: cpuSeconds(ctx.service.pid),
+      schedule: mainThreadSchedule(ctx.service.pid),
+      database: new Map(pids.map((pid) => [pid, cpuSeconds(pid)])),
+      machine: machineTicks(),
+    };
+  };
+  await lagP99(); // resets the gauge's window
+  const start = await snapshot();
+  return async () => {
+    const lag = await lagP99();
+    const end = await snapshot();
+    await client.end();
+    const seconds = (end.at - start.at) / 1000;
+    let database = 0;
+    for (const [pid, cpu] of start.database) if (end.database.has(pid)) database += end.database.get(pid) - cpu;
+    const cores = (value) => Math.round((value / seconds) * 100) / 100;
+    const cpuCount = availableParallelism();
+    return {
+      'service cores': cores(end.service - start.service),
+      'database cores': cores(database),
+      'machine busy cores':
+        Math.round(
+          ((end.machine.busy - start.machine.busy) / (end.machine.total - start.machine.total)) * cpuCount * 100,
+        ) / 100,
+      'service main thread waiting for a core (ms/s)': Math.round(
+        ((end.schedule.waitSeconds - start.schedule.waitSeconds) * 1000) / seconds,
+      ),
+      'event loop p99 ms': lag,
+    };
+  };
+}
+
+/**
+ * The noisy neighbour (issue 24's shape, issue 19's figure): B searches and reads at a steady pace,
+ * alone and while A floods the worst filter, in alternating phases (FILTERS_CYCLES times alone then
+ * flooded, then alone once more), so that a drift of the shared machine's load weighs on both sides;
+ * B's baseline is all its phases alone. A's load generator runs in a process of its own under `nice`
+ * (FILTERS_FLOOD_NICE, default 10), so that on a small machine it does not take the cores from B's
+ * client: what B sees is the service's and the database's doing. Each phase is metered (see meter).
  */
 async function measureIsolation(ctx, flooder) {
-  const seconds = ctx.seconds('FILTERS_SECONDS', 20);
+  const seconds = ctx.seconds('FILTERS_SECONDS', 10);
+  const cycles = ctx.seconds('FILTERS_CYCLES', 3);
   const rate = ctx.seconds('FILTERS_QUIET_RATE', 20);
   const connections = ctx.seconds('FILTERS_FLOOD_CONNECTIONS', 12);
   const niceness = ctx.seconds('FILTERS_FLOOD_NICE', 10);
   const quiet = await tenant(ctx, 50, false);
-  ctx.log(`isolation: B alone at ${rate}/s for ${seconds} s`);
-  const before = await quietTraffic(ctx, quiet.headers, seconds, rate);
-  ctx.log(`isolation: B at ${rate}/s while A floods "${WORST}" from ${connections} connections (nice ${niceness})`);
-  const [flooded, flood] = await Promise.all([
-    quietTraffic(ctx, quiet.headers, seconds, rate),
-    cannonApart(
-      {
-        url: `${ctx.service.baseUrl}/v1/search/`,
-        method: 'POST',
-        body: { query: QUERY_BODY.query, top_k: 10, filter: FILTERS[WORST] },
-        headers: flooder.headers,
-        connections,
-        duration: seconds,
-      },
-      { niceness },
-    ),
-  ]);
-  ctx.log(`isolation: B alone again for ${seconds} s`);
-  const after = await quietTraffic(ctx, quiet.headers, seconds, rate);
+  const phases = { alone: [], flooded: [] };
+  const usage = { alone: [], flooded: [] };
+  let flood = null;
+  const statuses = { alone: {}, flooded: {} };
+  const addStatuses = (into, from) => {
+    for (const [key, count] of Object.entries(from)) into[key] = (into[key] ?? 0) + count;
+  };
+  for (let cycle = 0; cycle <= cycles; cycle++) {
+    ctx.log(`isolation: B alone at ${rate}/s for ${seconds} s (${cycle + 1} of ${cycles + 1})`);
+    let stop = await meter(ctx);
+    const alone = await quietTraffic(ctx, quiet.headers, seconds, rate);
+    usage.alone.push(await stop());
+    phases.alone.push(alone);
+    addStatuses(statuses.alone, alone.statuses);
+    if (cycle === cycles) break;
+    ctx.log(`isolation: B while A floods "${WORST}" from ${connections} connections (nice ${niceness})`);
+    stop = await meter(ctx);
+    const [flooded, cannon] = await Promise.all([
+      quietTraffic(ctx, quiet.headers, seconds, rate),
+      cannonApart(
+        {
+          url: `${ctx.service.baseUrl}/v1/search/`,
+          method: 'POST',
+          body: { query: QUERY_BODY.query, top_k: 10, filter: FILTERS[WORST] },
+          headers: flooder.headers,
+          connections,
+          duration: seconds,
+        },
+        { niceness },
+      ),
+    ]);
+    usage.flooded.push(await stop());
+    phases.flooded.push(flooded);
+    addStatuses(statuses.flooded, flooded.statuses);
+    flood = mergeFlood(flood, cannon);
+  }
+  const all = (side, route) => phases[side].flatMap((phase) => phase.byRoute[route]);
   const rows = QUIET_ROUTES.map((route) => {
-    const alone = summarize([...before.byRoute[route], ...after.byRoute[route]]);
-    const under = summarize(flooded.byRoute[route]);
+    const alone = summarize(all('alone', route));
+    const under = summarize(all('flooded', route));
     return {
       'B route': route,
       'alone p50/p95/p99 ms': `${alone.p50} / ${alone.p95} / ${alone.p99}`,
@@ -230,19 +320,31 @@ async function measureIsolation(ctx, flooder) {
       [`p99 <= ${QUIET_TARGET} x`]: ratio(under.p99, alone.p99) <= QUIET_TARGET ? 'yes' : 'no',
     };
   });
+  const usageRows = ['alone', 'flooded'].flatMap((side) =>
+    usage[side].map((figures, i) => ({ phase: `${side} ${i + 1}`, ...figures })),
+  );
+  return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness };
+}
+
+/** The flood's figures over its phases: requests summed, latencies the worst phase's. */
+function mergeFlood(total, cannon) {
+  const phase = {
+    requests: cannon.totalRequests,
+    seconds: cannon.duration,
+    latencyMs: cannon.latencyMs,
+    statusCodes: Object.fromEntries(Object.entries(cannon.statusCodes ?? {}).map(([code, { count }]) => [code, count])),
+    errors: cannon.errors,
+  };
+  if (!total) return phase;
+  const statusCodes = { ...total.statusCodes };
+  for (const [code, count] of Object.entries(phase.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  const worse = (key) => Math.max(total.latencyMs[key], phase.latencyMs[key]);
   return {
-    rows,
-    statuses: { before: before.statuses, flooded: flooded.statuses, after: after.statuses },
-    flood: {
-      requestsPerSecond: flood.requestsPerSecond,
-      latencyMs: flood.latencyMs,
-      statusCodes: flood.statusCodes,
-      errors: flood.errors,
-    },
-    seconds,
-    rate,
-    connections,
-    niceness,
+    requests: total.requests + phase.requests,
+    seconds: total.seconds + phase.seconds,
+    latencyMs: { p50: worse('p50'), p90: worse('p90'), p99: worse('p99'), max: worse('max') },
+    statusCodes,
+    errors: total.errors + phase.errors,
   };
 }
 
@@ -257,18 +359,19 @@ export async function run(ctx) {
   );
   const isolation = await measureIsolation(ctx, flooder);
   ctx.table(
-    `filters: B's searches and reads (${isolation.rate}/s, ${isolation.seconds} s a phase) alone (before and after) vs while A floods "${WORST}" from ${isolation.connections} connections (target p99 <= ${QUIET_TARGET} x alone)`,
+    `filters: B's searches and reads (${isolation.rate}/s) alone vs while A floods "${WORST}" from ${isolation.connections} connections, ${isolation.cycles} phases of ${isolation.seconds} s each (target p99 <= ${QUIET_TARGET} x alone)`,
     isolation.rows,
   );
   ctx.table("filters: A's flood and B's statuses", [
     {
-      'A req/s': isolation.flood.requestsPerSecond,
-      'A p50 ms': isolation.flood.latencyMs.p50,
-      'A p99 ms': isolation.flood.latencyMs.p99,
+      'A req/s': Math.round(isolation.flood.requests / isolation.flood.seconds),
+      'A p50 ms (worst phase)': isolation.flood.latencyMs.p50,
+      'A p99 ms (worst phase)': isolation.flood.latencyMs.p99,
       'A statuses': JSON.stringify(isolation.flood.statusCodes),
-      'B statuses alone': JSON.stringify(isolation.statuses.before),
+      'B statuses alone': JSON.stringify(isolation.statuses.alone),
       'B statuses flooded': JSON.stringify(isolation.statuses.flooded),
     },
   ]);
+  ctx.table('filters: where the time went, each phase', isolation.usageRows);
   return { documents, cost, isolation };
 }
