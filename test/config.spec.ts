@@ -48,22 +48,26 @@ describe('configuration', () => {
   it('bounds metadata and each organization’s searches by default, and refuses values out of range', () => {
     expect(loadConfig({})).toMatchObject({
       DOCUMENT_METADATA_MAX_BYTES: 8192,
+      SEARCHES_AT_ONCE: 2,
       SEARCHES_PER_ORGANIZATION: 5,
       SEARCH_QUEUE_PER_ORGANIZATION: 1000,
     });
     expect(
       loadConfig({
         DOCUMENT_METADATA_MAX_BYTES: '4096',
+        SEARCHES_AT_ONCE: '8',
         SEARCHES_PER_ORGANIZATION: '1',
         SEARCH_QUEUE_PER_ORGANIZATION: '0',
       }),
     ).toMatchObject({
       DOCUMENT_METADATA_MAX_BYTES: 4096,
+      SEARCHES_AT_ONCE: 8,
       SEARCHES_PER_ORGANIZATION: 1,
       SEARCH_QUEUE_PER_ORGANIZATION: 0,
     });
     for (const [name, value] of [
       ['DOCUMENT_METADATA_MAX_BYTES', '100'],
+      ['SEARCHES_AT_ONCE', '0'],
       ['SEARCHES_PER_ORGANIZATION', '0'],
       ['SEARCH_QUEUE_PER_ORGANIZATION', '-1'],
     ])

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import type { AppConfig } from '../src/config/env.schema.js';
+import { STATEMENT_TIMEOUT_MS, searchPoolOptions } from '../src/database/database.js';
 import { DirectReads } from '../src/database/direct-reads.js';
 import { TYPEORM_SLOW_QUERY_MS } from '../src/observability/typeorm-logger.js';
 import { ADMIN_DATABASE_URL } from './support/database.js';
@@ -40,5 +42,26 @@ describe('DirectReads on a pg pool', () => {
     expect(log.failed).toEqual(['error: division by zero in SELECT 1 / $1::int']);
     const [after] = await reads.query<{ pid: number }>({ text: 'SELECT pg_backend_pid() AS pid' }, []);
     expect(after.pid).not.toBe(pid);
+  });
+});
+
+describe('DirectReads on the search pool (its own pg pool)', () => {
+  it('holds twice SEARCHES_AT_ONCE connections, with the statement timeout and no JIT, and closes them', async () => {
+    const options = searchPoolOptions({ SEARCHES_AT_ONCE: 3 } as AppConfig, { url: ADMIN_DATABASE_URL });
+    expect(options).toMatchObject({
+      connectionString: ADMIN_DATABASE_URL,
+      max: 6,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      query_timeout: STATEMENT_TIMEOUT_MS,
+      options: '-c jit=off',
+    });
+    const reads = DirectReads.ownPool(options, recordingLog());
+    const rows = await reads.query<{ jit: string; timeout: string }>(
+      { text: "SELECT current_setting('jit') AS jit, current_setting('statement_timeout') AS timeout" },
+      [],
+    );
+    expect(rows).toEqual([{ jit: 'off', timeout: '15s' }]);
+    await reads.close();
+    await expect(reads.query({ text: 'SELECT 1' }, [])).rejects.toThrow(/after calling end on the pool/);
   });
 });

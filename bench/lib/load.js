@@ -57,6 +57,7 @@ export function summarize(latencies) {
     count: sorted.length,
     p50: round(percentile(sorted, 50)),
     p90: round(percentile(sorted, 90)),
+    p95: round(percentile(sorted, 95)),
     p99: round(percentile(sorted, 99)),
     max: round(sorted[sorted.length - 1] ?? null),
   };
@@ -147,4 +148,25 @@ export async function paced({ baseUrl, rate, durationSeconds, next, maxSockets =
   });
   agent.destroy();
   return { rate, durationSeconds, statuses, errors, latencyMs: summarize(latencies) };
+}
+
+/**
+ * `cannon()` in a child process, at the scheduling priority `niceness` (0-19, `nice`): on a machine with
+ * few cores the load generator then yields the cores to the service and to the client being measured,
+ * so that what the client sees is the service's doing, not the generator's. Same options and figures.
+ */
+export async function cannonApart(options, { niceness = 10 } = {}) {
+  const { spawn } = await import('node:child_process');
+  const script = new URL('./cannon-child.js', import.meta.url).pathname;
+  const child = spawn('nice', ['-n', String(niceness), process.execPath, script, JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const code = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`the load generator exited with ${code}`);
+  return JSON.parse(output);
 }

@@ -7,15 +7,32 @@ import { familyMemoryMb, familyRssMb, rssMb } from './proc.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
-export function freePort() {
+function tryPort(port) {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address();
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * A port nobody listens on: any free one, or with BENCH_PORTS="3440-3449" (on a shared machine, the
+ * range one was given) the first free one in that range.
+ */
+export async function freePort() {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.BENCH_PORTS ?? '');
+  if (!range) return tryPort(0);
+  for (let port = Number(range[1]); port <= Number(range[2]); port++) {
+    try {
+      return await tryPort(port);
+    } catch {
+      // taken: the next one
+    }
+  }
+  throw new Error(`BENCH_PORTS ${process.env.BENCH_PORTS}: no free port in the range`);
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

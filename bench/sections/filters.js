@@ -8,19 +8,28 @@
  * line (TOAST), as the worst metadata the size limit lets through would be.
  *
  * 1. Cost: `POST /v1/search/` (top_k 10, one at a time) unfiltered and with each filter below, taken in
- *    turn for FILTERS_ROUNDS rounds (default 30, after 3 of warm-up) so that all see the same machine;
+ *    turn for FILTERS_ROUNDS rounds (default 60, after 3 of warm-up) so that all see the same machine;
  *    p50/p95 per filter and its p95 as a ratio to the unfiltered p95 (target <= 1.5). Every filter
  *    matches every document, so a filtered search scores as many passages as the unfiltered one and
  *    the ratio is the filter's own cost. A filter whose answer takes over STALL_MS is dropped from the
  *    later rounds (one such answer is enough to know).
- * 2. Isolation: B, another organization with 50 documents, sends `GET /v1/documents/?limit=1` and a
- *    plain `POST /v1/search/` at FILTERS_QUIET_RATE a second (default 20, open loop) for
- *    FILTERS_SECONDS (default 15): first alone, then while A floods the worst filter from
- *    FILTERS_FLOOD_CONNECTIONS (default 12) connections. B's p50/p99 and statuses in each phase, its
- *    p99 under the flood as a ratio to its p99 alone; A's answers (a 429/503 is a refusal, not a failure).
+ * 2. Isolation (the noisy neighbour of issues 19 and 24): B, another organization with 50 documents,
+ *    alternates `GET /v1/documents/?limit=1` and a plain `POST /v1/search/` at FILTERS_QUIET_RATE a
+ *    second (default 20, open loop), in phases of FILTERS_SECONDS (default 10): alone, then while A
+ *    floods the worst filter from FILTERS_FLOOD_CONNECTIONS (default 12) connections, FILTERS_CYCLES
+ *    times (default 3), then alone once more. A's load generator runs in a process of its own under
+ *    `nice` (FILTERS_FLOOD_NICE, default 10). B's p50/p95/p99 per route under the flood as ratios to
+ *    its phases alone (target p99 <= 1.5 x), its statuses; A's answers (a 429/503 is a refusal, not a
+ *    failure); and per phase, the cores the service, the database and the whole machine used, and the
+ *    service's event loop delay. SearchGate's settings are the service's own: measure others with
+ *    BENCH_SERVICE_ENV="SEARCHES_AT_ONCE=1".
  */
 import { randomBytes } from 'node:crypto';
-import { summarize } from '../lib/load.js';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import pg from 'pg';
+import { cannonApart, summarize } from '../lib/load.js';
+import { cpuSeconds, mainThreadSchedule } from '../lib/proc.js';
 import { documentText, QUERY_BODY } from '../lib/query-corpus.js';
 import { setCredits } from '../lib/quota.js';
 
@@ -114,7 +123,7 @@ async function timedSearch(ctx, headers, filter) {
 }
 
 async function measureCost(ctx, headers) {
-  const rounds = ctx.seconds('FILTERS_ROUNDS', 30);
+  const rounds = ctx.seconds('FILTERS_ROUNDS', 60);
   const names = Object.keys(FILTERS);
   const timings = Object.fromEntries(names.map((name) => [name, []]));
   const statuses = Object.fromEntries(names.map((name) => [name, {}]));
@@ -152,20 +161,19 @@ function percentiles(values) {
 
 const ratio = (value, base) => (value === null || !base ? null : Math.round((value / base) * 100) / 100);
 
-/** B's reads at a steady pace: its latencies by route, and its statuses. */
-async function quietReads(ctx, headers, seconds, rate) {
-  const byRoute = { 'GET /v1/documents/?limit=1': [], 'POST /v1/search/': [] };
+/** B's searches and reads at a steady pace, alternating: its latencies by route, and its statuses. */
+async function quietTraffic(ctx, headers, seconds, rate) {
+  const byRoute = Object.fromEntries(QUIET_ROUTES.map((route) => [route, []]));
   const statuses = {};
-  const routes = Object.keys(byRoute);
   await ctx.paced({
     baseUrl: ctx.service.baseUrl,
     rate,
     durationSeconds: seconds,
     next: (i) =>
       i % 2 === 0
-        ? { label: routes[0], path: '/v1/documents/?limit=1', headers }
+        ? { label: QUIET_ROUTES[0], path: '/v1/documents/?limit=1', headers }
         : {
-            label: routes[1],
+            label: QUIET_ROUTES[1],
             method: 'POST',
             path: '/v1/search/',
             headers,
@@ -177,49 +185,166 @@ async function quietReads(ctx, headers, seconds, rate) {
       statuses[key] = (statuses[key] ?? 0) + 1;
     },
   });
-  return { latency: Object.fromEntries(routes.map((route) => [route, summarize(byRoute[route])])), statuses };
+  return { byRoute, statuses };
 }
 
+const QUIET_ROUTES = ['GET /v1/documents/?limit=1', 'POST /v1/search/'];
+const QUIET_TARGET = 1.5;
+
+/** Busy and total CPU time of the whole machine, in clock ticks (/proc/stat's first line). */
+function machineTicks() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + fields[4];
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { busy: total - idle, total };
+}
+
+/**
+ * Where a phase's time went: the cores used by the service, by the database's backends (those of the
+ * bench database that live through the phase: the pools'), and by the whole machine (the other work
+ * on it included), how long the service's main thread waited runnable for a core, and its event loop's
+ * p99 delay (prom-client's gauge, over the phase: /metrics is read at its start and end).
+ */
+async function meter(ctx) {
+  const client = new pg.Client({ connectionString: ctx.database.url });
+  await client.connect();
+  const backends = async () =>
+    (
+      await client.query(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )
+    ).rows.map((row) => row.pid);
+  const lagP99 = async () => {
+    const text = (await ctx.call(ctx.service.baseUrl, 'GET', '/metrics')).body;
+    const match = /^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(typeof text === 'string' ? text : '');
+    return match ? Math.round(Number(match[1]) * 10_000) / 10 : null;
+  };
+  const snapshot = async () => {
+    const pids = await backends();
+    return {
+      at: performance.now(),
+      service: cpuSeconds(ctx.service.pid),
+      schedule: mainThreadSchedule(ctx.service.pid),
+      database: new Map(pids.map((pid) => [pid, cpuSeconds(pid)])),
+      machine: machineTicks(),
+    };
+  };
+  await lagP99(); // resets the gauge's window
+  const start = await snapshot();
+  return async () => {
+    const lag = await lagP99();
+    const end = await snapshot();
+    await client.end();
+    const seconds = (end.at - start.at) / 1000;
+    let database = 0;
+    for (const [pid, cpu] of start.database) if (end.database.has(pid)) database += end.database.get(pid) - cpu;
+    const cores = (value) => Math.round((value / seconds) * 100) / 100;
+    const cpuCount = availableParallelism();
+    return {
+      'service cores': cores(end.service - start.service),
+      'database cores': cores(database),
+      'machine busy cores':
+        Math.round(
+          ((end.machine.busy - start.machine.busy) / (end.machine.total - start.machine.total)) * cpuCount * 100,
+        ) / 100,
+      'service main thread waiting for a core (ms/s)': Math.round(
+        ((end.schedule.waitSeconds - start.schedule.waitSeconds) * 1000) / seconds,
+      ),
+      'event loop p99 ms': lag,
+    };
+  };
+}
+
+/**
+ * The noisy neighbour (issue 24's shape, issue 19's figure): B searches and reads at a steady pace,
+ * alone and while A floods the worst filter, in alternating phases (FILTERS_CYCLES times alone then
+ * flooded, then alone once more), so that a drift of the shared machine's load weighs on both sides;
+ * B's baseline is all its phases alone. A's load generator runs in a process of its own under `nice`
+ * (FILTERS_FLOOD_NICE, default 10), so that on a small machine it does not take the cores from B's
+ * client: what B sees is the service's and the database's doing. Each phase is metered (see meter).
+ */
 async function measureIsolation(ctx, flooder) {
-  const seconds = ctx.seconds('FILTERS_SECONDS', 15);
+  const seconds = ctx.seconds('FILTERS_SECONDS', 10);
+  const cycles = ctx.seconds('FILTERS_CYCLES', 3);
   const rate = ctx.seconds('FILTERS_QUIET_RATE', 20);
   const connections = ctx.seconds('FILTERS_FLOOD_CONNECTIONS', 12);
+  const niceness = ctx.seconds('FILTERS_FLOOD_NICE', 10);
   const quiet = await tenant(ctx, 50, false);
-  ctx.log(`isolation: B alone at ${rate}/s for ${seconds} s`);
-  const alone = await quietReads(ctx, quiet.headers, seconds, rate);
-  ctx.log(`isolation: B at ${rate}/s while A floods "${WORST}" from ${connections} connections`);
-  const [flooded, flood] = await Promise.all([
-    quietReads(ctx, quiet.headers, seconds, rate),
-    ctx.cannon({
-      url: `${ctx.service.baseUrl}/v1/search/`,
-      method: 'POST',
-      body: { query: QUERY_BODY.query, top_k: 10, filter: FILTERS[WORST] },
-      headers: flooder.headers,
-      connections,
-      duration: seconds,
-    }),
-  ]);
-  const rows = Object.keys(alone.latency).map((route) => ({
-    'B route': route,
-    'alone p50 ms': alone.latency[route].p50,
-    'alone p99 ms': alone.latency[route].p99,
-    'flooded p50 ms': flooded.latency[route].p50,
-    'flooded p99 ms': flooded.latency[route].p99,
-    'p99 flooded / alone': ratio(flooded.latency[route].p99, alone.latency[route].p99),
-  }));
+  const phases = { alone: [], flooded: [] };
+  const usage = { alone: [], flooded: [] };
+  let flood = null;
+  const statuses = { alone: {}, flooded: {} };
+  const addStatuses = (into, from) => {
+    for (const [key, count] of Object.entries(from)) into[key] = (into[key] ?? 0) + count;
+  };
+  for (let cycle = 0; cycle <= cycles; cycle++) {
+    ctx.log(`isolation: B alone at ${rate}/s for ${seconds} s (${cycle + 1} of ${cycles + 1})`);
+    let stop = await meter(ctx);
+    const alone = await quietTraffic(ctx, quiet.headers, seconds, rate);
+    usage.alone.push(await stop());
+    phases.alone.push(alone);
+    addStatuses(statuses.alone, alone.statuses);
+    if (cycle === cycles) break;
+    ctx.log(`isolation: B while A floods "${WORST}" from ${connections} connections (nice ${niceness})`);
+    stop = await meter(ctx);
+    const [flooded, cannon] = await Promise.all([
+      quietTraffic(ctx, quiet.headers, seconds, rate),
+      cannonApart(
+        {
+          url: `${ctx.service.baseUrl}/v1/search/`,
+          method: 'POST',
+          body: { query: QUERY_BODY.query, top_k: 10, filter: FILTERS[WORST] },
+          headers: flooder.headers,
+          connections,
+          duration: seconds,
+        },
+        { niceness },
+      ),
+    ]);
+    usage.flooded.push(await stop());
+    phases.flooded.push(flooded);
+    addStatuses(statuses.flooded, flooded.statuses);
+    flood = mergeFlood(flood, cannon);
+  }
+  const all = (side, route) => phases[side].flatMap((phase) => phase.byRoute[route]);
+  const rows = QUIET_ROUTES.map((route) => {
+    const alone = summarize(all('alone', route));
+    const under = summarize(all('flooded', route));
+    return {
+      'B route': route,
+      'alone p50/p95/p99 ms': `${alone.p50} / ${alone.p95} / ${alone.p99}`,
+      'flooded p50/p95/p99 ms': `${under.p50} / ${under.p95} / ${under.p99}`,
+      'ratio p50': ratio(under.p50, alone.p50),
+      'ratio p95': ratio(under.p95, alone.p95),
+      'ratio p99': ratio(under.p99, alone.p99),
+      [`p99 <= ${QUIET_TARGET} x`]: ratio(under.p99, alone.p99) <= QUIET_TARGET ? 'yes' : 'no',
+    };
+  });
+  const usageRows = ['alone', 'flooded'].flatMap((side) =>
+    usage[side].map((figures, i) => ({ phase: `${side} ${i + 1}`, ...figures })),
+  );
+  return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness };
+}
+
+/** The flood's figures over its phases: requests summed, latencies the worst phase's. */
+function mergeFlood(total, cannon) {
+  const phase = {
+    requests: cannon.totalRequests,
+    seconds: cannon.duration,
+    latencyMs: cannon.latencyMs,
+    statusCodes: Object.fromEntries(Object.entries(cannon.statusCodes ?? {}).map(([code, { count }]) => [code, count])),
+    errors: cannon.errors,
+  };
+  if (!total) return phase;
+  const statusCodes = { ...total.statusCodes };
+  for (const [code, count] of Object.entries(phase.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  const worse = (key) => Math.max(total.latencyMs[key], phase.latencyMs[key]);
   return {
-    rows,
-    alone,
-    flooded,
-    flood: {
-      requestsPerSecond: flood.requestsPerSecond,
-      latencyMs: flood.latencyMs,
-      statusCodes: flood.statusCodes,
-      errors: flood.errors,
-    },
-    seconds,
-    rate,
-    connections,
+    requests: total.requests + phase.requests,
+    seconds: total.seconds + phase.seconds,
+    latencyMs: { p50: worse('p50'), p90: worse('p90'), p99: worse('p99'), max: worse('max') },
+    statusCodes,
+    errors: total.errors + phase.errors,
   };
 }
 
@@ -234,18 +359,19 @@ export async function run(ctx) {
   );
   const isolation = await measureIsolation(ctx, flooder);
   ctx.table(
-    `filters: B's reads (${isolation.rate}/s, ${isolation.seconds} s) alone, then while A floods "${WORST}" from ${isolation.connections} connections`,
+    `filters: B's searches and reads (${isolation.rate}/s) alone vs while A floods "${WORST}" from ${isolation.connections} connections, ${isolation.cycles} phases of ${isolation.seconds} s each (target p99 <= ${QUIET_TARGET} x alone)`,
     isolation.rows,
   );
   ctx.table("filters: A's flood and B's statuses", [
     {
-      'A req/s': isolation.flood.requestsPerSecond,
-      'A p50 ms': isolation.flood.latencyMs.p50,
-      'A p99 ms': isolation.flood.latencyMs.p99,
+      'A req/s': Math.round(isolation.flood.requests / isolation.flood.seconds),
+      'A p50 ms (worst phase)': isolation.flood.latencyMs.p50,
+      'A p99 ms (worst phase)': isolation.flood.latencyMs.p99,
       'A statuses': JSON.stringify(isolation.flood.statusCodes),
-      'B statuses alone': JSON.stringify(isolation.alone.statuses),
-      'B statuses flooded': JSON.stringify(isolation.flooded.statuses),
+      'B statuses alone': JSON.stringify(isolation.statuses.alone),
+      'B statuses flooded': JSON.stringify(isolation.statuses.flooded),
     },
   ]);
+  ctx.table('filters: where the time went, each phase', isolation.usageRows);
   return { documents, cost, isolation };
 }

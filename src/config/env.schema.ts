@@ -306,9 +306,20 @@ export class EnvSchema {
   DOCUMENT_METADATA_MAX_BYTES = 8192;
 
   /**
-   * Searches (search, query, chat, completions) one organization runs at once on an instance; the
-   * next ones wait their turn, so one tenant's costly searches leave part of the pool
-   * (DATABASE_POOL_SIZE) and of the cores to the others.
+   * Searches (search, query, chat, completions) an instance runs at once, all organizations together;
+   * each holds a connection of the search pool (apart from DATABASE_POOL_SIZE's) and a database core
+   * while it ranks. A freed turn goes to the waiting organization with the fewest searches running
+   * (SearchGate), so one tenant's backlog delays another's next search by at most one search.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  SEARCHES_AT_ONCE = 2;
+
+  /**
+   * Searches one organization runs at once on an instance (within SEARCHES_AT_ONCE); the next ones
+   * wait their turn.
    */
   @Transform(toInt)
   @IsInt()

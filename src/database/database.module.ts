@@ -3,7 +3,7 @@ import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/env.schema.js';
 import { READINESS_CONNECTION } from '../lifecycle/readiness-connection.js';
-import { type DatabaseTarget, dataSourceOptions, readinessDataSourceOptions } from './database.js';
+import { type DatabaseTarget, dataSourceOptions, readinessDataSourceOptions, searchPoolOptions } from './database.js';
 import { DirectReads } from './direct-reads.js';
 import { runMigrationsExclusively } from './run-migrations.js';
 
@@ -19,6 +19,7 @@ export class DatabaseModule implements OnApplicationShutdown {
   constructor(
     @Inject(getDataSourceToken()) private readonly main: DataSource,
     @Inject(READINESS_CONNECTION) private readonly readinessConnection: DataSource,
+    private readonly reads: DirectReads,
   ) {}
 
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
@@ -53,7 +54,11 @@ export class DatabaseModule implements OnApplicationShutdown {
         {
           provide: DirectReads,
           inject: [getDataSourceToken()],
-          useFactory: (main: DataSource) => DirectReads.of(main, target.embedded),
+          // The search pool (searchPoolOptions); on the embedded store, its one connection (EMBEDDED_POOL_SIZE).
+          useFactory: (main: DataSource) =>
+            target.embedded
+              ? DirectReads.throughTypeOrm(main)
+              : DirectReads.ownPool(searchPoolOptions(config, target), main.logger),
         },
         {
           provide: READINESS_CONNECTION,
@@ -70,6 +75,7 @@ export class DatabaseModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.reads.close();
     if (this.readinessConnection !== this.main && this.readinessConnection.isInitialized)
       await this.readinessConnection.destroy();
   }

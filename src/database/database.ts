@@ -1,3 +1,4 @@
+import type { PoolConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/env.schema.js';
 import { startEmbeddedStore } from './embedded-store.js';
@@ -65,6 +66,23 @@ export function dataSourceOptions(
     logging: ['error', 'warn', 'migration'],
     logger: new TypeOrmLogger(),
     maxQueryExecutionTime: TYPEORM_SLOW_QUERY_MS,
+  };
+}
+
+/**
+ * The search pool's connections (see DirectReads.ownPool): as many as SearchGate lets run (twice
+ * SEARCHES_AT_ONCE, with the turns kept for first searches), apart from
+ * TypeORM's pool, so that the searches SearchGate lets run never take a connection a document read
+ * or a write is waiting for. The same limits as TypeORM's connections (statement timeout, no JIT).
+ */
+export function searchPoolOptions(config: AppConfig, target: Pick<DatabaseTarget, 'url'>): PoolConfig {
+  return {
+    connectionString: target.url,
+    max: 2 * config.SEARCHES_AT_ONCE,
+    connectionTimeoutMillis: 3000,
+    query_timeout: STATEMENT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    options: '-c jit=off',
   };
 }
 

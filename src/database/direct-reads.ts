@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import pg from 'pg';
 import { TYPEORM_SLOW_QUERY_MS } from '../observability/typeorm-logger.js';
 
 /**
@@ -35,6 +35,11 @@ export interface StatementLog {
   logQueryError(error: string | Error, query: string): unknown;
 }
 
+/** StatementLog, and where a lost idle connection is told (TypeORM's logger has both). */
+export interface PoolLog extends StatementLog {
+  log?(level: 'warn', message: unknown): unknown;
+}
+
 /**
  * Runs the reads made on every query (the search plan's term statistics, the ranking, the sources'
  * snippets) straight on `pg`'s pool, the named ones as prepared statements. Parsing and planning were
@@ -47,7 +52,11 @@ export interface StatementLog {
  * transaction mode, prepared statements need its `max_prepared_statements` (1.21 and later).
  */
 export class DirectReads {
-  private constructor(private readonly run: (statement: ReadStatement, values: unknown[]) => Promise<unknown[]>) {}
+  private constructor(
+    private readonly run: (statement: ReadStatement, values: unknown[]) => Promise<unknown[]>,
+    /** Closes the pool the reads own (none: they run on someone else's). */
+    readonly close: () => Promise<void> = async () => {},
+  ) {}
 
   static over(pool: PgPool, log?: StatementLog): DirectReads {
     return new DirectReads(async (statement, values) => {
@@ -71,17 +80,21 @@ export class DirectReads {
     });
   }
 
-  static throughTypeOrm(runner: SqlRunner): DirectReads {
-    return new DirectReads(async (statement, values) => (await runner.query(statement.text, values)) as unknown[]);
+  /**
+   * On a pool of their own (`pg`'s Pool with `options`), closed by `close()`: the search pool, so that
+   * searches and the other statements never wait for each other's connections.
+   */
+  static ownPool(options: pg.PoolConfig, log?: PoolLog): DirectReads {
+    const pool = new pg.Pool(options);
+    // An idle connection that breaks (the server restarted) is dropped by the pool; without a listener
+    // the 'error' event would end the process.
+    pool.on('error', (error) => log?.log?.('warn', `search pool: idle connection lost: ${error.message}`));
+    const over = DirectReads.over(pool, log);
+    return new DirectReads(over.run, () => pool.end());
   }
 
-  /** On TypeORM's own `pg` pool behind `dataSource`; through TypeORM on the embedded store. */
-  static of(dataSource: DataSource, embedded: boolean): DirectReads {
-    if (embedded) return DirectReads.throughTypeOrm(dataSource);
-    // PostgresDriver keeps its pg.Pool as `master` (no replication is configured here).
-    const pool = (dataSource.driver as unknown as { master?: PgPool }).master;
-    if (!pool) throw new Error('TypeORM exposes no pg pool to run reads on');
-    return DirectReads.over(pool, dataSource.logger);
+  static throughTypeOrm(runner: SqlRunner): DirectReads {
+    return new DirectReads(async (statement, values) => (await runner.query(statement.text, values)) as unknown[]);
   }
 
   query<Row>(statement: ReadStatement, values: unknown[]): Promise<Row[]> {

@@ -19,6 +19,7 @@ import {
   PayloadTooLargeError,
   PermissionDeniedError,
   QuotaExhaustedError,
+  SearchesBusyError,
   ServiceUnavailableError,
   ThrottledError,
   TokenInvalidError,
@@ -69,6 +70,7 @@ export const ERROR_EXAMPLES = {
   payloadTooLarge: new PayloadTooLargeError(1_048_576).body(),
   fileTooLarge: new FileTooLargeError(10_485_760).body(),
   throttled: new ThrottledError(42).body(),
+  searchesBusy: new SearchesBusyError(5).body(),
   internal: { detail: INTERNAL_ERROR_DETAIL, request_id: '6f1c2a7e-3b7d-4d8e-9a51-0c2f4e8b9d10' },
   unavailable: new ServiceUnavailableError(DATABASE_UNAVAILABLE_DETAIL).body(),
   idempotencyInProgress: new IdempotencyKeyInProgressError().body(),
@@ -258,9 +260,10 @@ export const ERROR_COMPONENTS = {
     }),
     TooManyRequests: errorResponse(
       429,
-      "Rate limited (per key or user per minute); or, on a POST with a new `Idempotency-Key`, the organization's idempotency store is full (`IDEMPOTENCY_ORG_BUDGET_MB`): the request was not run.",
+      "Rate limited (per key or user per minute); or, on a POST with a new `Idempotency-Key`, the organization's idempotency store is full (`IDEMPOTENCY_ORG_BUDGET_MB`): the request was not run; or, on an operation that searches (search, query, chat message, chat completion), the organization already has as many searches running and waiting on the instance as it may (`SEARCHES_PER_ORGANIZATION` at once, `SEARCH_QUEUE_PER_ORGANIZATION` waiting): nothing was run or charged, retry after `Retry-After` (1 second).",
       {
         throttled: ERROR_EXAMPLES.throttled,
+        searchesBusy: ERROR_EXAMPLES.searchesBusy,
         idempotencyStoreFull: ERROR_EXAMPLES.idempotencyStoreFull,
       },
     ),

@@ -166,8 +166,10 @@ export function compileMetadataFilter(
     const operators: FieldOperators = typeof condition === 'object' ? condition : { $eq: condition };
     fields.push(`${metadata} -> ${param(key, 'text')} AS v${index}`);
     const raw = `${fieldsAlias}.v${index}`;
-    const operands = Object.values(operators).flat();
-    const numeric = operands.some((operand) => typeof operand === 'number');
+    // One type per field (parseMetadataFilter), so the first operand that is not `$exists` says which.
+    const numeric = Object.values(operators).some((operand) =>
+      Array.isArray(operand) ? typeof operand[0] === 'number' : typeof operand === 'number',
+    );
     const cast = numeric ? 'numeric' : 'text';
     typed.push(
       numeric

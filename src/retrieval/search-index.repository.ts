@@ -167,16 +167,20 @@ export class SearchIndexRepository {
    * positions), so tf is the number of positions, and width_bucket counts those inside the title
    * (positions 1..title_end, see addDocuments).
    *
-   * A metadata filter is evaluated once per candidate document, not per candidate chunk: `candidates`
-   * are the chunks that match `tsquery` (found once), `matching` their documents whose metadata match,
-   * and only their chunks are scored (read by primary key), so the top `limit` are taken among the
+   * A metadata filter is evaluated once per candidate document, not per candidate chunk, and after the
+   * scoring: the chunks matching `tsquery` are scored as without a filter, the best of each document
+   * kept (`best`), and only then is each of those documents' metadata checked, so a filter adds its own
+   * comparisons to an unfiltered ranking and nothing else; the top `limit` are taken among the
    * documents that match.
    * Each step is computed once per document, in subqueries that OFFSET 0 keeps from being merged into
    * the next (which would repeat the step in each use): `m.metadata` the metadata (`|| '{}'` hands back
    * the value decompressed, so a field does not decompress it again), `v` each filtered field, `t` each
    * of those as a number or a string (see compileMetadataFilter); the conditions compare plain values.
    * (Joined LATERAL, the steps got Memoize nodes keyed on the whole metadata: hashing 4 KB per document
-   * made the worst filter cost 0.36 ms a document; a document is looked up by a subquery for the same reason.)
+   * made the worst filter cost 0.36 ms a document; a document is looked up by a subquery for the same reason.
+   * Filtering the documents first, in CTEs the chunks were then joined to, made PostgreSQL estimate one
+   * row for each CTE and join them in a nested loop: 200 candidates took 40,000 comparisons, half of the
+   * worst filter's statement, and each scored chunk was read twice.)
    * Before, each operand of each candidate chunk fetched the whole metadata: a `$nin` of 100 values
    * on 1,000 documents took 670 ms, 20 such fields hit the statement timeout.
    */
@@ -189,34 +193,8 @@ export class SearchIndexRepository {
   ): Promise<ScoredChunkRow[]> {
     const matching =
       filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'm.metadata', 'v', 't', 10) : null;
-    // Not prepared: its best plan depends on the values (the text index, or a scan of the corpus when
-    // the words are common), so PostgreSQL plans it for each query.
-    return this.reads.query<ScoredChunkRow>(
-      {
-        text: `${
-          matching
-            ? `WITH candidates AS MATERIALIZED (
-         SELECT c.id, c.document_id FROM document_chunks c WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
-       ), matching AS MATERIALIZED (
-         SELECT t.id FROM (
-           SELECT v.*, ${matching.typed} FROM (
-             SELECT m.id, ${matching.fields} FROM (
-               SELECT y.id, (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = y.id) AS metadata
-                 FROM (SELECT DISTINCT x.document_id AS id FROM candidates x) y OFFSET 0
-             ) m OFFSET 0
-           ) v OFFSET 0
-         ) t
-         WHERE ${matching.sql}
-       )
-       `
-            : ''
-        }SELECT chunk_id, document_id, score FROM (
-         SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
-           FROM ${
-             matching
-               ? 'candidates x JOIN matching mt ON mt.id = x.document_id JOIN document_chunks c ON c.id = x.id'
-               : 'document_chunks c'
-           }
+    const best = `SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
+           FROM document_chunks c
           CROSS JOIN LATERAL (
             SELECT sum(($4::float8[])[array_position($3::text[], e.lexeme)] * ($5::float8 + 1) * f.tf
                        / (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.token_count / $7::float8))) AS score
@@ -225,9 +203,26 @@ export class SearchIndexRepository {
                SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
              ) f
           ) s
-          WHERE c.scope_id = $1 ${matching ? '' : 'AND c.search_vector @@ $2::tsquery'}
-          ORDER BY c.document_id, s.score DESC, c.id
-       ) best
+          WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
+          ORDER BY c.document_id, s.score DESC, c.id`;
+    // Not prepared: its best plan depends on the values (the text index, or a scan of the corpus when
+    // the words are common), so PostgreSQL plans it for each query.
+    return this.reads.query<ScoredChunkRow>(
+      {
+        text: matching
+          ? `SELECT t.chunk_id, t.document_id, t.score FROM (
+         SELECT v.*, ${matching.typed} FROM (
+           SELECT m.chunk_id, m.document_id, m.score, ${matching.fields} FROM (
+             SELECT b.chunk_id, b.document_id, b.score,
+                    (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = b.document_id) AS metadata
+               FROM (${best}) b OFFSET 0
+           ) m OFFSET 0
+         ) v OFFSET 0
+       ) t
+       WHERE ${matching.sql}
+       ORDER BY t.score DESC, t.chunk_id
+       LIMIT $9::int`
+          : `SELECT chunk_id, document_id, score FROM (${best}) b
        ORDER BY score DESC, chunk_id
        LIMIT $9::int`,
       },

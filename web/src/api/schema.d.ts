@@ -2671,7 +2671,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Rate limited (per key or user per minute); or, on a POST with a new `Idempotency-Key`, the organization's idempotency store is full (`IDEMPOTENCY_ORG_BUDGET_MB`): the request was not run. */
+        /** @description Rate limited (per key or user per minute); or, on a POST with a new `Idempotency-Key`, the organization's idempotency store is full (`IDEMPOTENCY_ORG_BUDGET_MB`): the request was not run; or, on an operation that searches (search, query, chat message, chat completion), the organization already has as many searches running and waiting on the instance as it may (`SEARCHES_PER_ORGANIZATION` at once, `SEARCH_QUEUE_PER_ORGANIZATION` waiting): nothing was run or charged, retry after `Retry-After` (1 second). */
         TooManyRequests: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
