@@ -13,6 +13,10 @@ const RUNBOOK = {
 };
 /** Where a token goes: the one `POST /auth/jwt/create/` answered. */
 const A_REFRESH_TOKEN = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>';
+/** Ids and tokens that only the steps before can give (test/ops-openapi-examples fills them in). */
+export const AN_ORGANIZATION_ID = '<the id of one of your organizations, from GET /auth/users/me/>';
+export const A_MEMBER_ID = "<a member's user_id, from GET /v1/organizations/current/members/>";
+export const AN_INVITATION_TOKEN = 'inv_<the token from POST /v1/organizations/current/invitations/>';
 
 export const REQUEST_EXAMPLES: Record<string, unknown> = {
   RegisterDto: ADA,
@@ -24,6 +28,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   UpdateApiKeyDto: { name: 'ci (nightly)', expires_at: '2030-01-01T00:00:00Z', monthly_credit_limit: 500 },
   RotateApiKeyDto: { grace_period_seconds: 3600 },
   UpdateOrganizationDto: { name: 'Ada’s team', allowed_domains: null },
+  SwitchOrganizationDto: { organization_id: AN_ORGANIZATION_ID },
+  CreateInvitationDto: { email: 'grace@example.com', role: 'member' },
+  AcceptInvitationDto: { token: AN_INVITATION_TOKEN },
+  ChangeMemberRoleDto: { role: 'admin' },
+  TransferOwnershipDto: { user_id: A_MEMBER_ID },
   SetMonthlyCreditsDto: { monthly_credits: 5000 },
   CreateDocumentDto: RUNBOOK,
   DocumentUploadForm: {
