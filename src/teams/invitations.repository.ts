@@ -86,9 +86,12 @@ export class InvitationsRepository {
   /** Revokes a pending invitation of the organization; null when there is none with that id. */
   async revokePending(manager: EntityManager, organizationId: string, id: string): Promise<InvitationRow | null> {
     const rows: InvitationRow[] = await manager.query(
-      `UPDATE invitations SET revoked_at = clock_timestamp()
-        WHERE id = $1 AND organization_id = $2 AND ${PENDING}
-        RETURNING ${COLUMNS}`,
+      // Wrapped in a SELECT: TypeORM answers an UPDATE's rows as [rows, count].
+      `WITH revoked AS (
+         UPDATE invitations SET revoked_at = clock_timestamp()
+          WHERE id = $1 AND organization_id = $2 AND ${PENDING}
+          RETURNING ${COLUMNS})
+       SELECT * FROM revoked`,
       [id, organizationId],
     );
     return rows[0] ?? null;

@@ -11,7 +11,14 @@ export type Role = 'admin' | 'member' | 'viewer';
 /** Invites `email` to the organization `by` acts in; answers the created invitation (with its token). */
 export async function invite(test: TestApp, by: SignedInUser, email: string, role: Role) {
   const response = await test.http().post(INVITATIONS).set(by.auth).send({ email, role }).expect(201);
-  return response.body as { id: string; email: string; role: Role; token: string; created_at: string; expires_at: string };
+  return response.body as {
+    id: string;
+    email: string;
+    role: Role;
+    token: string;
+    created_at: string;
+    expires_at: string;
+  };
 }
 
 /** Switches `user` to the organization: its new tokens act there. */
