@@ -16,7 +16,7 @@ describe('teams: members', () => {
   let ownerId: string;
   let organizationId: string;
   beforeAll(async () => {
-    test = await startTestApp();
+    test = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     owner = await signUp(test);
     ownerId = await userId(test, owner);
     organizationId = await organizationOf(test, owner);
@@ -297,6 +297,27 @@ describe('teams: members', () => {
     expect(usage.body).toEqual([
       { user_id: await userId(test, member), email: member.email, requests: 2, credits: 2 },
       { user_id: await userId(test, founder), email: founder.email, requests: 0, credits: 0 },
+    ]);
+  });
+
+  it('records member.joined and member.removed webhook events (user_id, role) with the change', async () => {
+    const founder = await signUp(test);
+    await test
+      .http()
+      .post('/v1/webhooks/')
+      .set(founder.auth)
+      .send({ url: 'http://127.0.0.1:9/hooks', events: ['member.joined', 'member.removed'] })
+      .expect(201);
+    const joiner = await addMember(test, founder, 'member');
+    const joinerId = await userId(test, joiner);
+    await test.http().delete(`${MEMBERS}${joinerId}/`).set(founder.auth).expect(204);
+    const { rows } = await test.db.query(
+      `SELECT type, payload FROM webhook_events WHERE organization_id = $1 ORDER BY created_at`,
+      [await organizationOf(test, founder)],
+    );
+    expect(rows.map((row: { type: string; payload: { data: unknown } }) => [row.type, row.payload.data])).toEqual([
+      ['member.joined', { user_id: joinerId, role: 'member' }],
+      ['member.removed', { user_id: joinerId, role: 'member' }],
     ]);
   });
 });
