@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ApiKeyResponse } from '../api-keys/dto/api-key.response.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { Audit, type AuditContext } from '../api-keys/audit-context.js';
@@ -32,7 +40,11 @@ import {
   OrganizationKeyPage,
 } from './dto/teams.response.js';
 import type { InvitationRow } from './invitations.repository.js';
-import { MembershipEventsRepository, type OrganizationEventRow } from './membership-events.repository.js';
+import {
+  MEMBERS_USAGE_MAX,
+  MembershipEventsRepository,
+  type OrganizationEventRow,
+} from './membership-events.repository.js';
 import {
   ALREADY_INVITED,
   ALREADY_JOINED,
@@ -336,6 +348,7 @@ export class InvitationAcceptController {
 
 /** `GET /v1/billings/usage/members/`: this period's spend per member. */
 @ApiTags('billing')
+@ApiExtraModels(MemberUsageResponse)
 @Controller('v1/billings/usage/members')
 export class MemberUsageController {
   constructor(private readonly events: MembershipEventsRepository) {}
@@ -345,7 +358,10 @@ export class MemberUsageController {
   @ApiOperation({
     summary: "This period's requests and credits of each member (a key's count for the member who made it)",
   })
-  @ApiOkResponse({ type: MemberUsageResponse, isArray: true })
+  @ApiOkResponse({
+    schema: { type: 'array', maxItems: MEMBERS_USAGE_MAX, items: { $ref: getSchemaPath(MemberUsageResponse) } },
+    description: `Each member (the first ${MEMBERS_USAGE_MAX}), the biggest spender first.`,
+  })
   usageByMember(@CurrentPrincipal() caller: Principal) {
     return this.events.usageByMember(caller.organizationId, CURRENT_PERIOD_SQL);
   }
