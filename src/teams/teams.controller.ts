@@ -18,6 +18,7 @@ import { type Page, type PageRequest, Pagination, toPage } from '../common/pagin
 import type { Principal } from '../common/principal.js';
 import { toIsoMicros } from '../common/timestamps.js';
 import { UuidPathPipe } from '../common/validation.js';
+import { INVITATION_WITHHELD_NOTICE, WithheldInReplay } from '../idempotency/withheld-in-replay.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { ApiPagination } from '../openapi/page.response.js';
@@ -202,6 +203,7 @@ export class TeamsController {
 
   @Post('invitations')
   @NoStore()
+  @WithheldInReplay('token', INVITATION_WITHHELD_NOTICE)
   @Authenticated({ role: 'admin', scope: 'organization:write' })
   @ApiOperation({
     summary: 'Invite someone by e-mail, with a role',

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiKeyResponse } from '../../api-keys/dto/api-key.response.js';
 import { ASSIGNABLE_ROLES, TEAM_ROLES, type AssignableRole, type TeamRole } from '../../common/roles.js';
+import { INVITATION_WITHHELD_NOTICE } from '../../idempotency/withheld-in-replay.js';
 import { COUNT, CREDITS } from '../../openapi/limits.js';
 import { PageOf } from '../../openapi/page.response.js';
 
@@ -45,9 +46,19 @@ export class CreatedInvitationResponse extends InvitationResponse {
     pattern: '^inv_[0-9A-Za-z]{32}$',
     maxLength: 36,
     example: 'inv_4Zq8RkT2mW9xLp3Vn7Bc1Hd6Jf0Gs5Ya',
-    description: 'Shown this once, never again (only a hash is kept): give it to the invited person.',
+    required: false,
+    description:
+      'Shown this once, never again (only a hash is kept): give it to the invited person. Absent from an `Idempotency-Key` replay, which carries `token_withheld` instead.',
   })
-  token: string;
+  token?: string;
+
+  @ApiProperty({
+    type: 'string',
+    required: false,
+    maxLength: 200,
+    description: `Only in an \`Idempotency-Key\` replay, instead of \`token\`: "${INVITATION_WITHHELD_NOTICE}"`,
+  })
+  token_withheld?: string;
 }
 
 export const InvitationPage = PageOf(InvitationResponse, 'InvitationPage');
