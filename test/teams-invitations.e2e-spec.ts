@@ -175,6 +175,13 @@ describe('teams: invitations', () => {
       .send({ email: 'nope', role: 'member' })
       .expect(400);
     expect(badEmail.body.fields).toEqual({ email: ['Enter a valid email address.'] });
+    const surrogate = await test
+      .http()
+      .post(INVITATIONS)
+      .set(owner.auth)
+      .send({ email: '\uD800', role: 'member' })
+      .expect(400);
+    expect(surrogate.body.fields).toEqual({ email: ['Surrogate characters are not allowed.'] });
   });
 
   it("answers 404 for another organization's invitation, and for an id that is not a UUID", async () => {
