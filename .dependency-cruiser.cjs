@@ -19,7 +19,7 @@ const FLOORS = [
   ['documents', 'billing'],
   ['organizations', 'api-keys'],
   ['auth', 'query'],
-  ['chat', 'dashboard'],
+  ['chat', 'dashboard', 'teams'],
   ['openai-compat', 'mcp'],
 ];
 /** The top floor: the composition root (app.module.ts, app.ts, request-pipeline.ts, main.ts, cli.ts) sits at src/'s own level. */

@@ -19,6 +19,7 @@ import { OrganizationsModule } from './organizations/organizations.module.js';
 import { QueryModule } from './query/query.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RetrievalModule } from './retrieval/retrieval.module.js';
+import { TeamsModule } from './teams/teams.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
@@ -43,6 +44,7 @@ export class AppModule {
         DomainDocumentsModule,
         QueryModule,
         ChatModule,
+        TeamsModule,
         OpenAiCompatModule,
         McpModule,
         WebhooksModule,

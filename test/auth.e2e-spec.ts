@@ -134,7 +134,7 @@ describe('accounts and JWT', () => {
   });
 
   describe('the current user', () => {
-    it('returns id, email, is_admin and organization_id for a JWT', async () => {
+    it('returns id, email, is_admin, organization_id, and (teams) role and organizations for a JWT', async () => {
       const response = await test.http().get('/auth/users/me/').set(alice.auth).expect(200);
       const { rows } = await test.db.query('SELECT id, organization_id FROM users WHERE email = $1', [
         'alice@example.com',
@@ -144,6 +144,8 @@ describe('accounts and JWT', () => {
         email: 'alice@example.com',
         is_admin: false,
         organization_id: rows[0].organization_id,
+        role: 'owner',
+        organizations: [{ id: rows[0].organization_id, name: "alice's organization", role: 'owner' }],
       });
     });
 

@@ -50,6 +50,7 @@ describe('usage by key', () => {
       kind: key ? 'api_key' : 'jwt',
       userId: user.id,
       organizationId,
+      role: 'owner',
       isAdmin: false,
       apiKeyId: key?.id ?? null,
       keyPrefix: key?.key_prefix ?? null,

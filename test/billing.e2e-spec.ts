@@ -15,6 +15,7 @@ const jwtCaller = (userId: string, organizationId: string): Principal => ({
   kind: 'jwt',
   userId,
   organizationId,
+  role: 'owner',
   isAdmin: false,
   apiKeyId: null,
   keyPrefix: null,

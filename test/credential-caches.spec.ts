@@ -54,7 +54,7 @@ describe('credential caches fed 100k distinct credentials', () => {
     const cache = new VerifiedTokenCache();
     const expiresAtMs = Date.now() + 15 * 60_000;
     for (let i = 0; i < CREDENTIALS; i++)
-      cache.remember(`token-${i}`, { userId: `user-${i}`, issuedAt: 0, expiresAtMs });
+      cache.remember(`token-${i}`, { userId: `user-${i}`, organizationId: null, issuedAt: 0, expiresAtMs });
     expect(cache.size).toBe(VERIFIED_TOKENS_MAX_ENTRIES);
     expect(cache.get(`token-${CREDENTIALS - 1}`)?.userId).toBe(`user-${CREDENTIALS - 1}`);
     expect(cache.get('token-0')).toBeUndefined();

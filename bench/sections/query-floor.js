@@ -38,6 +38,7 @@ async function principalOf(databaseUrl, keyId) {
       kind: 'api_key',
       userId: key.user_id,
       organizationId: key.organization_id,
+      role: 'owner',
       isAdmin: false,
       apiKeyId: key.id,
       keyPrefix: key.key_prefix,

@@ -77,13 +77,14 @@ function presentEvent(event: ApiKeyEvent, actorEmail: string | null): ApiKeyEven
 /** Key management: a JWT access token only (spec 5.3.8), and only the caller's own keys. */
 @ApiTags('api-keys')
 @Controller('v1/billings/api-keys')
-@JwtOnly()
+@JwtOnly('member')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Get()
+  @JwtOnly('viewer')
   @ApiOperation({
-    summary: 'List your API keys, newest first',
+    summary: 'List your API keys in the active organization, newest first',
     description: `Revoked and rotated keys stay listed with \`is_active: false\`, up to the newest ${KEY_LIST_MAX}. Never carries \`key\`.`,
   })
   @ApiExtraModels(ApiKeyResponse)
@@ -92,10 +93,11 @@ export class ApiKeysController {
     schema: { type: 'array', maxItems: KEY_LIST_MAX, items: { $ref: getSchemaPath(ApiKeyResponse) } },
   })
   listApiKeys(@CurrentPrincipal() caller: Principal): Promise<ApiKeyRecord[]> {
-    return this.apiKeys.list(caller.userId);
+    return this.apiKeys.list(caller);
   }
 
   @Get('events')
+  @JwtOnly('admin')
   @ApiOperation({
     summary: "The audit log of your organization's keys, newest first",
     description:
@@ -178,7 +180,7 @@ export class ApiKeysController {
         ? {}
         : { expiresAt: body.expires_at === null ? null : parseZonedTimestamp(body.expires_at) }),
     };
-    return this.apiKeys.update(caller.userId, keyId, fields, audit);
+    return this.apiKeys.update(caller, keyId, fields, audit);
   }
 
   @Post(':keyId/rotate')
@@ -214,7 +216,7 @@ export class ApiKeysController {
     @Body() body: RotateApiKeyDto,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
-    return this.apiKeys.rotate(caller.userId, keyId, body.grace_period_seconds ?? 0, audit);
+    return this.apiKeys.rotate(caller, keyId, body.grace_period_seconds ?? 0, audit);
   }
 
   @Post(':keyId/revoke')
@@ -231,7 +233,7 @@ export class ApiKeysController {
     @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Audit() audit: AuditContext,
   ): Promise<ApiKeyRecord> {
-    return this.apiKeys.revoke(caller.userId, keyId, audit);
+    return this.apiKeys.revoke(caller, keyId, audit);
   }
 
   @Delete(':keyId')
@@ -245,6 +247,6 @@ export class ApiKeysController {
     @Param('keyId', new UuidPathPipe('API key')) keyId: string,
     @Audit() audit: AuditContext,
   ): Promise<void> {
-    await this.apiKeys.revoke(caller.userId, keyId, audit);
+    await this.apiKeys.revoke(caller, keyId, audit);
   }
 }

@@ -23,6 +23,6 @@ import { ApiKeyEventsRepository } from './api-key-events.repository.js';
     KeyChangeListener,
     LastUsedRecorder,
   ],
-  exports: [ApiKeyAuthenticator, KeyChangeListener],
+  exports: [ApiKeyAuthenticator, KeyChangeListener, ApiKeysService],
 })
 export class ApiKeysModule {}

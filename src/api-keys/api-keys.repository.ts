@@ -41,8 +41,36 @@ export class ApiKeysRepository {
     return this.keys.manager;
   }
 
-  newestOf(userId: string, limit: number): Promise<ApiKey[]> {
-    return this.keys.find({ where: { userId }, order: { createdAt: 'DESC' }, take: limit });
+  /** A user's own keys in one organization (a user may belong to several). */
+  newestOf(holder: { userId: string; organizationId: string }, limit: number): Promise<ApiKey[]> {
+    return this.keys.find({
+      where: { userId: holder.userId, organizationId: holder.organizationId },
+      order: { createdAt: 'DESC' },
+      take: limit,
+    });
+  }
+
+  /** Every key of an organization, newest first. */
+  pageOfOrganization(organizationId: string, page: { limit: number; offset: number }): Promise<[ApiKey[], number]> {
+    return this.keys.findAndCount({
+      where: { organizationId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+  }
+
+  /** A member's keys in an organization that still work (not revoked), locked until the transaction ends. */
+  lockUsableOf(manager: EntityManager, organizationId: string, userId: string): Promise<ApiKey[]> {
+    return manager
+      .getRepository(ApiKey)
+      .createQueryBuilder('key')
+      .setLock('pessimistic_write')
+      .where('key.organizationId = :organizationId AND key.userId = :userId AND key.revokedAt IS NULL', {
+        organizationId,
+        userId,
+      })
+      .getMany();
   }
 
   /**
@@ -92,9 +120,19 @@ export class ApiKeysRepository {
     return rows[0].n;
   }
 
-  /** The user's own key, locked until the transaction ends; null for a missing key or someone else's. */
-  lockOwned(manager: EntityManager, userId: string, keyId: string): Promise<ApiKey | null> {
-    return manager.findOne(ApiKey, { where: { id: keyId, userId }, lock: { mode: 'pessimistic_write' } });
+  /**
+   * The user's own key in the organization (or, without a user, any key of the organization), locked
+   * until the transaction ends; null for a missing key or someone else's.
+   */
+  lockOwned(
+    manager: EntityManager,
+    holder: { userId?: string; organizationId: string },
+    keyId: string,
+  ): Promise<ApiKey | null> {
+    const where = holder.userId
+      ? { id: keyId, userId: holder.userId, organizationId: holder.organizationId }
+      : { id: keyId, organizationId: holder.organizationId };
+    return manager.findOne(ApiKey, { where, lock: { mode: 'pessimistic_write' } });
   }
 
   async change(manager: EntityManager, keyId: string, fields: Partial<KeyChangeableFields>): Promise<void> {

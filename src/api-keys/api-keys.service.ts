@@ -32,6 +32,9 @@ export const rateLimitAboveCeiling = (max: number) =>
     `Ensure this value is less than or equal to ${max} (this service's ceiling, KEY_RATE_LIMIT_MAX_PER_MINUTE).`,
   );
 
+/** Whose keys a change may touch: the caller's own, in its active organization. */
+export type KeyHolder = Pick<Principal, 'userId' | 'organizationId'>;
+
 @Injectable()
 export class ApiKeysService {
   constructor(
@@ -43,8 +46,9 @@ export class ApiKeysService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async list(userId: string): Promise<ApiKeyRecord[]> {
-    const keys = await this.keys.newestOf(userId, KEY_LIST_MAX);
+  /** The caller's own keys in its active organization. */
+  async list(caller: KeyHolder): Promise<ApiKeyRecord[]> {
+    const keys = await this.keys.newestOf(caller, KEY_LIST_MAX);
     const credits = await this.keys.creditsUsedThisPeriod(keys.map((key) => key.id));
     return keys.map((key) =>
       presentApiKey(key, { lastUsedAt: this.lastUsed.pendingFor(key.id), creditsUsed: credits.get(key.id) }),
@@ -80,13 +84,13 @@ export class ApiKeysService {
 
   /** Applies the fields given; the audit entry lists those whose value changed. */
   async update(
-    userId: string,
+    caller: KeyHolder,
     keyId: string,
     fields: Partial<KeyChangeableFields>,
     audit: AuditContext,
   ): Promise<ApiKeyRecord> {
     this.checkRateLimit(fields.rateLimitPerMinute);
-    const updated = await this.changeActiveKey(userId, keyId, async (manager, key) => {
+    const updated = await this.changeActiveKey(caller, keyId, async (manager, key) => {
       const before = presentChangeable(key);
       await this.keys.change(manager, key.id, fields);
       const after = presentChangeable(Object.assign(key, fields));
@@ -107,9 +111,14 @@ export class ApiKeysService {
    * The row lock makes concurrent rotations of one key queue up: the first issues the new key, the
    * others then find the old key inactive and get a 400.
    */
-  async rotate(userId: string, keyId: string, gracePeriodSeconds: number, audit: AuditContext): Promise<ApiKeyRecord> {
+  async rotate(
+    caller: KeyHolder,
+    keyId: string,
+    gracePeriodSeconds: number,
+    audit: AuditContext,
+  ): Promise<ApiKeyRecord> {
     let fullKey = '';
-    const replacement = await this.changeActiveKey(userId, keyId, async (manager, old) => {
+    const replacement = await this.changeActiveKey(caller, keyId, async (manager, old) => {
       const { key, record } = await this.insertKey(manager, old.userId, old.organizationId, {
         name: old.name,
         expiresAt: old.expiresAt,
@@ -132,14 +141,63 @@ export class ApiKeysService {
   }
 
   /** Idempotent: revoking a revoked key changes nothing (and logs nothing). A rotated-away key loses its grace period. */
-  async revoke(userId: string, keyId: string, audit: AuditContext): Promise<ApiKeyRecord> {
-    const revoked = await this.withLockedKey(userId, keyId, async (manager, key) => {
+  async revoke(
+    caller: KeyHolder | { organizationId: string },
+    keyId: string,
+    audit: AuditContext,
+  ): Promise<ApiKeyRecord> {
+    const revoked = await this.withLockedKey(caller, keyId, async (manager, key) => {
       if (key.revokedAt !== null) return key;
       await this.audit(manager, 'revoked', key, audit, null);
       return this.keys.revoke(manager, key.id);
     });
     const credits = await this.keys.creditsUsedThisPeriod([keyId]);
     return presentApiKey(revoked, { lastUsedAt: this.lastUsed.pendingFor(keyId), creditsUsed: credits.get(keyId) });
+  }
+
+  /**
+   * Every key of the organization, newest first, with who made it (admins and the owner; the contract's
+   * organization-wide list).
+   */
+  async listOrganization(
+    organizationId: string,
+    page: PageRequest,
+  ): Promise<{ keys: (ApiKeyRecord & { created_by: { user_id: string; email: string | null } })[]; count: number }> {
+    const [keys, count] = await this.keys.pageOfOrganization(organizationId, page);
+    const credits = await this.keys.creditsUsedThisPeriod(keys.map((key) => key.id));
+    const emails = await this.eventLog.actorEmails([...new Set(keys.map((key) => key.userId))]);
+    return {
+      count,
+      keys: keys.map((key) => ({
+        ...presentApiKey(key, { lastUsedAt: this.lastUsed.pendingFor(key.id), creditsUsed: credits.get(key.id) }),
+        created_by: { user_id: key.userId, email: emails.get(key.userId) ?? null },
+      })),
+    };
+  }
+
+  /**
+   * Revokes every usable key a member holds in an organization, inside the caller's transaction (a
+   * removal or a leave), each with its audit entry and its announcement on commit. Answers their ids:
+   * once the transaction has committed, `forget` them here.
+   */
+  async revokeAllOf(
+    manager: EntityManager,
+    organizationId: string,
+    userId: string,
+    audit: AuditContext,
+  ): Promise<string[]> {
+    const keys = await this.keys.lockUsableOf(manager, organizationId, userId);
+    for (const key of keys) {
+      await this.audit(manager, 'revoked', key, audit, null);
+      await this.keys.revoke(manager, key.id);
+      await this.keys.announceChange(manager, key.id);
+    }
+    return keys.map((key) => key.id);
+  }
+
+  /** Drops these keys from this instance's cache (other instances hear of it through the listener). */
+  forget(keyIds: readonly string[]): void {
+    for (const id of keyIds) this.cache.invalidateKey(id);
   }
 
   /** A key's own limit may not exceed the operator's ceiling (the DTO checks the contract's 1 to 1,000,000). */
@@ -195,28 +253,29 @@ export class ApiKeysService {
   }
 
   private changeActiveKey(
-    userId: string,
+    caller: KeyHolder,
     keyId: string,
     change: (manager: EntityManager, key: ApiKey) => Promise<ApiKey>,
   ): Promise<ApiKey> {
-    return this.withLockedKey(userId, keyId, (manager, key) => {
+    return this.withLockedKey(caller, keyId, (manager, key) => {
       if (!isKeyActive(key)) throw new BadRequestError(NOT_ACTIVE);
       return change(manager, key);
     });
   }
 
   /**
-   * Runs a change on the caller's own key under a row lock, tells every instance about it on commit,
-   * and drops it from this instance's cache. Someone else's key is a 404, like a missing one.
+   * Runs a change on the caller's own key in its active organization (or, given only an organization,
+   * any key of it) under a row lock, tells every instance about it on commit, and drops it from this
+   * instance's cache. Someone else's key is a 404, like a missing one.
    */
   private async withLockedKey(
-    userId: string,
+    holder: KeyHolder | { organizationId: string },
     keyId: string,
     change: (manager: EntityManager, key: ApiKey) => Promise<ApiKey>,
   ): Promise<ApiKey> {
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const key = await this.keys.lockOwned(manager, userId, keyId);
+        const key = await this.keys.lockOwned(manager, holder, keyId);
         if (!key) throw NotFoundError.named('API key', keyId);
         const result = await change(manager, key);
         await this.keys.announceChange(manager, key.id);

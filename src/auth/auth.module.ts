@@ -14,6 +14,7 @@ import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokenPurger } from './refresh-token-purger.js';
 import { RefreshTokensRepository } from './refresh-tokens.repository.js';
 import { AccountCache } from './account-cache.js';
+import { MembershipCache } from './membership-cache.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtAccessStrategy } from './strategies/jwt-access.strategy.js';
 import { TokensService } from './tokens.service.js';
@@ -43,6 +44,7 @@ import { RefreshToken } from './refresh-token.entity.js';
     PermissionsGuard,
     PasswordHasher,
     AccountCache,
+    MembershipCache,
     TokensService,
     RefreshTokenPurger,
     UsersService,
@@ -51,6 +53,6 @@ import { RefreshToken } from './refresh-token.entity.js';
     JwtAccessStrategy,
     ApiKeyStrategy,
   ],
-  exports: [UsersService, PasswordHasher],
+  exports: [UsersService, PasswordHasher, MembershipCache, AccountCache, TokensService],
 })
 export class AuthModule {}

@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { HttpRequest } from '../common/request.js';
-import { Public } from '../common/auth.decorators.js';
+import { CurrentPrincipal, JwtOnly, Public } from '../common/auth.decorators.js';
+import type { Principal } from '../common/principal.js';
 import { NoStore } from '../common/no-store.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { clientAddress } from '../common/client-address.js';
@@ -12,7 +13,7 @@ import {
   SIGN_IN_WINDOW_MS,
   SignInThrottle,
 } from '../rate-limit/sign-in-throttle.js';
-import { CredentialsDto, LogoutDto, RefreshDto, VerifyDto } from './dto/auth.dto.js';
+import { CredentialsDto, LogoutDto, RefreshDto, SwitchOrganizationDto, VerifyDto } from './dto/auth.dto.js';
 import { AccessTokenResponse, TokenPairResponse } from './dto/auth.response.js';
 import { TokensService } from './tokens.service.js';
 import { UsersService } from './users.service.js';
@@ -43,6 +44,7 @@ export class JwtController {
   @ApiOkResponse({ type: TokenPairResponse })
   @ApiErrors({
     401: { description: 'Wrong e-mail or password, or an inactive account.', examples: ['invalidCredentials'] },
+    404: 'The user is not a member of the organization named by `organization_id`.',
     429:
       `After ${MAX_FAILURES_PER_EMAIL} failed attempts for one e-mail (or ${MAX_FAILURES_PER_ADDRESS} from one address) within ${SIGN_IN_WINDOW_MS / 60_000} minutes, until that window passes ` +
       '(each attempt is counted before the password is checked, so concurrent guesses cannot exceed it); also past `SIGNIN_LIMIT_PER_MINUTE` attempts from one address. `Retry-After` says when.',
@@ -54,7 +56,27 @@ export class JwtController {
     const user = await this.throttle.attempt(body.email, clientAddress(request), () =>
       this.users.authenticate(body.email, body.password),
     );
-    return this.tokens.issuePair(user.id);
+    return this.tokens.issuePair(user.id, await this.users.organizationForSignIn(user, body.organization_id ?? null));
+  }
+
+  @Post('switch')
+  @JwtOnly('viewer')
+  @NoStore()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Act in another organization: a new token pair for it',
+    description:
+      'The new tokens carry `organization_id`; the ones sent keep acting in their own organization until they expire. ' +
+      'A later sign-in without `organization_id` acts in the organization switched to last.',
+  })
+  @ApiOkResponse({ type: TokenPairResponse })
+  @ApiErrors({ 404: { description: 'The caller is not a member of that organization.' } })
+  async switchOrganization(
+    @CurrentPrincipal() caller: Principal,
+    @Body() body: SwitchOrganizationDto,
+  ): Promise<{ access: string; refresh: string }> {
+    const organizationId = await this.users.switchTo(caller.userId, body.organization_id);
+    return this.tokens.issuePair(caller.userId, organizationId);
   }
 
   @Post('refresh')

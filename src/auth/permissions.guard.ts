@@ -2,10 +2,12 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { requirementFor } from '../common/auth.decorators.js';
 import { MissingScopeError, PermissionDeniedError } from '../common/errors.js';
 import type { HttpRequest } from '../common/request.js';
+import { roleAtLeast } from '../common/roles.js';
 
 /**
  * What the route admits of an authenticated caller: an API key lacking the scope the route declares
- * (`@Authenticated({ scope })`) gets 403, then a non-admin on an `@AdminOnly()` route gets 403. It runs
+ * (`@Authenticated({ scope })`) gets 403, then a member whose role in the organization is below the
+ * route's (`@Authenticated({ role })`), then a non-admin on an `@AdminOnly()` route gets 403. It runs
  * after authentication (a revoked key is a 401 first) and after the rate limit, so a refused request is
  * still counted and still carries the RateLimit-* headers; before the route's own checks. The scopes
  * come with the cached key grant: no database read. JWTs are not scoped.
@@ -18,6 +20,9 @@ export class PermissionsGuard implements CanActivate {
     const scopes = request.user?.scopes;
     if (requirement.scope && scopes && !scopes.includes(requirement.scope))
       throw new MissingScopeError(requirement.scope);
+    // The role travels with the principal (auth/principal.ts): no database read here either.
+    if (requirement.role && request.user && !roleAtLeast(request.user.role, requirement.role))
+      throw new PermissionDeniedError();
     if (requirement.adminOnly && !request.user?.isAdmin) throw new PermissionDeniedError();
     return true;
   }

@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { TokenInvalidError } from '../common/errors.js';
 import { AccountCache } from './account-cache.js';
+import { MembershipCache } from './membership-cache.js';
 import { RefreshTokensRepository } from './refresh-tokens.repository.js';
 import { afterCutOff } from './sessions.js';
 import { UsersRepository } from './users.repository.js';
@@ -15,6 +16,8 @@ export type TokenType = 'access' | 'refresh';
 export interface TokenClaims {
   token_type: TokenType;
   user_id: string;
+  /** The organization the token acts in; absent from tokens issued before teams (the user's own). */
+  organization_id?: string;
   jti: string;
   iat: number;
   exp: number;
@@ -29,19 +32,31 @@ export class TokensService {
     private readonly refreshTokens: RefreshTokensRepository,
     private readonly users: UsersRepository,
     private readonly accounts: AccountCache,
+    private readonly memberships: MembershipCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** A new sign-in: an access token and the first refresh token of a new family. */
-  async issuePair(userId: string): Promise<{ access: string; refresh: string }> {
+  /** A new sign-in (or a switch of organization): an access token and the first refresh token of a new family. */
+  async issuePair(userId: string, organizationId: string): Promise<{ access: string; refresh: string }> {
     const jti = randomUUID();
-    const refresh = this.sign('refresh', userId, jti, this.config.JWT_REFRESH_TTL_SECONDS);
+    const refresh = this.sign('refresh', userId, organizationId, jti, this.config.JWT_REFRESH_TTL_SECONDS);
     await this.refreshTokens.insertFirst(jti, userId, this.refreshExpiry());
-    return { access: this.issueAccess(userId), refresh };
+    return { access: this.issueAccess(userId, organizationId), refresh };
   }
 
-  issueAccess(userId: string): string {
-    return this.sign('access', userId, randomUUID(), this.config.JWT_ACCESS_TTL_SECONDS);
+  issueAccess(userId: string, organizationId: string | undefined): string {
+    return this.sign('access', userId, organizationId, randomUUID(), this.config.JWT_ACCESS_TTL_SECONDS);
+  }
+
+  /**
+   * The organization a refreshed token acts in: the refresh token's own (none for one issued before
+   * teams: the user's own, as its access tokens did). A user no longer a member there gets the 401 of
+   * a revoked refresh token: its tokens stop acting in that organization.
+   */
+  private async stillMember(claims: TokenClaims): Promise<void> {
+    const organizationId = claims.organization_id ?? (await this.accounts.get(claims.user_id))?.organizationId;
+    if (!organizationId || !(await this.memberships.roleOf(organizationId, claims.user_id)))
+      throw new TokenInvalidError();
   }
 
   /**
@@ -51,16 +66,24 @@ export class TokensService {
   async refresh(refreshToken: string): Promise<{ access: string; refresh?: string }> {
     if (!this.config.JWT_ROTATE_REFRESH_TOKENS) {
       const claims = await this.verifyRefresh(refreshToken);
-      return { access: this.issueAccess(claims.user_id) };
+      await this.stillMember(claims);
+      return { access: this.issueAccess(claims.user_id, claims.organization_id) };
     }
     const claims = this.decodeRefresh(refreshToken);
+    await this.stillMember(claims);
     const jti = randomUUID();
     if (!(await this.refreshTokens.rotate(claims.jti, claims.user_id, jti, this.refreshExpiry()))) {
       await this.revokeFamilyIfReused(claims);
       throw new TokenInvalidError();
     }
-    const refresh = this.sign('refresh', claims.user_id, jti, this.config.JWT_REFRESH_TTL_SECONDS);
-    return { access: this.issueAccess(claims.user_id), refresh };
+    const refresh = this.sign(
+      'refresh',
+      claims.user_id,
+      claims.organization_id,
+      jti,
+      this.config.JWT_REFRESH_TTL_SECONDS,
+    );
+    return { access: this.issueAccess(claims.user_id, claims.organization_id), refresh };
   }
 
   /** simplejwt's verify: any well-signed, unexpired token; a refresh token must also be unrevoked. */
@@ -120,17 +143,27 @@ export class TokensService {
     if (
       (claims.token_type !== 'access' && claims.token_type !== 'refresh') ||
       !uuidLike.test(String(claims.user_id)) ||
-      !uuidLike.test(String(claims.jti))
+      !uuidLike.test(String(claims.jti)) ||
+      (claims.organization_id !== undefined && !uuidLike.test(claims.organization_id))
     ) {
       throw new TokenInvalidError();
     }
     return claims as TokenClaims;
   }
 
-  private sign(tokenType: TokenType, userId: string, jti: string, ttlSeconds: number): string {
-    return this.jwt.sign(
-      { token_type: tokenType, user_id: userId, jti },
-      { expiresIn: ttlSeconds, algorithm: 'HS256' },
-    );
+  private sign(
+    tokenType: TokenType,
+    userId: string,
+    organizationId: string | undefined,
+    jti: string,
+    ttlSeconds: number,
+  ): string {
+    const claims = {
+      token_type: tokenType,
+      user_id: userId,
+      ...(organizationId ? { organization_id: organizationId } : {}),
+      jti,
+    };
+    return this.jwt.sign(claims, { expiresIn: ttlSeconds, algorithm: 'HS256' });
   }
 }

@@ -22,6 +22,10 @@ export class User {
   @Column({ name: 'organization_id', type: 'uuid', nullable: true })
   organizationId: string | null;
 
+  /** The organization the user last switched to: a sign-in without `organization_id` acts there. */
+  @Column({ name: 'last_organization_id', type: 'uuid', nullable: true })
+  lastOrganizationId: string | null;
+
   /** Access tokens issued before this moment are refused (sign out everywhere, promotion). */
   @Column({ name: 'tokens_valid_after', type: 'timestamptz', nullable: true })
   tokensValidAfter: Date | null;

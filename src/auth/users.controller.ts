@@ -7,18 +7,20 @@ import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { LimitPerAddress } from '../rate-limit/limit-per-address.js';
+import { MembershipsRepository } from '../organizations/memberships.repository.js';
 import { AccountCache } from './account-cache.js';
 import { RegisterDto } from './dto/auth.dto.js';
 import { CurrentUserResponse, RegisteredUserResponse } from './dto/auth.response.js';
 import { EMAIL_TAKEN, UsersService } from './users.service.js';
 
 @ApiTags('auth')
-@Authenticated()
+@Authenticated({ role: 'viewer' })
 @Controller('auth/users')
 export class UsersController {
   constructor(
     private readonly users: UsersService,
     private readonly accounts: AccountCache,
+    private readonly memberships: MembershipsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -46,12 +48,23 @@ export class UsersController {
 
   /** The account behind the credential, JWT or API key (`is_admin` is the account's flag either way). */
   @Get('me')
-  @ApiOperation({ summary: 'The account behind the credential (JWT or API key)' })
+  @ApiOperation({
+    summary: 'The account behind the credential (JWT or API key)',
+    description:
+      '`organization_id` and `role` are those of the organization the credential acts in (a JWT: its active one; a key: the one it was made in); `organizations` lists every organization the user belongs to.',
+  })
   @ApiOkResponse({ type: CurrentUserResponse })
   @ApiErrors({ 404: 'The account no longer exists.' })
   async getCurrentUser(@CurrentPrincipal() caller: Principal) {
     const account = await this.accounts.get(caller.userId);
     if (!account) throw NotFoundError.named('User', caller.userId);
-    return { id: account.id, email: account.email, is_admin: account.isAdmin, organization_id: account.organizationId };
+    return {
+      id: account.id,
+      email: account.email,
+      is_admin: account.isAdmin,
+      organization_id: caller.organizationId,
+      role: caller.role,
+      organizations: await this.memberships.organizationsOf(caller.userId),
+    };
   }
 }

@@ -53,6 +53,10 @@ export class UsersRepository {
       .getOneOrFail();
   }
 
+  async setLastOrganization(userId: string, organizationId: string): Promise<void> {
+    await this.users.update({ id: userId }, { lastOrganizationId: organizationId });
+  }
+
   async makeActiveAdmin(manager: EntityManager, userId: string, passwordHash: string): Promise<void> {
     await manager.update(User, { id: userId }, { isAdmin: true, isActive: true, passwordHash });
   }

@@ -3,9 +3,11 @@ import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
-import { InvalidCredentialsError, ValidationFailedError } from '../common/errors.js';
+import { InvalidCredentialsError, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { OrganizationsService } from '../organizations/organizations.service.js';
+import { MembershipsRepository } from '../organizations/memberships.repository.js';
 import { AccountCache } from './account-cache.js';
+import { MembershipCache } from './membership-cache.js';
 import { PasswordHasher } from './password-hasher.js';
 import { afterCutOff } from './sessions.js';
 import type { User } from './user.entity.js';
@@ -23,6 +25,8 @@ export class UsersService implements OnApplicationBootstrap {
     private readonly passwords: PasswordHasher,
     private readonly organizations: OrganizationsService,
     private readonly accounts: AccountCache,
+    private readonly memberships: MembershipCache,
+    private readonly organizationsOf: MembershipsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -70,6 +74,31 @@ export class UsersService implements OnApplicationBootstrap {
     const matches = await this.passwords.verify(user?.passwordHash, password);
     if (!user || !matches || !user.isActive) throw new InvalidCredentialsError();
     return user;
+  }
+
+  /**
+   * The organization a sign-in acts in: the one asked for (a member's only: otherwise 404), else the
+   * one the user last switched to while still a member there, else the user's own, else any other
+   * the user belongs to.
+   */
+  async organizationForSignIn(user: User, requested: string | null): Promise<string> {
+    if (requested) {
+      if (!(await this.memberships.roleOf(requested, user.id))) throw NotFoundError.named('Organization', requested);
+      return requested;
+    }
+    for (const candidate of [user.lastOrganizationId, user.organizationId]) {
+      if (candidate && (await this.memberships.roleOf(candidate, user.id))) return candidate;
+    }
+    const others = await this.organizationsOf.organizationsOf(user.id);
+    return others.length > 0 ? others[0].id : (user.organizationId ?? '');
+  }
+
+  /** Remembers the organization for later sign-ins; one the user is not a member of is a 404. */
+  async switchTo(userId: string, organizationId: string): Promise<string> {
+    const id = organizationId.toLowerCase();
+    if (!(await this.memberships.roleOf(id, userId))) throw NotFoundError.named('Organization', organizationId);
+    await this.users.setLastOrganization(userId, id);
+    return id;
   }
 
   /**

@@ -3,6 +3,8 @@ import { BoundedCache } from '../common/bounded-cache.js';
 /** What an access token proved once its signature and claims were checked. */
 export interface VerifiedToken {
   userId: string;
+  /** The token's `organization_id`; null for a token issued before teams (it acts in the user's own). */
+  organizationId: string | null;
   issuedAt: number;
   expiresAtMs: number;
 }

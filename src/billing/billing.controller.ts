@@ -34,7 +34,7 @@ function presentSubscription(quota: QuotaView) {
 }
 
 @ApiTags('billing')
-@Authenticated({ scope: 'usage:read' })
+@Authenticated({ scope: 'usage:read', role: 'viewer' })
 @Controller('v1/billings')
 export class BillingController {
   constructor(

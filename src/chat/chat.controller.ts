@@ -30,7 +30,7 @@ const scopeOrDomainRefused = (scope: string) => ({
 });
 
 @ApiTags('chat')
-@Authenticated({ scope: 'chat' })
+@Authenticated({ scope: 'chat', role: 'viewer' })
 @Controller('v1/chat/sessions')
 export class ChatController {
   constructor(private readonly chat: ChatService) {}
@@ -112,7 +112,7 @@ export class ChatController {
   }
 
   @Post(':sessionId/messages')
-  @Authenticated({ scope: 'query' })
+  @Authenticated({ scope: 'query', role: 'viewer' })
   @ApiOperation({
     summary: "Send a message: answered with the session's history in mind, costing credits like a query",
     description: 'Both messages are stored only once the answer exists; a failed request costs nothing.',

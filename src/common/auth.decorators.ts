@@ -5,6 +5,7 @@ import { ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { NotAuthenticatedError } from './errors.js';
 import type { HttpRequest } from './request.js';
 import type { Principal } from './principal.js';
+import type { TeamRole } from './roles.js';
 import type { ApiKeyScope } from './scopes.js';
 
 export interface AuthRequirement {
@@ -13,6 +14,11 @@ export interface AuthRequirement {
   adminOnly?: boolean;
   /** The scope an API key needs here (JWTs are not scoped); a key without it gets 403. */
   scope?: ApiKeyScope;
+  /**
+   * The lowest role in the active organization that may call the route (CONTRACT, third edition: the
+   * permission table); a lower one gets 403. Every authenticated route declares one (a test walks them).
+   */
+  role?: TeamRole;
 }
 
 export const AUTH_REQUIREMENT = 'auth:requirement';
@@ -33,6 +39,13 @@ const API_OPERATION = 'swagger/apiOperation';
 const ADMIN_NOTE =
   "**Administrators only**: a platform administrator's JWT access token; anyone else, and any API key, gets 403.";
 const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) gets 401.';
+const ROLE_NOTES: Record<Exclude<TeamRole, 'viewer'>, string> = {
+  member:
+    "**Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.",
+  admin:
+    "**Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.",
+  owner: "**The organization's owner only**: anyone else gets 403.",
+};
 const scopeNote = (scope: ApiKeyScope) =>
   `**Scope \`${scope}\`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.`;
 
@@ -65,6 +78,14 @@ function documentation(requirement: AuthRequirement): MethodDecorator[] {
     sharedResponse(429, 'TooManyRequests'),
     ...(requirement.adminOnly ? [sharedResponse(403, 'Forbidden'), credentialNote(ADMIN_NOTE)] : []),
     ...(requirement.jwtOnly ? [credentialNote(JWT_ONLY_NOTE)] : []),
+    ...(requirement.role ? [ApiExtension('x-required-role', requirement.role)] : []),
+    ...(requirement.role && requirement.role !== 'viewer' && !requirement.adminOnly
+      ? [
+          credentialNote(ROLE_NOTES[requirement.role]),
+          // A scoped route's 403 is written by the document builder (it names the missing scope).
+          ...(requirement.scope ? [] : [sharedResponse(403, 'ForbiddenRole')]),
+        ]
+      : []),
     ...(requirement.scope
       ? // The document builder adds the 403 for `x-required-scope` unless the route describes its own.
         [ApiExtension('x-required-scope', requirement.scope), credentialNote(scopeNote(requirement.scope))]
@@ -129,10 +150,13 @@ export const requirementFor = (request: HttpRequest): AuthRequirement =>
 
 /** No credential needed. */
 export const Public = () => Authenticated({ public: true });
-/** A JWT access token only: API keys are refused with 401 (key management). */
-export const JwtOnly = () => Authenticated({ jwtOnly: true });
-/** A platform administrator's JWT only: anyone else, an API key included, gets 403. */
-export const AdminOnly = () => Authenticated({ adminOnly: true });
+/** A JWT access token only, of a member with at least `role`: API keys are refused with 401 (key management). */
+export const JwtOnly = (role: TeamRole) => Authenticated({ jwtOnly: true, role });
+/**
+ * A platform administrator's JWT only: anyone else, an API key included, gets 403. Platform work is no
+ * organization's: any role in the active one will do.
+ */
+export const AdminOnly = () => Authenticated({ adminOnly: true, role: 'viewer' });
 
 /** The authenticated caller, as attached by the composite guard. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {

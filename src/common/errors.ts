@@ -155,6 +155,11 @@ export class MissingScopeError extends ApiError {
  * (`Domain "medicine" not found.`). Callers use the same message whether the resource does not exist
  * or belongs to another organization, so it reveals nothing the client did not send.
  */
+/** A 409: the request conflicts with the state of the resource (the detail names why). */
+export class ConflictError extends ApiError {
+  readonly status = 409;
+}
+
 export class NotFoundError extends ApiError {
   readonly status = 404;
   constructor(detail = 'Not found.') {

@@ -1,3 +1,4 @@
+import type { TeamRole } from './roles.js';
 import type { ApiKeyScope } from './scopes.js';
 
 /**
@@ -7,7 +8,13 @@ import type { ApiKeyScope } from './scopes.js';
 export interface Principal {
   kind: 'jwt' | 'api_key';
   userId: string;
+  /** The organization it acts in: a JWT's active one (its `organization_id`), or the key's. */
   organizationId: string;
+  /**
+   * The user's role in that organization now (for a key: its creator's), read from the membership
+   * cache on every request; a key's scopes narrow it further.
+   */
+  role: TeamRole;
   /** Only a JWT carries admin rights: an admin's API key is an ordinary caller. */
   isAdmin: boolean;
   apiKeyId: string | null;

@@ -324,3 +324,15 @@ export class UuidPathPipe implements PipeTransform<string, string> {
     return value.toLowerCase();
   }
 }
+
+/** A UUID in a body (an id the caller names); `optional` lets it be absent or null. */
+export function UuidField(rule: { optional?: boolean } = {}) {
+  return fieldRule(
+    'uuidField',
+    (value) => {
+      if (value === undefined || value === null) return rule.optional ? null : REQUIRED;
+      return typeof value === 'string' && isUuid(value) ? null : 'Must be a valid UUID.';
+    },
+    { type: 'string', format: 'uuid', required: !rule.optional },
+  );
+}

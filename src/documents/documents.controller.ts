@@ -35,7 +35,7 @@ import { DocumentUploadInterceptor, UploadedDocument } from './upload.intercepto
 
 /** The caller's organization's private knowledge base; JWT or API key. */
 @ApiTags('documents')
-@Authenticated({ scope: 'documents:read' })
+@Authenticated({ scope: 'documents:read', role: 'viewer' })
 @Controller('v1/documents')
 export class DocumentsController {
   constructor(
@@ -45,7 +45,7 @@ export class DocumentsController {
 
   /** JSON `{title, content, metadata?}` or a multipart upload with `file`. The body is validated by the reader. */
   @Post()
-  @Authenticated({ scope: 'documents:write' })
+  @Authenticated({ scope: 'documents:write', role: 'member' })
   @UseInterceptors(DocumentUploadInterceptor)
   @ApiOperation({ summary: "Add a document to your organization's private knowledge base (JSON or file upload)" })
   @ApiJsonOrMultipartBody(CreateDocumentDto, DocumentUploadForm, UPLOAD_BODY_DESCRIPTION)
@@ -69,7 +69,7 @@ export class DocumentsController {
 
   /** The list is checked by the pipe, each document by the reader, before anything is stored. */
   @Post('batch')
-  @Authenticated({ scope: 'documents:write' })
+  @Authenticated({ scope: 'documents:write', role: 'member' })
   @ApiOperation({
     summary: 'Add up to 100 documents at once, all or none',
     description:
@@ -128,7 +128,7 @@ export class DocumentsController {
   }
 
   @Delete(':id')
-  @Authenticated({ scope: 'documents:write' })
+  @Authenticated({ scope: 'documents:write', role: 'member' })
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete one of your documents (and its passages)' })
   @ApiUuidParam('id', 'The document id.')

@@ -31,7 +31,7 @@ const DOMAIN_REFUSED = {
 } as const;
 
 @ApiTags('domains')
-@Authenticated()
+@Authenticated({ role: 'viewer' })
 @Controller('v1/domains')
 export class DomainsController {
   constructor(private readonly domains: DomainsService) {}

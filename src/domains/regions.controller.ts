@@ -26,7 +26,7 @@ const SLUG_TAKEN = {
 } as const;
 
 @ApiTags('domains')
-@Authenticated()
+@Authenticated({ role: 'viewer' })
 @Controller('v1/regions')
 export class RegionsController {
   constructor(private readonly regions: RegionsService) {}

@@ -33,7 +33,7 @@ function webRequestOf(request: HttpRequest): Request {
  * onSend hooks) instead of a hijacked socket.
  */
 @ApiExcludeController()
-@Authenticated()
+@Authenticated({ role: 'viewer' })
 @Controller('mcp')
 export class McpController {
   constructor(private readonly tools: KnowledgeTools) {}

@@ -48,7 +48,7 @@ const STREAM_EXAMPLE = [
   .join('');
 
 @ApiTags('openai')
-@Authenticated({ scope: 'query' })
+@Authenticated({ scope: 'query', role: 'viewer' })
 @Controller('v1/chat/completions')
 export class ChatCompletionsController {
   private readonly logger = new Logger(ChatCompletionsController.name);

@@ -9,7 +9,7 @@ import { ModelsService } from './models.service.js';
 import { ApiOpenAiErrors } from './openai-errors.js';
 
 @ApiTags('openai')
-@Authenticated()
+@Authenticated({ role: 'viewer' })
 @ApiOpenAiErrors({})
 @Controller('v1/models')
 export class ModelsController {

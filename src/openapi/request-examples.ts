@@ -13,6 +13,12 @@ const RUNBOOK = {
 };
 /** Where a token goes: the one `POST /auth/jwt/create/` answered. */
 const A_REFRESH_TOKEN = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>';
+/** Ids and tokens that only the steps before can give (test/ops-openapi-examples fills them in). */
+/** One of your organizations (`GET /auth/users/me/` lists them). */
+export const AN_ORGANIZATION_ID = '5f0c2a7e-8d41-4b6a-9c3e-2a1b7d9e4f60';
+/** A member's `user_id` (`GET /v1/organizations/current/members/`). */
+export const A_MEMBER_ID = '9b3e6d21-4c7a-4f08-8e5d-1a2c3b4d5e6f';
+export const AN_INVITATION_TOKEN = 'inv_<the token from POST /v1/organizations/current/invitations/>';
 
 export const REQUEST_EXAMPLES: Record<string, unknown> = {
   RegisterDto: ADA,
@@ -24,6 +30,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   UpdateApiKeyDto: { name: 'ci (nightly)', expires_at: '2030-01-01T00:00:00Z', monthly_credit_limit: 500 },
   RotateApiKeyDto: { grace_period_seconds: 3600 },
   UpdateOrganizationDto: { name: 'Ada’s team', allowed_domains: null },
+  SwitchOrganizationDto: { organization_id: AN_ORGANIZATION_ID },
+  CreateInvitationDto: { email: 'grace@example.com', role: 'member' },
+  AcceptInvitationDto: { token: AN_INVITATION_TOKEN },
+  ChangeMemberRoleDto: { role: 'admin' },
+  TransferOwnershipDto: { user_id: A_MEMBER_ID },
   SetMonthlyCreditsDto: { monthly_credits: 5000 },
   CreateDocumentDto: RUNBOOK,
   DocumentUploadForm: {

@@ -20,7 +20,7 @@ function presentOrganization(organization: Organization) {
 }
 
 @ApiTags('organizations')
-@Authenticated()
+@Authenticated({ role: 'viewer' })
 @Controller('v1/organizations')
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
@@ -34,8 +34,8 @@ export class OrganizationsController {
   }
 
   @Patch('current')
-  @Authenticated({ scope: 'organization:write' })
-  @ApiOperation({ summary: 'Rename the organization or restrict the domains it may query (owner only)' })
+  @Authenticated({ scope: 'organization:write', role: 'admin' })
+  @ApiOperation({ summary: 'Rename the organization or restrict the domains it may query (admins and the owner)' })
   @ApiOkResponse({ type: OrganizationResponse, description: 'The updated organization.' })
   @ApiErrors({
     400: {
@@ -43,7 +43,8 @@ export class OrganizationsController {
       bodies: { unknownDomain: ValidationFailedError.field('allowed_domains', 'Unknown domain: astrology.').body() },
     },
     403: {
-      description: "The caller is not the organization's owner, or the API key lacks the scope `organization:write`.",
+      description:
+        'The caller is neither an admin nor the owner of the organization, or the API key lacks the scope `organization:write`.',
       examples: ['permissionDenied', 'missingScope'],
     },
     404: 'The organization no longer exists.',

@@ -1,16 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { QuotaService } from '../billing/quota.service.js';
-import { echoed, NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
+import { echoed, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
 import type { Organization } from './organization.entity.js';
+import { MembershipsRepository } from './memberships.repository.js';
 import { OrganizationsRepository } from './organizations.repository.js';
 
 @Injectable()
 export class OrganizationsService {
   constructor(
     private readonly organizations: OrganizationsRepository,
+    private readonly memberships: MembershipsRepository,
     private readonly quota: QuotaService,
     private readonly domains: DomainsService,
   ) {}
@@ -19,6 +21,7 @@ export class OrganizationsService {
   async createForOwner(manager: EntityManager, ownerId: string, email: string): Promise<Organization> {
     const name = `${email.split('@')[0]}'s organization`.slice(0, 100);
     const organization = await this.organizations.insert(manager, { name, ownerId, allowedDomains: null });
+    await this.memberships.insert(manager, organization.id, ownerId, 'owner');
     await this.quota.open(manager, organization.id);
     return organization;
   }
@@ -29,10 +32,12 @@ export class OrganizationsService {
     return organization;
   }
 
-  /** Only the owner changes the organization; unknown domain slugs are refused, naming them. */
+  /**
+   * Unknown domain slugs are refused, naming them. Who may (admins and the owner) is the route's
+   * declared role, checked by the permissions guard.
+   */
   async update(caller: Principal, changes: { name?: string; allowedDomains?: string[] | null }): Promise<Organization> {
     const organization = await this.current(caller);
-    if (organization.ownerId !== caller.userId) throw new PermissionDeniedError();
     let allowedDomains = changes.allowedDomains;
     if (allowedDomains) {
       allowedDomains = [...new Set(allowedDomains.map((slug) => slug.trim().toLowerCase()))];

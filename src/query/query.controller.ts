@@ -47,7 +47,7 @@ const STREAM_EXAMPLE = (
   .join('');
 
 @ApiTags('query')
-@Authenticated({ scope: 'query' })
+@Authenticated({ scope: 'query', role: 'viewer' })
 @Controller('v1/query')
 export class QueryController {
   private readonly logger = new Logger(QueryController.name);

@@ -14,7 +14,7 @@ import { SearchService } from './search.service.js';
 import { presentSearch } from './search.presenter.js';
 
 @ApiTags('query')
-@Authenticated({ scope: 'query' })
+@Authenticated({ scope: 'query', role: 'viewer' })
 @Controller('v1/search')
 export class SearchController {
   constructor(private readonly searches: SearchService) {}

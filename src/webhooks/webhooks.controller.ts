@@ -49,12 +49,12 @@ const BAD_FIELDS = {
 };
 
 /**
- * Webhook endpoints (CONTRACT, third edition): the organization's owner (and, with teams, its admins),
+ * Webhook endpoints (CONTRACT, third edition): the organization's owner and its admins,
  * by JWT or by one of its API keys with the scope `organization:write`.
  */
 @ApiTags('webhooks')
 @Controller('v1/webhooks')
-@Authenticated({ scope: 'organization:write' })
+@Authenticated({ scope: 'organization:write', role: 'admin' })
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 

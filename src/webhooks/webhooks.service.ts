@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
-import { BadRequestError, NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
+import { BadRequestError, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { WEBHOOK_SECRET_BOX } from './delivery-worker.js';
@@ -106,10 +106,12 @@ export class WebhooksService {
     if (reason) throw ValidationFailedError.field('url', reason);
   }
 
-  /** The organization's owner (its admins too, once teams exist); anyone else: 403. */
+  /**
+   * The organization must still exist. Who may manage its endpoints (admins and the owner) is the
+   * route's declared role, checked by the permissions guard before this runs.
+   */
   private async mayManage(caller: Principal): Promise<void> {
     const owner = await this.endpoints.ownerOf(caller.organizationId);
     if (owner === undefined) throw new NotFoundError();
-    if (owner !== caller.userId) throw new PermissionDeniedError();
   }
 }

@@ -1,5 +1,5 @@
 import { isEmail } from 'class-validator';
-import { BooleanField, fieldRule, type FieldSchema, StringField } from '../../common/validation.js';
+import { BooleanField, fieldRule, type FieldSchema, StringField, UuidField } from '../../common/validation.js';
 
 /** A further rule for a string field, checked once StringField found a string; `schema` adds to StringField's. */
 function extraRule(name: string, schema: FieldSchema, message: (value: string) => string | null) {
@@ -35,6 +35,20 @@ export class CredentialsDto {
 
   @StringField({ noTrim: true, max: 256 })
   password: string;
+
+  /**
+   * The organization the tokens act in (one the user is a member of; otherwise 404). Default: the one
+   * the user last switched to, else the user's own.
+   */
+  @UuidField({ optional: true })
+  organization_id?: string | null;
+}
+
+/** `POST /auth/jwt/switch/`. */
+export class SwitchOrganizationDto {
+  /** An organization the caller is a member of; otherwise 404. */
+  @UuidField()
+  organization_id: string;
 }
 
 export class RegisterDto {

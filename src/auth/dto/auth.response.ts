@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { TEAM_ROLES, type TeamRole } from '../../common/roles.js';
 
 /** A compact JWS as the service issues it: three base64url parts (a few hundred characters). */
 const JWT = { type: 'string', maxLength: 2048, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } as const;
@@ -36,11 +37,41 @@ export class RegisteredUserResponse {
   email: string;
 }
 
+/** How many organizations `GET /auth/users/me/` lists at most. */
+export const ORGANIZATIONS_LISTED_MAX = 1000;
+
+/** One of the caller's organizations, in `GET /auth/users/me/`. */
+export class UserOrganizationResponse {
+  @ApiProperty({ type: 'string', format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: 'string', maxLength: 100 })
+  name: string;
+
+  @ApiProperty({ type: 'string', enum: TEAM_ROLES })
+  role: TeamRole;
+}
+
 /** `GET /auth/users/me/`. */
 export class CurrentUserResponse extends RegisteredUserResponse {
   @ApiProperty({ type: 'boolean', description: 'A platform administrator (whichever credential was used).' })
   is_admin: boolean;
 
-  @ApiProperty({ type: 'string', format: 'uuid', description: 'The organization created with the account.' })
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    description:
+      'The organization the credential acts in (for a user who never switched: the one created with the account).',
+  })
   organization_id: string;
+
+  @ApiProperty({ type: 'string', enum: TEAM_ROLES, description: 'The role in that organization.' })
+  role: TeamRole;
+
+  @ApiProperty({
+    type: () => [UserOrganizationResponse],
+    maxItems: ORGANIZATIONS_LISTED_MAX,
+    description: `Every organization the user belongs to (its own first, then by name; the first ${ORGANIZATIONS_LISTED_MAX}).`,
+  })
+  organizations: UserOrganizationResponse[];
 }

@@ -6,6 +6,7 @@ import { Strategy } from 'passport-jwt';
 import { AccessTokenInvalidError } from '../../common/errors.js';
 import type { Principal } from '../../common/principal.js';
 import { AccountCache } from '../account-cache.js';
+import { MembershipCache } from '../membership-cache.js';
 import { presentedJwt } from '../credential.js';
 import { JWT_SECRET } from '../jwt-secret.js';
 import { principalOf } from '../principal.js';
@@ -27,6 +28,7 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(JWT_SECRET) secret: string,
     private readonly accounts: AccountCache,
+    private readonly memberships: MembershipCache,
   ) {
     // A KeyObject built once: given the string, jsonwebtoken rebuilds one on every request (~8% of CPU
     // under load). jsonwebtoken takes a KeyObject; passport-jwt's typings only admit string | Buffer.
@@ -53,7 +55,7 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
       super.authenticate(request, options);
       return;
     }
-    this.principalFor(known.userId, known.issuedAt).then(
+    this.principalFor(known.userId, known.issuedAt, known.organizationId).then(
       (principal) => this.success(principal),
       (error: unknown) => this.error(error as Error),
     );
@@ -67,16 +69,20 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
       claims.token_type !== 'access' ||
       typeof userId !== 'string' ||
       !UUID.test(userId) ||
-      typeof claims.exp !== 'number'
+      typeof claims.exp !== 'number' ||
+      (claims.organization_id !== undefined &&
+        (typeof claims.organization_id !== 'string' || !UUID.test(claims.organization_id)))
     ) {
       throw new AccessTokenInvalidError();
     }
-    const principal = await this.principalFor(userId, claims.iat);
+    const organizationId = claims.organization_id ?? null;
+    const principal = await this.principalFor(userId, claims.iat, organizationId);
     // passport-jwt verified this token, read once (credential.ts) for everyone.
     const token = presentedJwt(request);
     if (token) {
       this.verified.remember(token, {
         userId,
+        organizationId,
         issuedAt: Number(claims.iat),
         expiresAtMs: claims.exp * 1000,
       });
@@ -84,10 +90,22 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     return principal;
   }
 
-  private async principalFor(userId: string, issuedAt: number | undefined): Promise<Principal> {
+  /**
+   * The token acts in its `organization_id` (one issued before teams has none: the user's own), with
+   * the role the user has there now. A user no longer a member there (removed, or left) has no role:
+   * the token stops acting, as a signed-out one does.
+   */
+  private async principalFor(
+    userId: string,
+    issuedAt: number | undefined,
+    tokenOrganizationId: string | null,
+  ): Promise<Principal> {
     const account = await this.accounts.get(userId);
     // Signed out everywhere (or promoted, or a new password) since this token was issued.
     if (!account || issuedBeforeCutOff(issuedAt, account.tokensValidAfter)) throw new AccessTokenInvalidError();
-    return principalOf({ account });
+    const organizationId = tokenOrganizationId ?? account.organizationId;
+    const role = await this.memberships.roleOf(organizationId, userId);
+    if (!role) throw new AccessTokenInvalidError();
+    return principalOf({ account, organizationId, role });
   }
 }
