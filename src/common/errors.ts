@@ -277,6 +277,11 @@ export class SearchesBusyError extends ApiError {
   }
 }
 
+/** 409: the request conflicts with the resource's state (a duplicate name, deleting what must stay). */
+export class ConflictError extends ApiError {
+  readonly status = 409;
+}
+
 /** An `Idempotency-Key` whose first request has not answered yet (contract, "Idempotent POSTs"). */
 export class IdempotencyKeyInProgressError extends ApiError {
   readonly status = 409;

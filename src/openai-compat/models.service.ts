@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { CollectionsService } from '../collections/collections.service.js';
 import { NotFoundError } from '../common/errors.js';
+import { isUuid } from '../common/validation.js';
 import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { OrganizationsService } from '../organizations/organizations.service.js';
@@ -23,17 +25,28 @@ export class ModelsService {
   constructor(
     private readonly domains: DomainsService,
     private readonly organizations: OrganizationsService,
+    private readonly collections: CollectionsService,
   ) {}
 
-  /** `private` first, then the active public domains the organization's `allowed_domains` let it ask. */
+  /**
+   * `private` first, then each collection the caller may reach (by id), then the active public domains
+   * the organization's `allowed_domains` let it ask.
+   */
   async list(caller: Principal): Promise<Model[]> {
-    const [organization, domains] = await Promise.all([
+    const [organization, domains, collections] = await Promise.all([
       this.organizations.current(caller),
       this.domains.list({ includeInactive: false }),
+      this.collections.reachableList(caller),
     ]);
     const allowed = organization.allowedDomains;
     return [
       { id: PRIVATE_MODEL, object: 'model', created: unixSeconds(organization.createdAt), owned_by: 'organization' },
+      ...collections.map((collection) => ({
+        id: collection.id,
+        object: 'model' as const,
+        created: unixSeconds(collection.createdAt),
+        owned_by: 'organization' as const,
+      })),
       ...domains
         .filter((domain) => domain.slug !== PRIVATE_MODEL && (allowed === null || allowed.includes(domain.slug)))
         .map((domain) => ({
@@ -52,7 +65,13 @@ export class ModelsService {
   }
 }
 
-/** The domain a model asks: null for `private`, else the slug (404 and 403 come from KnowledgeBaseService). */
-export function domainOfModel(model: string): string | null {
-  return model === PRIVATE_MODEL ? null : model;
+/**
+ * What a model asks: `private` the caller's default collections (`default`, or a limited key's own), a
+ * UUID that collection, anything else the public domain of that slug (404 and 403 come from
+ * KnowledgeBaseService).
+ */
+export function knowledgeOfModel(model: string): { domain: string | null; collectionIds: string[] | null } {
+  if (model === PRIVATE_MODEL) return { domain: null, collectionIds: null };
+  if (isUuid(model)) return { domain: null, collectionIds: [model] };
+  return { domain: model, collectionIds: null };
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CollectionsModule } from '../collections/collections.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { QueryModule } from '../query/query.module.js';
@@ -9,7 +10,7 @@ import { ModelsService } from './models.service.js';
 
 /** OpenAI's chat completions and models over the knowledge base, for OpenAI client libraries. */
 @Module({
-  imports: [DomainsModule, OrganizationsModule, QueryModule],
+  imports: [CollectionsModule, DomainsModule, OrganizationsModule, QueryModule],
   controllers: [ChatCompletionsController, ModelsController],
   providers: [ChatCompletionsService, ModelsService],
 })

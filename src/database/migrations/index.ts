@@ -13,6 +13,7 @@ import { KeyLineages1795723595478 } from './1795723595478-KeyLineages.js';
 import { ActiveKeysByOrganization1795723595479 } from './1795723595479-ActiveKeysByOrganization.js';
 import { MetadataInline1795723807393 } from './1795723807393-MetadataInline.js';
 import { Webhooks1795725638525 } from './1795725638525-Webhooks.js';
+import { Collections1795734606595 } from './1795734606595-Collections.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   ActiveKeysByOrganization1795723595479,
   MetadataInline1795723807393,
   Webhooks1795725638525,
+  Collections1795734606595,
 ];
