@@ -40,6 +40,7 @@ const SECTIONS = {
   abuse: () => import('./sections/abuse.js'),
   answers: () => import('./sections/answers.js'),
   batch: () => import('./sections/batch.js'),
+  collections: () => import('./sections/collections.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
   filters: () => import('./sections/filters.js'),

@@ -429,6 +429,62 @@ export interface paths {
         patch: operations["setMonthlyCredits"];
         trace?: never;
     };
+    "/v1/collections/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your organization's collections, oldest first (`default` first)
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     An API key limited to collections sees only its own.
+         */
+        get: operations["listCollections"];
+        put?: never;
+        /**
+         * Create a collection
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     At most 1000 per organization, `default` included. An API key limited to collections cannot create one (403).
+         */
+        post: operations["createCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/collections/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One collection, with its document and chunk counts
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["getCollection"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a collection and all its documents
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        delete: operations["deleteCollection"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a collection's name, description or metadata
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        patch: operations["updateCollection"];
+        trace?: never;
+    };
     "/v1/documents/": {
         parameters: {
             query?: never;
@@ -437,8 +493,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your organization's documents, newest first
+         * List your organization's documents of one collection, newest first
          * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Without `collection_id`: the `default` collection, or for an API key limited to collections, all of its own.
          */
         get: operations["listDocuments"];
         put?: never;
@@ -1131,6 +1189,11 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * @description The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.
+             * @example null
+             */
+            collection_ids: string[] | null;
+            /**
              * Format: uuid
              * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
              */
@@ -1251,6 +1314,13 @@ export interface components {
             metadata?: {
                 [key: string]: string | number;
             };
+            /**
+             * @description The collections the key may reach, 1 to 20 (`"default"` may stand for the default collection's id); null (the default) means every collection. A limited key finds, reads and writes nothing of any other collection (404); a question without `collection_ids` asks all of its own, an upload without `collection_id` goes into the first. An unknown collection: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             name: string;
         };
         CreatedApiKeyResponse: {
@@ -1321,6 +1391,11 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * @description The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.
+             * @example null
+             */
+            collection_ids: string[] | null;
+            /**
              * Format: uuid
              * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
              */
@@ -1370,6 +1445,13 @@ export interface components {
             metadata?: {
                 [key: string]: string | number;
             };
+            /**
+             * @description The collections the key may reach, 1 to 20 (`"default"` may stand for the default collection's id); null (the default) means every collection. A limited key finds, reads and writes nothing of any other collection (404); a question without `collection_ids` asks all of its own, an upload without `collection_id` goes into the first. An unknown collection: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             /**
              * Format: date-time
              * @description A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it; absent leaves it. Required when no other field is given (an empty body is a 400 naming `expires_at`).
@@ -1453,6 +1535,11 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
+            /**
+             * @description The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.
+             * @example null
+             */
+            collection_ids: string[] | null;
             /**
              * Format: uuid
              * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
@@ -1646,7 +1733,101 @@ export interface components {
              */
             monthly_credits: number;
         };
-        CreateDocumentDto: {
+        CreateCollectionDto: {
+            /**
+             * @description Unique in the organization (compared without regard to case).
+             * @example Support tickets
+             */
+            name: string;
+            /** @example Tickets of 2026 */
+            description?: string | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys. `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        CollectionResponse: {
+            /**
+             * Format: uuid
+             * @description The `default` collection's id is the organization's id.
+             */
+            id: string;
+            /** @example Support tickets */
+            name: string;
+            /** @example Tickets of 2026 */
+            description: string | null;
+            /**
+             * @description Your labels; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+            /**
+             * Format: int32
+             * @description Documents in the collection.
+             * @example 12
+             */
+            document_count: number;
+            /**
+             * Format: int32
+             * @description Passages of its documents, as searched.
+             * @example 96
+             */
+            chunk_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+        };
+        CollectionPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["CollectionResponse"][];
+        };
+        UpdateCollectionDto: {
+            /**
+             * @description A new name (`default` cannot be renamed: 409).
+             * @example Support tickets 2026
+             */
+            name?: string;
+            /** @example Tickets of 2026 */
+            description?: string | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys. `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        CreatePrivateDocumentDto: {
             /** @example Rotating API keys */
             title: string;
             /** @description The text, within the JSON body size limit (MAX_BODY_BYTES, 1 MB by default). */
@@ -1661,8 +1842,13 @@ export interface components {
             metadata?: {
                 [key: string]: string | number;
             } | null;
+            /**
+             * @description The collection to store into. Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, the first of its own. Unknown or out of the key's reach: 404.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            collection_id?: string | null;
         };
-        DocumentUploadForm: {
+        PrivateDocumentUploadForm: {
             /**
              * Format: binary
              * @description The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).
@@ -1675,12 +1861,19 @@ export interface components {
              * @example {"source": "wiki"}
              */
             metadata?: string;
+            /** @description The collection to store into. Default: `default`, or for an API key limited to collections, the first of its own. Unknown or out of the key's reach: 404. */
+            collection_id?: string;
         };
         DocumentResponse: {
             /** Format: uuid */
             id: string;
             /** @example Rotating API keys */
             title: string;
+            /**
+             * Format: uuid
+             * @description The collection it belongs to; null for a public domain's document.
+             */
+            collection_id: string | null;
             /**
              * @description A flat object of strings and numbers; `{}` when none was given.
              * @example {
@@ -1730,6 +1923,11 @@ export interface components {
              *     ]
              */
             documents: components["schemas"]["CreateDocumentDto"][];
+            /**
+             * @description The collection to store into. Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, the first of its own. Unknown or out of the key's reach: 404.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            collection_id?: string | null;
         };
         DocumentBatchResponse: {
             results: components["schemas"]["DocumentResponse"][];
@@ -1760,6 +1958,11 @@ export interface components {
             id: string;
             /** @example Rotating API keys */
             title: string;
+            /**
+             * Format: uuid
+             * @description The collection it belongs to; null for a public domain's document.
+             */
+            collection_id: string | null;
             /**
              * @description A flat object of strings and numbers; `{}` when none was given.
              * @example {
@@ -1861,6 +2064,36 @@ export interface components {
             /** @description False hides the domain from everyone but administrators. */
             is_active?: boolean;
         };
+        CreateDocumentDto: {
+            /** @example Rotating API keys */
+            title: string;
+            /** @description The text, within the JSON body size limit (MAX_BODY_BYTES, 1 MB by default). */
+            content: string;
+            /**
+             * @description A flat JSON object of strings and numbers, returned with the document and with every source drawn from it.
+             * @example {
+             *       "source": "handbook",
+             *       "year": 2026
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        DocumentUploadForm: {
+            /**
+             * Format: binary
+             * @description The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).
+             */
+            file: string;
+            /** @description Defaults to the file's name. */
+            title?: string;
+            /**
+             * @description A flat JSON object of strings and numbers, sent as a string field.
+             * @example {"source": "wiki"}
+             */
+            metadata?: string;
+        };
         SourceResponse: {
             /** Format: uuid */
             document_id: string;
@@ -1942,6 +2175,13 @@ export interface components {
              */
             domain?: string | null;
             /**
+             * @description 1 to 20 collections to ask, ranked as one corpus (the same results and scores as if their documents were one collection). Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, all of its own. Not with `domain` (400). An unknown collection, or one the key may not reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
+            /**
              * Format: int32
              * @description How many sources come back, best first.
              * @default 5
@@ -1992,6 +2232,13 @@ export interface components {
              * @example medicine
              */
             domain?: string | null;
+            /**
+             * @description 1 to 20 collections to ask, ranked as one corpus (the same results and scores as if their documents were one collection). Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, all of its own. Not with `domain` (400). An unknown collection, or one the key may not reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             /**
              * Format: int32
              * @description How many sources come back, best first.
@@ -2176,6 +2423,13 @@ export interface components {
                     $exists?: boolean;
                 };
             } | null;
+            /**
+             * @description 1 to 20 collections this message asks, ranked as one corpus. Default: `default`, or for an API key limited to collections, all of its own. Not in a session with a `domain` (400). Unknown or out of the key's reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
         };
         ChatExchangeResponse: {
             user_message: components["schemas"]["ChatMessageResponse"];
@@ -2266,7 +2520,7 @@ export interface components {
         };
         ChatCompletionDto: {
             /**
-             * @description `private` (the organization's documents) or a public domain's slug, as `GET /v1/models` lists them.
+             * @description `private` (the organization's `default` collection, or an API key's own collections), a collection's id, or a public domain's slug, as `GET /v1/models` lists them.
              * @example private
              */
             model: string;
@@ -3313,6 +3567,21 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
+            /** @description `collection_ids` names a collection that is not the organization's. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3421,7 +3690,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            /** @description No such key, or another user's (never revealed). */
+            /** @description No such key, or another user's (never revealed); or `collection_ids` names a collection that is not the organization's. */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3985,9 +4254,342 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listCollections: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCollection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Support tickets",
+                 *       "description": "Tickets of 2026",
+                 *       "metadata": {
+                 *         "team": "support"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCollectionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionResponse"];
+                };
+            };
+            /** @description A bad field, or the organization already has 1000 collections. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The API key lacks the scope `documents:write`, or is limited to collections. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another collection of the organization has this name. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The collection id (`default` stands for the default collection). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The collection id (`default` stands for the default collection). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with its documents and their passages. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The default collection cannot be deleted. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The collection id (`default` stands for the default collection). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Tickets of 2026 and 2027"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCollectionDto"];
+            };
+        };
+        responses: {
+            /** @description The updated collection. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another collection has this name, or the default collection would be renamed. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listDocuments: {
         parameters: {
             query?: {
+                /** @description The collection to list (`default` stands for the default collection). */
+                collection_id?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description Items to skip. */
@@ -4028,6 +4630,20 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4056,17 +4672,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). */
+        /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). Either form may name the `collection_id` to store into. */
         requestBody: {
             content: {
                 /**
                  * @example {
                  *       "file": "(the file: text, Markdown, HTML or PDF)",
                  *       "title": "Runbook",
-                 *       "metadata": "{\"team\": \"ops\"}"
+                 *       "metadata": "{\"team\": \"ops\"}",
+                 *       "collection_id": "default"
                  *     }
                  */
-                "multipart/form-data": components["schemas"]["DocumentUploadForm"];
+                "multipart/form-data": components["schemas"]["PrivateDocumentUploadForm"];
                 /**
                  * @example {
                  *       "title": "Runbook",
@@ -4074,10 +4691,11 @@ export interface operations {
                  *       "metadata": {
                  *         "team": "ops",
                  *         "year": 2026
-                 *       }
+                 *       },
+                 *       "collection_id": "default"
                  *     }
                  */
-                "application/json": components["schemas"]["CreateDocumentDto"];
+                "application/json": components["schemas"]["CreatePrivateDocumentDto"];
             };
         };
         responses: {
@@ -4113,6 +4731,21 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            /** @description `collection_id` names no collection of the organization, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
@@ -4227,6 +4860,21 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            /** @description `collection_id` names no collection of the organization, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             /** @description The JSON body is over MAX_BODY_BYTES. */
@@ -5287,7 +5935,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "query": "queue backs up",
-                 *       "top_k": 5
+                 *       "top_k": 5,
+                 *       "collection_ids": [
+                 *         "default"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SearchDto"];
