@@ -298,6 +298,35 @@ describe('OpenAPI document: what the service really answers', () => {
     check('get', '/v1/documents/{id}/', await http().get(`/v1/documents/${privateDocument.id}/`).set(auth), 200);
     check('get', '/v1/documents/{id}/', await http().get('/v1/documents/not-a-uuid/').set(auth), 404);
 
+    // Collections.
+    const collection = check(
+      'post',
+      '/v1/collections/',
+      await http()
+        .post('/v1/collections/')
+        .set(auth)
+        .send({ name: 'Tickets', metadata: { team: 'support' } }),
+      201,
+    ).body;
+    check('post', '/v1/collections/', await http().post('/v1/collections/').set(auth).send({ name: 'tickets' }), 409);
+    check('get', '/v1/collections/', await http().get('/v1/collections/?limit=1').set(byKey), 200);
+    check('get', '/v1/collections/{id}/', await http().get(`/v1/collections/${collection.id}/`).set(auth), 200);
+    check('get', '/v1/collections/{id}/', await http().get('/v1/collections/nope/').set(auth), 404);
+    check(
+      'patch',
+      '/v1/collections/{id}/',
+      await http().patch(`/v1/collections/${collection.id}/`).set(auth).send({ description: 'Support' }),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/collections/{id}/',
+      await http().patch('/v1/collections/default/').set(auth).send({ name: 'main' }),
+      409,
+    );
+    check('delete', '/v1/collections/{id}/', await http().delete('/v1/collections/default/').set(auth), 409);
+    check('delete', '/v1/collections/{id}/', await http().delete(`/v1/collections/${collection.id}/`).set(auth), 204);
+
     // Queries.
     check(
       'post',

@@ -31,6 +31,8 @@ const STEPS: Step[] = [
   { operation: 'post /v1/billings/api-keys/{keyId}/rotate/', as: 'ada', status: 201 },
   { operation: 'patch /v1/organizations/current/', as: 'ada', status: 200 },
   { operation: 'patch /v1/billings/organizations/{organizationId}/subscription/', as: 'admin', status: 200 },
+  { operation: 'post /v1/collections/', as: 'ada', status: 201 },
+  { operation: 'patch /v1/collections/{id}/', as: 'ada', status: 200 },
   { operation: 'post /v1/documents/', as: 'ada', status: 201 },
   { operation: 'post /v1/documents/batch/', as: 'ada', status: 201 },
   { operation: 'post /v1/regions/', as: 'admin', status: 201 },
@@ -115,6 +117,7 @@ describe('the request examples on /docs', () => {
       if (step.operation === 'post /v1/domains/') params.slug = response.body.slug;
       if (step.operation === 'post /v1/chat/sessions/') params.sessionId = response.body.id;
       if (step.operation === 'post /v1/webhooks/') params.webhookId = response.body.id;
+      if (step.operation === 'post /v1/collections/') params.id = response.body.id;
       // The query's example finds the document the documents' example stored.
       if (step.operation === 'post /v1/query/') expect(response.body.sources[0].title).toBe('Runbook');
     }

@@ -139,6 +139,7 @@ describe('OpenAPI document: schemas', () => {
     expect(list.type).toBe('array');
     const item = deref(document, list.items!);
     expect(Object.keys(item.properties!).sort()).toEqual([
+      'collection_ids',
       'created_at',
       'credits_used_this_period',
       'expires_at',
@@ -178,6 +179,7 @@ describe('OpenAPI document: schemas', () => {
     );
     expect(update.required).toBeUndefined();
     expect(Object.keys(update.properties!).sort()).toEqual([
+      'collection_ids',
       'expires_at',
       'metadata',
       'monthly_credit_limit',
@@ -252,6 +254,7 @@ describe('OpenAPI document: schemas', () => {
       '/v1/billings/usage/',
       '/v1/chat/sessions/',
       '/v1/chat/sessions/{sessionId}/messages/',
+      '/v1/collections/',
       '/v1/documents/',
       '/v1/domains/{slug}/documents/',
       '/v1/webhooks/{webhookId}/deliveries/',

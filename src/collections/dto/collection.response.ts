@@ -19,7 +19,8 @@ export class CollectionResponse {
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+    maxProperties: 16,
+    additionalProperties: { oneOf: [{ type: 'string', maxLength: 500 }, { type: 'number' }] },
     description: 'Your labels; `{}` when none.',
     example: { customer_id: 'cus_8f2k' },
   })
