@@ -29,8 +29,9 @@ export class ModelsService {
   ) {}
 
   /**
-   * `private` first, then each collection the caller may reach (by id), then the active public domains
-   * the organization's `allowed_domains` let it ask.
+   * `private` first, then each collection the caller may reach (by id) but `default` (which `private`
+   * asks: an organization without collections sees the list of the second edition), then the active
+   * public domains the organization's `allowed_domains` let it ask.
    */
   async list(caller: Principal): Promise<Model[]> {
     const [organization, domains, collections] = await Promise.all([
@@ -41,12 +42,14 @@ export class ModelsService {
     const allowed = organization.allowedDomains;
     return [
       { id: PRIVATE_MODEL, object: 'model', created: unixSeconds(organization.createdAt), owned_by: 'organization' },
-      ...collections.map((collection) => ({
-        id: collection.id,
-        object: 'model' as const,
-        created: unixSeconds(collection.createdAt),
-        owned_by: 'organization' as const,
-      })),
+      ...collections
+        .filter((collection) => collection.id !== caller.organizationId)
+        .map((collection) => ({
+          id: collection.id,
+          object: 'model' as const,
+          created: unixSeconds(collection.createdAt),
+          owned_by: 'organization' as const,
+        })),
       ...domains
         .filter((domain) => domain.slug !== PRIVATE_MODEL && (allowed === null || allowed.includes(domain.slug)))
         .map((domain) => ({
