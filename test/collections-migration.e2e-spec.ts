@@ -7,6 +7,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/env.schema.js';
+import { migrations } from '../src/database/migrations/index.js';
 import { ADMIN, TEST_JWT_SECRET } from './support/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
@@ -75,7 +76,9 @@ describe.each([
     const chunks = await db.query('SELECT id, scope_id FROM document_chunks ORDER BY id');
 
     // Back to the edition before collections, then forward again, as an upgrade runs it.
-    await db.undoLastMigration({ transaction: 'each' });
+    // Collections and every migration after it, newest first.
+    const since = migrations.length - migrations.findIndex((migration) => migration.name.startsWith('Collections'));
+    for (let i = 0; i < since; i++) await db.undoLastMigration({ transaction: 'each' });
     const columns = await db.query(
       `SELECT column_name FROM information_schema.columns WHERE table_name = 'documents' AND column_name = 'collection_id'`,
     );

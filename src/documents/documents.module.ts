@@ -22,6 +22,6 @@ import { Document } from './document.entity.js';
     DocumentUploadInterceptor,
     UploadGate,
   ],
-  exports: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor, UploadGate],
+  exports: [DocumentsService, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
 })
 export class DocumentsModule {}

@@ -61,6 +61,15 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     description: 'Production receiver',
   },
   UpdateWebhookDto: { events: ['document.indexed', 'document.deleted', 'api_key.expiring'] },
+  CreateVectorStoreDto: { name: 'Partner handbook', metadata: { customer: 'acme' } },
+  UpdateVectorStoreDto: { name: 'Partner handbook (2026)' },
+  FileUploadForm: { file: '(the file: text, Markdown, HTML or PDF)', purpose: 'assistants' },
+  AttachFileDto: { file_id: '<the id POST /v1/files answered>', attributes: { customer: 'acme', year: 2026 } },
+  SearchVectorStoreDto: {
+    query: 'When does the ingest worker restart?',
+    filters: { type: 'eq', key: 'customer', value: 'acme' },
+    max_num_results: 5,
+  },
   ChatCompletionDto: {
     model: 'private',
     messages: [{ role: 'user', content: 'What do I do when the queue backs up?' }],

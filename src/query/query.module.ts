@@ -36,6 +36,6 @@ function chooseAnswerer(config: AppConfig) {
     KnowledgeBaseService,
     { provide: ANSWERER, inject: [APP_CONFIG], useFactory: chooseAnswerer },
   ],
-  exports: [QueryService, KnowledgeBaseService],
+  exports: [QueryService, SearchService, KnowledgeBaseService],
 })
 export class QueryModule {}
