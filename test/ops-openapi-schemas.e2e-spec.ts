@@ -246,9 +246,20 @@ describe('OpenAPI document: schemas', () => {
     const query = deref(document, operation('/v1/query/', 'post').requestBody!.content['application/json'].schema!);
     expect(query.properties!.domain).toEqual(expect.objectContaining({ nullable: true }));
 
-    const paginated = operationsOf(document).filter(({ operation: op }) =>
+    let paginated = operationsOf(document).filter(({ operation: op }) =>
       op.parameters?.some((p) => p.name === 'limit' && p.in === 'query'),
     );
+    // OpenAI's lists page by cursor, in OpenAI's shape (`data`, `first_id`, `last_id`, `has_more`).
+    const openAiLists = ['/v1/files/', '/v1/vector_stores/', '/v1/vector_stores/{id}/files/'];
+    for (const path of openAiLists)
+      expect(Object.keys(responseSchema(path, 'get', '200').properties!).sort()).toEqual([
+        'data',
+        'first_id',
+        'has_more',
+        'last_id',
+        'object',
+      ]);
+    paginated = paginated.filter(({ path }) => !openAiLists.includes(path));
     expect(paginated.map(({ path }) => path).sort()).toEqual([
       '/v1/billings/api-keys/events/',
       '/v1/billings/usage/',
@@ -284,7 +295,7 @@ describe('OpenAPI document: schemas', () => {
         const refs = schema ? errorRefs(schema) : [];
         // The OpenAI-compatible routes answer the shared body plus OpenAI's `error` object.
         const openAiDialect =
-          /^\/v1\/(chat\/completions|models)\//.test(path) &&
+          /^\/v1\/(chat\/completions|models|vector_stores|files)\//.test(path) &&
           JSON.stringify(schema ?? {}).includes('#/components/schemas/OpenAiErrorObject');
         expect({
           at: `${method} ${path} ${status}`,

@@ -63,7 +63,11 @@ function windowOf(query: Record<string, unknown>): ListWindow {
 }
 
 const LIST_QUERY = () => [
-  ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
+  ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 },
+  }),
   ApiQuery({ name: 'order', required: false, schema: { type: 'string', enum: ['asc', 'desc'], default: 'desc' } }),
   ApiQuery({ name: 'after', required: false, schema: { type: 'string', format: 'uuid' } }),
   ApiQuery({ name: 'before', required: false, schema: { type: 'string', format: 'uuid' } }),
