@@ -894,6 +894,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/vector_stores/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List vector stores (collections), OpenAI-style, newest first by default
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listVectorStores"];
+        put?: never;
+        /**
+         * Create a vector store (a collection), OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        post: operations["createVectorStore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One vector store, OpenAI-style
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["retrieveVectorStore"];
+        put?: never;
+        /**
+         * Change a vector store's name or metadata, OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        post: operations["modifyVectorStore"];
+        /**
+         * Delete a vector store (the collection and its documents), OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        delete: operations["deleteVectorStore"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A vector store's files, OpenAI-style
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listVectorStoreFiles"];
+        put?: never;
+        /**
+         * Attach a file to a vector store: extracted, chunked and indexed
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`.
+         */
+        post: operations["createVectorStoreFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/files/{fileId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of a vector store's files, with its status
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["retrieveVectorStoreFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Detach a file from a vector store (the document it became goes; the file stays)
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        delete: operations["deleteVectorStoreFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/search/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search a vector store, OpenAI-style
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     The passages `POST /v1/search/` would find in this collection, best first, in OpenAI's shape. Costs SEARCH_CREDIT_COST credits. A malformed `filters`: 400 in OpenAI's error shape.
+         */
+        post: operations["searchVectorStore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's files, OpenAI-style, newest first by default
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Upload a file (multipart `file` and `purpose`), OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Kept until deleted; attach it to a vector store to index it. Within MAX_UPLOAD_BYTES.
+         */
+        post: operations["createFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{fileId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One file, OpenAI-style
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["retrieveFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file, and the documents it became in every vector store
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/": {
         parameters: {
             query?: never;
@@ -2563,6 +2737,273 @@ export interface components {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["ModelResponse"][];
+        };
+        CreateVectorStoreDto: {
+            /**
+             * @description The collection's name (unique in the organization: 409). Default: "Vector store <random>".
+             * @example Support tickets
+             */
+            name?: string;
+            /** @example Tickets of 2026 */
+            description?: string | null;
+            /**
+             * @description The collection's metadata: a flat object of strings and numbers.
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+            /** @description Files to attach at once (each extracted and indexed as `POST …/files` does). */
+            file_ids?: string[];
+        };
+        FileCountsResponse: {
+            /** Format: int64 */
+            in_progress: number;
+            /** Format: int64 */
+            completed: number;
+            /** Format: int64 */
+            failed: number;
+            /** Format: int64 */
+            cancelled: number;
+            /** Format: int64 */
+            total: number;
+        };
+        VectorStoreResponse: {
+            /**
+             * @description The collection's id.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /** @enum {string} */
+            object: "vector_store";
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            created_at: number;
+            /** @example Support tickets */
+            name: string;
+            description: string | null;
+            /**
+             * Format: int64
+             * @description Bytes of its documents.
+             */
+            usage_bytes: number;
+            file_counts: components["schemas"]["FileCountsResponse"];
+            /** @enum {string} */
+            status: "completed" | "in_progress";
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            last_active_at: number;
+            /**
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+            /** @example null */
+            expires_after: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: int64
+             * @example null
+             */
+            expires_at: number | null;
+        };
+        VectorStoreList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["VectorStoreResponse"][];
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            first_id: string | null;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            last_id: string | null;
+            has_more: boolean;
+        };
+        UpdateVectorStoreDto: {
+            /** @example Support tickets 2026 */
+            name?: string;
+            /**
+             * @description The collection's metadata: a flat object of strings and numbers.
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        DeletedResponse: {
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            id: string;
+            /** @enum {string} */
+            object: "vector_store.deleted" | "file" | "vector_store.file.deleted";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        AttachFileDto: {
+            /** @description A file of `POST /v1/files`. */
+            file_id: string;
+            /**
+             * @description Become the document's metadata: a flat object of strings and numbers, filtered on by the search's `filters`.
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            attributes?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        LastErrorResponse: {
+            /** @enum {string} */
+            code: "unsupported_file" | "invalid_file" | "server_error";
+            message: string;
+        };
+        VectorStoreFileResponse: {
+            /**
+             * @description The file's id.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /** @enum {string} */
+            object: "vector_store.file";
+            /** Format: int64 */
+            usage_bytes: number;
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            created_at: number;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            vector_store_id: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "failed" | "cancelled";
+            last_error: components["schemas"]["LastErrorResponse"] | null;
+            /**
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            attributes: {
+                [key: string]: string | number;
+            };
+            /**
+             * @example {
+             *       "type": "static"
+             *     }
+             */
+            chunking_strategy: {
+                [key: string]: unknown;
+            };
+        };
+        VectorStoreFileList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["VectorStoreFileResponse"][];
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            first_id: string | null;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            last_id: string | null;
+            has_more: boolean;
+        };
+        SearchVectorStoreDto: {
+            /** @example printer jams */
+            query: string;
+            /**
+             * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and", filters: [...]}` over the files' attributes. `or` is not supported (400).
+             * @example {
+             *       "type": "eq",
+             *       "key": "customer",
+             *       "value": "acme"
+             *     }
+             */
+            filters?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @default 10
+             */
+            max_num_results?: number;
+        };
+        SearchContentResponse: {
+            /** @enum {string} */
+            type: "text";
+            text: string;
+        };
+        VectorStoreSearchResultResponse: {
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            file_id: string;
+            filename: string;
+            /** @example 3.2 */
+            score: number;
+            /**
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            attributes: {
+                [key: string]: string | number;
+            };
+            content: components["schemas"]["SearchContentResponse"][];
+        };
+        VectorStoreSearchPage: {
+            /** @enum {string} */
+            object: "vector_store.search_results.page";
+            search_query: string;
+            data: components["schemas"]["VectorStoreSearchResultResponse"][];
+            /** @enum {boolean} */
+            has_more: false;
+            /** @example null */
+            next_page: string | null;
+        };
+        FileUploadForm: {
+            /**
+             * Format: binary
+             * @description The file: plain text, Markdown, HTML or PDF to be indexed when attached (within MAX_UPLOAD_BYTES).
+             */
+            file: string;
+            /**
+             * @description OpenAI's purpose, kept as given.
+             * @example assistants
+             */
+            purpose: string;
+        };
+        FileResponse: {
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            id: string;
+            /** @enum {string} */
+            object: "file";
+            /** Format: int64 */
+            bytes: number;
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            created_at: number;
+            /** @example handbook.md */
+            filename: string;
+            /** @example assistants */
+            purpose: string;
+            /** @enum {string} */
+            status: "processed";
+        };
+        FileList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["FileResponse"][];
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            first_id: string | null;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            last_id: string | null;
+            has_more: boolean;
         };
         CreateWebhookDto: {
             /**
@@ -6789,6 +7230,1083 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             /** @description No such model, or one the caller may not ask. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVectorStores: {
+        parameters: {
+            query?: {
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVectorStore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Partner handbook",
+                 *       "metadata": {
+                 *         "customer": "acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateVectorStoreDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description A collection of this name exists. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    modifyVectorStore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Partner handbook (2026)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateVectorStoreDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            /** @description `default` cannot be deleted. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVectorStoreFiles: {
+        parameters: {
+            query?: {
+                filter?: "in_progress" | "completed" | "failed" | "cancelled";
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file_id": "<the id POST /v1/files answered>",
+                 *       "attributes": {
+                 *         "customer": "acme",
+                 *         "year": 2026
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttachFileDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store or file, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchVectorStore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "When does the ingest worker restart?",
+                 *       "filters": {
+                 *         "type": "eq",
+                 *         "key": "customer",
+                 *         "value": "acme"
+                 *       },
+                 *       "max_num_results": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchVectorStoreDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreSearchPage"];
+                };
+            };
+            /** @description `query` missing, a malformed `filters`, or `max_num_results` out of range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                purpose?: string;
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "(the file: text, Markdown, HTML or PDF)",
+                 *       "purpose": "assistants"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["FileUploadForm"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            /** @description `file` or `purpose` missing. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such file. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such file. */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
