@@ -55,6 +55,7 @@ const SECTIONS = {
   scifact: () => import('./sections/scifact.js'),
   search: () => import('./sections/search.js'),
   'search-growth': () => import('./sections/search-growth.js'),
+  'vector-stores': () => import('./sections/vector-stores.js'),
   webhooks: () => import('./sections/webhooks.js'),
 };
 

@@ -192,13 +192,17 @@ export class VectorStoresService {
     storeId: string,
     request: { query: string; filter?: MetadataFilter; maxResults: number },
   ): Promise<SearchHit[]> {
-    const collection = await this.reach(caller, storeId);
-    const outcome = await this.searches.search(caller, {
-      text: request.query,
-      collectionIds: [collection],
-      topK: request.maxResults,
-      filter: request.filter,
-    });
+    // The search checks the collection itself (one lookup); its 404 names the vector store here.
+    const outcome = await this.searches
+      .search(caller, {
+        text: request.query,
+        collectionIds: [storeId],
+        topK: request.maxResults,
+        filter: request.filter,
+      })
+      .catch((error: unknown) => {
+        throw error instanceof NotFoundError ? NotFoundError.named('Vector store', storeId) : error;
+      });
     const files = await this.repository.filesOfDocuments(outcome.sources.map((source) => source.documentId));
     return outcome.sources.map((source) => {
       const file = files.get(source.documentId);
@@ -214,7 +218,8 @@ export class VectorStoresService {
   /** The collection id of a vector store the caller may read, or a 404 naming the vector store. */
   private async reach(caller: Principal, id: string): Promise<string> {
     try {
-      return (await this.collections.get(caller, id)).id;
+      // An existence check only (the counts of `get` read the whole collection).
+      return (await this.collections.toAsk(caller, [id]))[0];
     } catch (error) {
       throw error instanceof NotFoundError ? NotFoundError.named('Vector store', id) : error;
     }
