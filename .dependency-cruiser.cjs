@@ -15,7 +15,7 @@ const FLOORS = [
   ['openapi'],
   // Webhooks stand low: the outbox is written by triggers, so no room above has to call them.
   ['retrieval', 'webhooks'],
-  ['domains'],
+  ['domains', 'collections'],
   ['documents', 'billing'],
   ['organizations', 'api-keys'],
   ['auth', 'query'],

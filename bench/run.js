@@ -40,6 +40,7 @@ const SECTIONS = {
   abuse: () => import('./sections/abuse.js'),
   answers: () => import('./sections/answers.js'),
   batch: () => import('./sections/batch.js'),
+  collections: () => import('./sections/collections.js'),
   core: () => import('./sections/core.js'),
   extraction: () => import('./sections/extraction.js'),
   filters: () => import('./sections/filters.js'),
@@ -55,6 +56,7 @@ const SECTIONS = {
   scifact: () => import('./sections/scifact.js'),
   search: () => import('./sections/search.js'),
   'search-growth': () => import('./sections/search-growth.js'),
+  'vector-stores': () => import('./sections/vector-stores.js'),
   webhooks: () => import('./sections/webhooks.js'),
 };
 

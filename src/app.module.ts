@@ -3,6 +3,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { BillingModule } from './billing/billing.module.js';
 import { ChatModule } from './chat/chat.module.js';
+import { CollectionsModule } from './collections/collections.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/env.schema.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         OrganizationsModule,
         BillingModule,
         RetrievalModule,
+        CollectionsModule,
         DocumentsModule,
         DomainsModule,
         DomainDocumentsModule,

@@ -43,6 +43,7 @@ describe('API keys: update, rotate, revoke', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        collection_ids: null,
         replaced_by: null,
         grace_until: null,
       });
@@ -142,6 +143,7 @@ describe('API keys: update, rotate, revoke', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        collection_ids: null,
         replaced_by: null,
         grace_until: null,
         key: expect.stringMatching(/^svc_[0-9A-Za-z]{38}$/),
@@ -308,6 +310,7 @@ describe('API keys: update, rotate, revoke', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        collection_ids: null,
         replaced_by: null,
         grace_until: null,
       });

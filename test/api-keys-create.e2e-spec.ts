@@ -40,6 +40,7 @@ describe('API keys: create, list, last_used_at', () => {
         monthly_credit_limit: null,
         credits_used_this_period: 0,
         metadata: {},
+        collection_ids: null,
         replaced_by: null,
         grace_until: null,
         key: expect.stringMatching(/^svc_[0-9A-Za-z]{38}$/),
@@ -137,6 +138,7 @@ describe('API keys: create, list, last_used_at', () => {
       expect(response.body.map((key: { id: string }) => key.id)).toEqual([rotated.id, second.id, first.id]);
       for (const key of response.body) {
         expect(Object.keys(key).sort()).toEqual([
+          'collection_ids',
           'created_at',
           'credits_used_this_period',
           'expires_at',

@@ -71,6 +71,7 @@ describe('credential caches fed 100k distinct credentials', () => {
         usableUntil: null,
         scopes: null,
         rateLimitPerMinute: null,
+        collectionIds: null,
       };
       cache.set(`hash-${i}`, grant, cache.generation);
       cache.setUnknown(`forged-${i}`, cache.generation);
@@ -109,6 +110,7 @@ describe('credential caches and invalidation', () => {
         usableUntil: null,
         scopes: null,
         rateLimitPerMinute: null,
+        collectionIds: null,
       },
       generation,
     );
@@ -127,6 +129,7 @@ describe('credential caches and invalidation', () => {
       usableUntil: null,
       scopes: null,
       rateLimitPerMinute: null,
+      collectionIds: null,
     });
     cache.set('hash-1', grant('key-1'), cache.generation);
     cache.set('hash-2', grant('key-2'), cache.generation);

@@ -1,7 +1,16 @@
 import { createKey, type SignedInUser, signUp, startTestApp, type TestApp } from './support/app.js';
 import { statsOf } from './support/knowledge.js';
 
-const RECORD_KEYS = ['chunk_count', 'content_type', 'created_at', 'id', 'metadata', 'size_bytes', 'title'];
+const RECORD_KEYS = [
+  'chunk_count',
+  'collection_id',
+  'content_type',
+  'created_at',
+  'id',
+  'metadata',
+  'size_bytes',
+  'title',
+];
 
 describe('private documents (JSON)', () => {
   let test: TestApp;

@@ -298,6 +298,114 @@ describe('OpenAPI document: what the service really answers', () => {
     check('get', '/v1/documents/{id}/', await http().get(`/v1/documents/${privateDocument.id}/`).set(auth), 200);
     check('get', '/v1/documents/{id}/', await http().get('/v1/documents/not-a-uuid/').set(auth), 404);
 
+    // Collections.
+    const collection = check(
+      'post',
+      '/v1/collections/',
+      await http()
+        .post('/v1/collections/')
+        .set(auth)
+        .send({ name: 'Tickets', metadata: { team: 'support' } }),
+      201,
+    ).body;
+    check('post', '/v1/collections/', await http().post('/v1/collections/').set(auth).send({ name: 'tickets' }), 409);
+    check('get', '/v1/collections/', await http().get('/v1/collections/?limit=1').set(byKey), 200);
+    check('get', '/v1/collections/{id}/', await http().get(`/v1/collections/${collection.id}/`).set(auth), 200);
+    check('get', '/v1/collections/{id}/', await http().get('/v1/collections/nope/').set(auth), 404);
+    check(
+      'patch',
+      '/v1/collections/{id}/',
+      await http().patch(`/v1/collections/${collection.id}/`).set(auth).send({ description: 'Support' }),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/collections/{id}/',
+      await http().patch('/v1/collections/default/').set(auth).send({ name: 'main' }),
+      409,
+    );
+    check('delete', '/v1/collections/{id}/', await http().delete('/v1/collections/default/').set(auth), 409);
+    check('delete', '/v1/collections/{id}/', await http().delete(`/v1/collections/${collection.id}/`).set(auth), 204);
+
+    // OpenAI's files and vector stores.
+    const store = check(
+      'post',
+      '/v1/vector_stores/',
+      await http()
+        .post('/v1/vector_stores/')
+        .set(auth)
+        .send({ name: 'Store', metadata: { team: 'ops' } }),
+      201,
+    ).body;
+    check('post', '/v1/vector_stores/', await http().post('/v1/vector_stores/').set(auth).send({ name: 'store' }), 409);
+    check('get', '/v1/vector_stores/', await http().get('/v1/vector_stores/?limit=2').set(byKey), 200);
+    check('get', '/v1/vector_stores/{id}/', await http().get(`/v1/vector_stores/${store.id}/`).set(auth), 200);
+    check('get', '/v1/vector_stores/{id}/', await http().get('/v1/vector_stores/nope/').set(auth), 404);
+    check(
+      'post',
+      '/v1/vector_stores/{id}/',
+      await http().post(`/v1/vector_stores/${store.id}/`).set(auth).send({ name: 'Store 2' }),
+      200,
+    );
+    const file = check(
+      'post',
+      '/v1/files/',
+      await http()
+        .post('/v1/files/')
+        .set(auth)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('Rotate keys every quarter.'), 'keys.md'),
+      201,
+    ).body;
+    check('post', '/v1/files/', await http().post('/v1/files/').set(auth).field('purpose', 'assistants'), 400);
+    check('get', '/v1/files/', await http().get('/v1/files/').set(auth), 200);
+    check('get', '/v1/files/{fileId}/', await http().get(`/v1/files/${file.id}/`).set(auth), 200);
+    check(
+      'post',
+      '/v1/vector_stores/{id}/files/',
+      await http()
+        .post(`/v1/vector_stores/${store.id}/files/`)
+        .set(auth)
+        .send({ file_id: file.id, attributes: { n: 1 } }),
+      201,
+    );
+    check(
+      'get',
+      '/v1/vector_stores/{id}/files/',
+      await http().get(`/v1/vector_stores/${store.id}/files/`).set(auth),
+      200,
+    );
+    check(
+      'get',
+      '/v1/vector_stores/{id}/files/{fileId}/',
+      await http().get(`/v1/vector_stores/${store.id}/files/${file.id}/`).set(auth),
+      200,
+    );
+    check(
+      'post',
+      '/v1/vector_stores/{id}/search/',
+      await http().post(`/v1/vector_stores/${store.id}/search/`).set(byKey).send({ query: 'rotate keys' }),
+      200,
+    );
+    check(
+      'post',
+      '/v1/vector_stores/{id}/search/',
+      await http()
+        .post(`/v1/vector_stores/${store.id}/search/`)
+        .set(auth)
+        .send({ query: 'rotate', filters: { type: 'or', filters: [] } }),
+      400,
+    );
+    check(
+      'delete',
+      '/v1/vector_stores/{id}/files/{fileId}/',
+      await http().delete(`/v1/vector_stores/${store.id}/files/${file.id}/`).set(auth),
+      200,
+    );
+    check('delete', '/v1/files/{fileId}/', await http().delete(`/v1/files/${file.id}/`).set(auth), 200);
+    check('delete', '/v1/files/{fileId}/', await http().delete(`/v1/files/${file.id}/`).set(auth), 404);
+    check('delete', '/v1/vector_stores/{id}/', await http().delete(`/v1/vector_stores/${store.id}/`).set(auth), 200);
+
     // Queries.
     check(
       'post',

@@ -32,6 +32,8 @@ const STEPS: Step[] = [
   { operation: 'post /v1/billings/api-keys/{keyId}/rotate/', as: 'ada', status: 201 },
   { operation: 'patch /v1/organizations/current/', as: 'ada', status: 200 },
   { operation: 'patch /v1/billings/organizations/{organizationId}/subscription/', as: 'admin', status: 200 },
+  { operation: 'post /v1/collections/', as: 'ada', status: 201 },
+  { operation: 'patch /v1/collections/{id}/', as: 'ada', status: 200 },
   { operation: 'post /v1/documents/', as: 'ada', status: 201 },
   { operation: 'post /v1/documents/batch/', as: 'ada', status: 201 },
   { operation: 'post /v1/regions/', as: 'admin', status: 201 },
@@ -45,6 +47,10 @@ const STEPS: Step[] = [
   { operation: 'patch /v1/chat/sessions/{sessionId}/', as: 'ada', status: 200 },
   { operation: 'post /v1/chat/sessions/{sessionId}/messages/', as: 'ada', status: 201 },
   { operation: 'post /v1/chat/completions/', as: 'ada', status: 200 },
+  { operation: 'post /v1/vector_stores/', as: 'ada', status: 201 },
+  { operation: 'post /v1/vector_stores/{id}/', as: 'ada', status: 200 },
+  { operation: 'post /v1/vector_stores/{id}/files/', as: 'ada', status: 201 },
+  { operation: 'post /v1/vector_stores/{id}/search/', as: 'ada', status: 200 },
   { operation: 'post /v1/webhooks/', as: 'ada', status: 201 },
   { operation: 'patch /v1/webhooks/{webhookId}/', as: 'ada', status: 200 },
   // Teams: Ada invites Grace, who joins, is made an admin, becomes the owner and switches to it.
@@ -110,6 +116,17 @@ describe('the request examples on /docs', () => {
         ),
       ) as Record<string, unknown>;
       const url = path.replace(/\{(\w+)\}/g, (_match, name: string) => params[name]);
+      // The attach example names the file `POST /v1/files` answered (a multipart upload, so not in this walk).
+      if (step.operation === 'post /v1/vector_stores/{id}/files/')
+        body.file_id = (
+          await test
+            .http()
+            .post('/v1/files/')
+            .set(ada!.auth)
+            .field('purpose', 'assistants')
+            .attach('file', Buffer.from('Restart the ingest worker when the queue backs up.'), 'runbook.md')
+            .expect(201)
+        ).body.id;
       let request = test.http()[method as 'post' | 'patch'](url);
       if (step.as === 'ada' && ada) request = request.set(ada.auth);
       if (step.as === 'admin') request = request.set(admin.auth);
@@ -133,6 +150,8 @@ describe('the request examples on /docs', () => {
       if (step.operation === 'post /v1/webhooks/') params.webhookId = response.body.id;
       if (step.operation === 'post /v1/organizations/current/invitations/')
         placeholders.set(AN_INVITATION_TOKEN, response.body.token);
+      if (step.operation === 'post /v1/collections/' || step.operation === 'post /v1/vector_stores/')
+        params.id = response.body.id;
       // The query's example finds the document the documents' example stored.
       if (step.operation === 'post /v1/query/') expect(response.body.sources[0].title).toBe('Runbook');
     }

@@ -139,6 +139,7 @@ describe('OpenAPI document: schemas', () => {
     expect(list.type).toBe('array');
     const item = deref(document, list.items!);
     expect(Object.keys(item.properties!).sort()).toEqual([
+      'collection_ids',
       'created_at',
       'credits_used_this_period',
       'expires_at',
@@ -178,6 +179,7 @@ describe('OpenAPI document: schemas', () => {
     );
     expect(update.required).toBeUndefined();
     expect(Object.keys(update.properties!).sort()).toEqual([
+      'collection_ids',
       'expires_at',
       'metadata',
       'monthly_credit_limit',
@@ -244,14 +246,26 @@ describe('OpenAPI document: schemas', () => {
     const query = deref(document, operation('/v1/query/', 'post').requestBody!.content['application/json'].schema!);
     expect(query.properties!.domain).toEqual(expect.objectContaining({ nullable: true }));
 
-    const paginated = operationsOf(document).filter(({ operation: op }) =>
+    let paginated = operationsOf(document).filter(({ operation: op }) =>
       op.parameters?.some((p) => p.name === 'limit' && p.in === 'query'),
     );
+    // OpenAI's lists page by cursor, in OpenAI's shape (`data`, `first_id`, `last_id`, `has_more`).
+    const openAiLists = ['/v1/files/', '/v1/vector_stores/', '/v1/vector_stores/{id}/files/'];
+    for (const path of openAiLists)
+      expect(Object.keys(responseSchema(path, 'get', '200').properties!).sort()).toEqual([
+        'data',
+        'first_id',
+        'has_more',
+        'last_id',
+        'object',
+      ]);
+    paginated = paginated.filter(({ path }) => !openAiLists.includes(path));
     expect(paginated.map(({ path }) => path).sort()).toEqual([
       '/v1/billings/api-keys/events/',
       '/v1/billings/usage/',
       '/v1/chat/sessions/',
       '/v1/chat/sessions/{sessionId}/messages/',
+      '/v1/collections/',
       '/v1/documents/',
       '/v1/domains/{slug}/documents/',
       '/v1/organizations/current/api-keys/',
@@ -285,7 +299,7 @@ describe('OpenAPI document: schemas', () => {
         const refs = schema ? errorRefs(schema) : [];
         // The OpenAI-compatible routes answer the shared body plus OpenAI's `error` object.
         const openAiDialect =
-          /^\/v1\/(chat\/completions|models)\//.test(path) &&
+          /^\/v1\/(chat\/completions|models|vector_stores|files)\//.test(path) &&
           JSON.stringify(schema ?? {}).includes('#/components/schemas/OpenAiErrorObject');
         expect({
           at: `${method} ${path} ${status}`,

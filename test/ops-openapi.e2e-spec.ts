@@ -94,6 +94,7 @@ describe('OpenAPI document', () => {
     expect(createKey.required).toEqual(['name']);
     expect(createKey.properties!.name).toEqual({ type: 'string', maxLength: 100 });
     expect(Object.keys(createKey.properties!).sort()).toEqual([
+      'collection_ids',
       'metadata',
       'monthly_credit_limit',
       'name',

@@ -57,6 +57,10 @@ describe('security', () => {
     'PATCH /v1/billings/api-keys/:keyId/update': { name: 'x', expires_at: null },
     'PATCH /v1/chat/sessions/:sessionId': { title: 'x' },
     'POST /v1/chat/sessions/:sessionId/messages': { content: 'x' },
+    'PATCH /v1/collections/:id': { description: 'x' },
+    'POST /v1/vector_stores/:id': { name: 'x' },
+    'POST /v1/vector_stores/:id/files': { file_id: '00000000-0000-4000-8000-000000000000' },
+    'POST /v1/vector_stores/:id/search': { query: 'x' },
   };
 
   /** Routes whose every path parameter names something of Alice's (public domains and regions aside). */

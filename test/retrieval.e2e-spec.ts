@@ -149,11 +149,11 @@ describe('BM25 retrieval', () => {
   });
 
   it("keeps each organization's private documents to itself", async () => {
-    const own = await retriever.search('photosynthesis kelp', { organizationId: aliceOrg }, { limit: 5 });
+    const own = await retriever.search('photosynthesis kelp', { collectionIds: [aliceOrg] }, { limit: 5 });
     expect(own.map((r) => r.title)).toEqual(['Quarterly numbers']);
     const other = await retriever.search(
       'confidential photosynthesis startup kelp',
-      { organizationId: bobOrg },
+      { collectionIds: [bobOrg] },
       { limit: 5 },
     );
     expect(other.map((r) => r.title)).toEqual(['Bob notes']);
@@ -186,9 +186,9 @@ describe('BM25 retrieval', () => {
       for (let q = 0; q < 15; q++) {
         const query = Array.from({ length: 2 + (q % 5) }, pick).join(' ');
         bm25.params = { ...DEFAULT_BM25_PARAMS, roundBudget: 1_000_000, candidateCap: 1_000_000, settleShare: 0 };
-        const exhaustive = await bm25.search(query, { organizationId: org }, { limit: 5 });
+        const exhaustive = await bm25.search(query, { collectionIds: [org] }, { limit: 5 });
         bm25.params = { ...DEFAULT_BM25_PARAMS, roundBudget: 1, candidateCap: 1_000_000 };
-        const pruned = await bm25.search(query, { organizationId: org }, { limit: 5 });
+        const pruned = await bm25.search(query, { collectionIds: [org] }, { limit: 5 });
         expect(pruned.map((r) => [r.documentId, r.score])).toEqual(exhaustive.map((r) => [r.documentId, r.score]));
       }
     } finally {
@@ -215,10 +215,10 @@ describe('BM25 retrieval', () => {
       await test.http().post('/v1/documents/').set(user.auth).send({ title, content }).expect(201);
     }
     const bm25 = test.app.get(Bm25Retriever);
-    const settled = await bm25.search('zebra apple', { organizationId: org }, { limit: 2 });
+    const settled = await bm25.search('zebra apple', { collectionIds: [org] }, { limit: 2 });
     try {
       bm25.params = { ...DEFAULT_BM25_PARAMS, settleShare: 0 };
-      const exhaustive = await bm25.search('zebra apple', { organizationId: org }, { limit: 2 });
+      const exhaustive = await bm25.search('zebra apple', { collectionIds: [org] }, { limit: 2 });
       expect(settled.map((r) => [r.title, r.score])).toEqual(exhaustive.map((r) => [r.title, r.score]));
     } finally {
       bm25.params = DEFAULT_BM25_PARAMS;
@@ -242,12 +242,12 @@ describe('BM25 retrieval', () => {
     const bm25 = test.app.get(Bm25Retriever);
     try {
       bm25.params = { ...DEFAULT_BM25_PARAMS, candidateCap: 1 };
-      const capped = await bm25.search('water light', { organizationId: org }, { limit: 5 });
+      const capped = await bm25.search('water light', { collectionIds: [org] }, { limit: 5 });
       expect(capped.map((r) => r.title).sort()).toEqual(['Both again', 'Both words']);
     } finally {
       bm25.params = DEFAULT_BM25_PARAMS;
     }
-    const exact = await bm25.search('water light', { organizationId: org }, { limit: 5 });
+    const exact = await bm25.search('water light', { collectionIds: [org] }, { limit: 5 });
     expect(exact).toHaveLength(4);
   });
 

@@ -170,7 +170,7 @@ describe('webhooks', () => {
     const endpoint = await createEndpoint(dave, '/docs', ['document.indexed', 'document.deleted']);
     const document = (
       await test.http().post('/v1/documents/').set(dave.auth).send({ title: 'Refunds', content: 'Within 30 days.' })
-    ).body as { id: string };
+    ).body as { id: string; collection_id: string };
     const started = Date.now();
     const [indexed] = await until(() => receiver.at('/docs').length >= 1 && receiver.at('/docs'));
     expect(Date.now() - started).toBeLessThan(5000);
@@ -182,10 +182,15 @@ describe('webhooks', () => {
     const bodies = [indexed, deleted].map((request) => JSON.parse(request.body));
     expect(bodies[0]).toMatchObject({
       type: 'document.indexed',
-      data: { document_id: document.id, collection_id: null, title: 'Refunds' },
+      // The document's collection: its organization's `default` (whose id is the organization's).
+      data: { document_id: document.id, collection_id: document.collection_id, title: 'Refunds' },
     });
+    expect(document.collection_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(bodies[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
-    expect(bodies[1]).toMatchObject({ type: 'document.deleted', data: { document_id: document.id } });
+    expect(bodies[1]).toMatchObject({
+      type: 'document.deleted',
+      data: { document_id: document.id, collection_id: document.collection_id },
+    });
     await until(async () => (await deliveriesOf(dave, endpoint.id)).results.every((d) => d.status === 'delivered'));
   });
 

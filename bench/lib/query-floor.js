@@ -4,7 +4,7 @@ import { summarize } from './load.js';
 /** Which of the service's statements a SQL text is (for the per-statement breakdown). */
 function kindOf(sql) {
   if (sql.includes('FOR UPDATE') && sql.includes('usage_events')) return 'credit spend';
-  if (sql.includes('JOIN term_stats')) return 'plan (terms, df)';
+  if (sql.includes('FROM term_stats')) return 'plan (terms, df)';
   if (sql.includes('ts_filter')) return 'ranking round';
   if (sql.includes('ts_headline')) return 'present (snippets)';
   return 'other';
@@ -70,7 +70,8 @@ export async function createQueryFloor({ databaseUrl, poolSize, principal, quest
   });
   const retriever = new Bm25Retriever(new SearchIndexRepository(reads));
   const quota = new QuotaService(new SubscriptionsRepository(database), { QUERY_CREDIT_COST: creditCost });
-  const corpus = { organizationId: principal.organizationId };
+  // The organization's `default` collection, whose id is the organization's.
+  const corpus = { collectionIds: [principal.organizationId] };
 
   async function one() {
     await quota.spend(principal, 'query', null);

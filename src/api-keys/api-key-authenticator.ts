@@ -64,6 +64,7 @@ export class ApiKeyAuthenticator {
       usableUntil: row.usable_until ? row.usable_until.getTime() : null,
       scopes: row.scopes,
       rateLimitPerMinute: row.rate_limit_per_minute,
+      collectionIds: row.collection_ids,
     };
     this.cache.set(hash, grant, generation);
     return grant;

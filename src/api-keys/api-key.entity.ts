@@ -74,4 +74,8 @@ export class ApiKey {
 
   @Column({ type: 'jsonb', default: {} })
   metadata: KeyMetadata;
+
+  /** The collections the key is limited to, in order (the first is where an upload without one goes); null: every one. */
+  @Column({ name: 'collection_ids', type: 'uuid', array: true, nullable: true })
+  collectionIds: string[] | null;
 }

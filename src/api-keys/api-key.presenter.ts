@@ -19,6 +19,7 @@ export function presentChangeable(key: ApiKey) {
     rate_limit_per_minute: key.rateLimitPerMinute,
     monthly_credit_limit: key.monthlyCreditLimit,
     metadata: key.metadata,
+    collection_ids: key.collectionIds,
   };
 }
 
@@ -44,6 +45,7 @@ export function presentApiKey(
     monthly_credit_limit: key.monthlyCreditLimit,
     credits_used_this_period: extras.creditsUsed ?? 0,
     metadata: key.metadata,
+    collection_ids: key.collectionIds,
     replaced_by: key.replacedById,
     grace_until: toIsoMicros(key.graceUntil),
     ...(extras.fullKey === undefined ? {} : { key: extras.fullKey }),

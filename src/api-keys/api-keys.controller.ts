@@ -56,6 +56,7 @@ function settingsOf(body: CreateApiKeyDto | UpdateApiKeyDto): Partial<KeyChangea
     ...(body.rate_limit_per_minute === undefined ? {} : { rateLimitPerMinute: body.rate_limit_per_minute }),
     ...(body.monthly_credit_limit === undefined ? {} : { monthlyCreditLimit: body.monthly_credit_limit }),
     ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+    ...(body.collection_ids === undefined ? {} : { collectionIds: body.collection_ids }),
   };
 }
 
@@ -138,6 +139,7 @@ export class ApiKeysController {
         tooManyKeys: new BadRequestError(tooManyKeys(100)).body(),
       },
     },
+    404: "`collection_ids` names a collection that is not the organization's.",
   })
   createApiKey(
     @CurrentPrincipal() caller: Principal,
@@ -165,7 +167,7 @@ export class ApiKeysController {
         notActive: NOT_ACTIVE_BODY,
       },
     },
-    ...NO_SUCH_KEY,
+    404: "No such key, or another user's (never revealed); or `collection_ids` names a collection that is not the organization's.",
   })
   updateApiKey(
     @CurrentPrincipal() caller: Principal,

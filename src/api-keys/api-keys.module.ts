@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CollectionsModule } from '../collections/collections.module.js';
 import { ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
@@ -12,7 +13,7 @@ import { ApiKeyEvent } from './api-key-event.entity.js';
 import { ApiKeyEventsRepository } from './api-key-events.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey, ApiKeyEvent])],
+  imports: [TypeOrmModule.forFeature([ApiKey, ApiKeyEvent]), CollectionsModule],
   controllers: [ApiKeysController],
   providers: [
     ApiKeysService,

@@ -17,12 +17,13 @@ export interface UsableKeyRow {
   usable_until: Date | null;
   scopes: ApiKeyScope[] | null;
   rate_limit_per_minute: number | null;
+  collection_ids: string[] | null;
 }
 
 /** The columns a key's owner may change. */
 export type KeyChangeableFields = Pick<
   ApiKey,
-  'name' | 'expiresAt' | 'scopes' | 'rateLimitPerMinute' | 'monthlyCreditLimit' | 'metadata'
+  'name' | 'expiresAt' | 'scopes' | 'rateLimitPerMinute' | 'monthlyCreditLimit' | 'metadata' | 'collectionIds'
 >;
 
 export type NewApiKey = Pick<ApiKey, 'userId' | 'organizationId' | 'keyPrefix' | 'keyHash'> &
@@ -168,7 +169,7 @@ export class ApiKeysRepository {
     // Usable: not revoked, and either active or still inside a rotation's grace period; it stops at
     // the earlier of its expiry and the end of that grace.
     const rows: UsableKeyRow[] = await this.keys.query(
-      `SELECT k.id, k.user_id, k.organization_id, k.key_prefix, k.scopes, k.rate_limit_per_minute,
+      `SELECT k.id, k.user_id, k.organization_id, k.key_prefix, k.scopes, k.rate_limit_per_minute, k.collection_ids,
               CASE WHEN k.is_active THEN k.expires_at
                    ELSE LEAST(k.grace_until, COALESCE(k.expires_at, k.grace_until)) END AS usable_until
          FROM api_keys k JOIN users u ON u.id = k.user_id AND u.is_active

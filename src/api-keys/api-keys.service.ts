@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { CollectionsService } from '../collections/collections.service.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { BadRequestError, NotFoundError, ValidationFailedError } from '../common/errors.js';
@@ -43,8 +44,14 @@ export class ApiKeysService {
     private readonly eventLog: ApiKeyEventsRepository,
     private readonly cache: VerifiedKeyCache,
     private readonly lastUsed: LastUsedRecorder,
+    private readonly collections: CollectionsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** A key's `collection_ids` as stored: the organization's collections (404 naming one that is not), or null. */
+  private async collectionsOf(organizationId: string, ids: readonly string[] | null | undefined) {
+    return ids ? await this.collections.ofOrganization(organizationId, ids) : ids;
+  }
 
   /** The caller's own keys in its active organization. */
   async list(caller: KeyHolder): Promise<ApiKeyRecord[]> {
@@ -61,6 +68,8 @@ export class ApiKeysService {
     audit: AuditContext,
   ): Promise<ApiKeyRecord> {
     this.checkRateLimit(input.rateLimitPerMinute);
+    if (input.collectionIds)
+      input = { ...input, collectionIds: await this.collectionsOf(owner.organizationId, input.collectionIds) };
     const { key, record } = await this.dataSource.transaction(async (manager) => {
       // Concurrent creates of one organization queue here, so the count is exact. Rotations are not
       // counted: each retires one active key as it adds one (the old key in its grace period is no
@@ -91,6 +100,8 @@ export class ApiKeysService {
   ): Promise<ApiKeyRecord> {
     this.checkRateLimit(fields.rateLimitPerMinute);
     const updated = await this.changeActiveKey(caller, keyId, async (manager, key) => {
+      if (fields.collectionIds)
+        fields = { ...fields, collectionIds: await this.collectionsOf(key.organizationId, fields.collectionIds) };
       const before = presentChangeable(key);
       await this.keys.change(manager, key.id, fields);
       const after = presentChangeable(Object.assign(key, fields));
@@ -126,6 +137,7 @@ export class ApiKeysService {
         rateLimitPerMinute: old.rateLimitPerMinute,
         monthlyCreditLimit: old.monthlyCreditLimit,
         metadata: old.metadata,
+        collectionIds: old.collectionIds,
         rotatedFromId: old.id,
       });
       fullKey = key;

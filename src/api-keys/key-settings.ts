@@ -9,6 +9,8 @@ export interface KeySettings {
   rateLimitPerMinute: number | null;
   monthlyCreditLimit: number | null;
   metadata: KeyMetadata;
+  /** The collections the key may reach; null: every collection of its organization. */
+  collectionIds: string[] | null;
 }
 
 export const RATE_LIMIT_PER_MINUTE_MAX = 1_000_000;
@@ -24,4 +26,5 @@ export const DEFAULT_KEY_SETTINGS: KeySettings = {
   rateLimitPerMinute: null,
   monthlyCreditLimit: null,
   metadata: {},
+  collectionIds: null,
 };

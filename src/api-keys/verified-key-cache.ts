@@ -13,6 +13,8 @@ export interface KeyGrant {
   /** Checked on every request from here: a settings change invalidates the grant like a revocation. */
   scopes: readonly ApiKeyScope[] | null;
   rateLimitPerMinute: number | null;
+  /** The collections the key is limited to; null: every collection of its organization. */
+  collectionIds: readonly string[] | null;
 }
 
 export const VERIFIED_KEYS_MAX_ENTRIES = 50_000;

@@ -29,6 +29,7 @@ export function principalOf(verified: VerifiedCredential): Principal {
       keyPrefix: grant.keyPrefix,
       scopes: grant.scopes,
       rateLimitPerMinute: grant.rateLimitPerMinute,
+      collectionIds: grant.collectionIds,
     };
   }
   const account = verified.account;

@@ -130,7 +130,13 @@ export class ChatController {
     @Body() body: PostMessageDto,
     @Res({ passthrough: true }) reply: HttpReply,
   ) {
-    const { user, assistant, reservation } = await this.chat.post(caller, sessionId, body.content, body.filter);
+    const { user, assistant, reservation } = await this.chat.post(
+      caller,
+      sessionId,
+      body.content,
+      body.filter,
+      body.collection_ids,
+    );
     reply.headers(creditHeaders(reservation));
     return { user_message: presentMessage(user), assistant_message: presentMessage(assistant) };
   }

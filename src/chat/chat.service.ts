@@ -82,6 +82,7 @@ export class ChatService {
     sessionId: string,
     content: string,
     filter?: MetadataFilter | null,
+    collectionIds?: readonly string[] | null,
   ): Promise<{ user: ChatMessage; assistant: ChatMessage; reservation: Reservation }> {
     const session = await this.get(caller, sessionId);
     const history = (await this.recentMessages(session.id)).map((message) => ({
@@ -91,6 +92,7 @@ export class ChatService {
     const prepared = await this.queries.prepare(caller, {
       text: content,
       domain: session.domain,
+      collectionIds,
       topK: DEFAULT_TOP_K,
       filter,
       operation: 'chat_message',

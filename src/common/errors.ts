@@ -155,11 +155,6 @@ export class MissingScopeError extends ApiError {
  * (`Domain "medicine" not found.`). Callers use the same message whether the resource does not exist
  * or belongs to another organization, so it reveals nothing the client did not send.
  */
-/** A 409: the request conflicts with the state of the resource (the detail names why). */
-export class ConflictError extends ApiError {
-  readonly status = 409;
-}
-
 export class NotFoundError extends ApiError {
   readonly status = 404;
   constructor(detail = 'Not found.') {
@@ -280,6 +275,11 @@ export class SearchesBusyError extends ApiError {
     super(`Too many searches from your organization at once (${limit} run at a time); retry in a second.`);
     this.headers['Retry-After'] = '1';
   }
+}
+
+/** 409: the request conflicts with the resource's state (a duplicate name, deleting what must stay). */
+export class ConflictError extends ApiError {
+  readonly status = 409;
 }
 
 /** An `Idempotency-Key` whose first request has not answered yet (contract, "Idempotent POSTs"). */

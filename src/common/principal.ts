@@ -23,4 +23,6 @@ export interface Principal {
   scopes?: readonly ApiKeyScope[] | null;
   /** An API key's own per-minute limit; null or absent: RATE_LIMIT_PER_MINUTE. */
   rateLimitPerMinute?: number | null;
+  /** The collections an API key is limited to, in its order; null or absent: every collection (always so for a JWT). */
+  collectionIds?: readonly string[] | null;
 }

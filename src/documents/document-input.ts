@@ -4,7 +4,13 @@ import { BodyValidationPipe } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import type { IndexedChunk } from '../retrieval/search-index.repository.js';
-import { CreateDocumentDto, TITLE_MAX, UploadFieldsDto } from './dto/document.dto.js';
+import {
+  CreateDocumentDto,
+  CreatePrivateDocumentDto,
+  PrivateUploadFieldsDto,
+  TITLE_MAX,
+  UploadFieldsDto,
+} from './dto/document.dto.js';
 import { metadataProblem } from './dto/metadata.field.js';
 import { DocumentExtractor } from './extraction/document-extractor.js';
 import { type UploadedFile, uploadContentType } from './extraction/extract-upload.js';
@@ -52,6 +58,20 @@ export class DocumentInputReader {
 
   async read(body: unknown, file: UploadedFile | undefined): Promise<NewDocument> {
     return file ? this.fromUpload(body, file) : this.fromJson(body);
+  }
+
+  /** `read` for the private knowledge base, whose body may also name the collection (`collection_id`). */
+  async readPrivate(
+    body: unknown,
+    file: UploadedFile | undefined,
+  ): Promise<{ input: NewDocument; collectionId: string | null }> {
+    const fields = (await this.validation.transform(body, {
+      type: 'body',
+      metatype: file ? PrivateUploadFieldsDto : CreatePrivateDocumentDto,
+    })) as { collection_id?: string | null };
+    const rest = { ...(body as Record<string, unknown>) };
+    delete rest.collection_id;
+    return { input: await this.read(rest, file), collectionId: fields.collection_id ?? null };
   }
 
   /**

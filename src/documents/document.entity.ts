@@ -1,8 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
- * A document of a public domain (`domainId`) or of an organization's private knowledge base
- * (`organizationId`); exactly one is set. Its chunks live in `document_chunks`, written by the
+ * A document of a public domain (`domainId`) or of one of an organization's collections
+ * (`organizationId` and `collectionId`); exactly one owner is set. Its chunks live in `document_chunks`, written by the
  * retrieval module's SearchIndexRepository.
  */
 @Entity('documents')
@@ -15,6 +15,10 @@ export class Document {
 
   @Column({ name: 'organization_id', type: 'uuid', nullable: true })
   organizationId: string | null;
+
+  /** The collection of a private document (its corpus id); null for a domain's document. */
+  @Column({ name: 'collection_id', type: 'uuid', nullable: true })
+  collectionId: string | null;
 
   @Column({ type: 'varchar', length: 300 })
   title: string;

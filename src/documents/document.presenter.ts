@@ -10,6 +10,7 @@ export function presentDocument(
   return {
     id: document.id,
     title: document.title,
+    collection_id: document.collectionId,
     metadata: document.metadata,
     content_type: document.contentType,
     size_bytes: document.sizeBytes,

@@ -1,12 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import { CollectionsService } from '../collections/collections.service.js';
 import { ValidationFailedError } from '../common/errors.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
@@ -19,13 +21,13 @@ import { ApiUuidParam } from '../openapi/api-params.js';
 import { presentDocument, presentDocumentBatch } from './document.presenter.js';
 import { DocumentInputReader, type NewDocument, UnreadableDocumentError } from './document-input.js';
 import { DocumentsService } from './documents.service.js';
-import { CreateDocumentDto } from './dto/document.dto.js';
+import { CreatePrivateDocumentDto } from './dto/document.dto.js';
 import { CreateDocumentBatchDto } from './dto/document-batch.dto.js';
 import {
   DocumentBatchResponse,
   DocumentPage,
   DocumentResponse,
-  DocumentUploadForm,
+  PrivateDocumentUploadForm,
   DocumentWithContentResponse,
   UPLOAD_BODY_DESCRIPTION,
   UPLOAD_ERRORS,
@@ -41,30 +43,47 @@ export class DocumentsController {
   constructor(
     private readonly documents: DocumentsService,
     private readonly input: DocumentInputReader,
+    private readonly collections: CollectionsService,
   ) {}
+
+  /** The documents this caller may reach: the organization's, or only those of a limited key's collections. */
+  private reach(caller: Principal) {
+    return { organizationId: caller.organizationId, collectionIds: caller.collectionIds ?? null };
+  }
 
   /** JSON `{title, content, metadata?}` or a multipart upload with `file`. The body is validated by the reader. */
   @Post()
   @Authenticated({ scope: 'documents:write', role: 'member' })
   @UseInterceptors(DocumentUploadInterceptor)
   @ApiOperation({ summary: "Add a document to your organization's private knowledge base (JSON or file upload)" })
-  @ApiJsonOrMultipartBody(CreateDocumentDto, DocumentUploadForm, UPLOAD_BODY_DESCRIPTION)
+  @ApiJsonOrMultipartBody(
+    CreatePrivateDocumentDto,
+    PrivateDocumentUploadForm,
+    `${UPLOAD_BODY_DESCRIPTION} Either form may name the \`collection_id\` to store into.`,
+  )
   @ApiCreatedResponse({ type: DocumentResponse, description: 'Stored and searchable; without its text.' })
-  @ApiErrors(UPLOAD_ERRORS)
+  @ApiErrors({
+    ...UPLOAD_ERRORS,
+    404: '`collection_id` names no collection of the organization, or one this API key may not reach.',
+  })
   async createDocument(
     @CurrentPrincipal() caller: Principal,
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
   ): Promise<DocumentResponse> {
-    const owner = { organizationId: caller.organizationId };
-    let input: NewDocument;
+    let read: { input: NewDocument; collectionId: string | null };
     try {
-      input = await this.input.read(body, file);
+      read = await this.input.readPrivate(body, file);
     } catch (error) {
-      if (error instanceof UnreadableDocumentError) await this.documents.reportUnreadable(owner, error);
+      if (error instanceof UnreadableDocumentError) await this.documents.reportUnreadable(caller.organizationId, error);
       throw error;
     }
-    return presentDocument(await this.documents.create(owner, input));
+    const collection = await this.collections.toWrite(caller, read.collectionId);
+    const document = await this.documents.create(
+      { organizationId: caller.organizationId, collectionId: collection },
+      read.input,
+    );
+    return presentDocument(document);
   }
 
   /** The list is checked by the pipe, each document by the reader, before anything is stored. */
@@ -86,28 +105,50 @@ export class DocumentsController {
         empty: ValidationFailedError.field('documents', 'This list may not be empty.').body(),
       },
     },
+    404: '`collection_id` names no collection of the organization, or one this API key may not reach.',
     413: { description: 'The JSON body is over MAX_BODY_BYTES.', examples: ['payloadTooLarge'] },
   })
   async createDocumentBatch(
     @CurrentPrincipal() caller: Principal,
     @Body() body: CreateDocumentBatchDto,
   ): Promise<DocumentBatchResponse> {
+    const inputs = await this.input.readBatch(body.documents);
+    const collection = await this.collections.toWrite(caller, body.collection_id);
     const documents = await this.documents.createMany(
-      { organizationId: caller.organizationId },
-      await this.input.readBatch(body.documents),
+      { organizationId: caller.organizationId, collectionId: collection },
+      inputs,
     );
     return presentDocumentBatch(documents);
   }
 
   @Get()
-  @ApiOperation({ summary: "List your organization's documents, newest first" })
+  @ApiOperation({
+    summary: "List your organization's documents of one collection, newest first",
+    description:
+      'Without `collection_id`: the `default` collection, or for an API key limited to collections, all of its own.',
+  })
   @ApiPagination()
+  @ApiQuery({
+    name: 'collection_id',
+    required: false,
+    schema: { type: 'string', maxLength: 100, example: '3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f' },
+    description: 'The collection to list (`default` stands for the default collection).',
+  })
   @ApiOkResponse({ type: DocumentPage })
+  @ApiErrors({ 404: "No such collection, another organization's, or one this API key may not reach." })
   async listDocuments(
     @CurrentPrincipal() caller: Principal,
     @Pagination() page: PageRequest & { url: URL },
+    @Query('collection_id') collectionId?: unknown,
   ): Promise<Page<DocumentResponse>> {
-    const { count, documents } = await this.documents.list({ organizationId: caller.organizationId }, page);
+    const requested = typeof collectionId === 'string' && collectionId !== '' ? collectionId : null;
+    if (collectionId !== undefined && typeof collectionId !== 'string')
+      throw ValidationFailedError.field('collection_id', 'Give one collection id.');
+    const collectionIds = await this.collections.toList(caller, requested);
+    const { count, documents } = await this.documents.list(
+      { organizationId: caller.organizationId, collectionIds },
+      page,
+    );
     return toPage(
       page,
       count,
@@ -124,7 +165,7 @@ export class DocumentsController {
     @CurrentPrincipal() caller: Principal,
     @Param('id', new UuidPathPipe('Document')) id: string,
   ): Promise<DocumentResponse> {
-    return presentDocument(await this.documents.get({ organizationId: caller.organizationId }, id), true);
+    return presentDocument(await this.documents.get(this.reach(caller), id), true);
   }
 
   @Delete(':id')
@@ -138,6 +179,6 @@ export class DocumentsController {
     @CurrentPrincipal() caller: Principal,
     @Param('id', new UuidPathPipe('Document')) id: string,
   ): Promise<void> {
-    await this.documents.remove({ organizationId: caller.organizationId }, id);
+    await this.documents.remove(this.reach(caller), id);
   }
 }

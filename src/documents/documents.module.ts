@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CollectionsModule } from '../collections/collections.module.js';
 import { RetrievalModule } from '../retrieval/retrieval.module.js';
 import { DocumentInputReader } from './document-input.js';
 import { DocumentsController } from './documents.controller.js';
@@ -11,7 +12,7 @@ import { DocumentUploadInterceptor } from './upload.interceptor.js';
 import { Document } from './document.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Document]), RetrievalModule],
+  imports: [TypeOrmModule.forFeature([Document]), RetrievalModule, CollectionsModule],
   controllers: [DocumentsController],
   providers: [
     DocumentsService,
@@ -21,6 +22,6 @@ import { Document } from './document.entity.js';
     DocumentUploadInterceptor,
     UploadGate,
   ],
-  exports: [DocumentsService, DocumentInputReader, DocumentUploadInterceptor, UploadGate],
+  exports: [DocumentsService, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
 })
 export class DocumentsModule {}

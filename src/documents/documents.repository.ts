@@ -1,54 +1,70 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination.js';
-import type { Corpus } from '../retrieval/retriever.js';
 import { Document } from './document.entity.js';
+
+/** Where a new document goes: a public domain, or one collection of an organization. */
+export type DocumentOwner = { domainId: string } | { organizationId: string; collectionId: string };
+
+/**
+ * Which documents a read may reach: a public domain's, or an organization's in the collections listed
+ * (null: every collection of the organization).
+ */
+export type DocumentReach = { domainId: string } | { organizationId: string; collectionIds: readonly string[] | null };
 
 export type NewDocumentRow = Pick<
   Document,
   'title' | 'content' | 'metadata' | 'contentType' | 'sizeBytes' | 'chunkCount'
 >;
 
-function ownerColumns(owner: Corpus): { domainId: string | null; organizationId: string | null } {
-  return 'domainId' in owner
-    ? { domainId: owner.domainId, organizationId: null }
-    : { domainId: null, organizationId: owner.organizationId };
+/** The corpus a new document is indexed in: its domain's, or its collection's. */
+export function corpusIdOfOwner(owner: DocumentOwner): string {
+  return 'domainId' in owner ? owner.domainId : owner.collectionId;
 }
 
-/** The owner as a filter (the other column is null by the table's check constraint). */
-function ownerFilter(owner: Corpus): { domainId: string } | { organizationId: string } {
-  return 'domainId' in owner ? { domainId: owner.domainId } : { organizationId: owner.organizationId };
+function ownerColumns(owner: DocumentOwner) {
+  return 'domainId' in owner
+    ? { domainId: owner.domainId, organizationId: null, collectionId: null }
+    : { domainId: null, organizationId: owner.organizationId, collectionId: owner.collectionId };
+}
+
+/** The reach as a filter (the other owner column is null by the table's check constraint). */
+function reachFilter(reach: DocumentReach) {
+  if ('domainId' in reach) return { domainId: reach.domainId };
+  return reach.collectionIds === null
+    ? { organizationId: reach.organizationId }
+    : { organizationId: reach.organizationId, collectionId: In([...reach.collectionIds]) };
 }
 
 /**
- * The `documents` table, each row owned by a public domain or an organization. Methods that take an
- * EntityManager run inside the caller's transaction (a document is written with its chunks).
+ * The `documents` table, each row owned by a public domain or an organization's collection. Methods
+ * that take an EntityManager run inside the caller's transaction (a document is written with its chunks).
  */
 @Injectable()
 export class DocumentsRepository {
   constructor(@InjectRepository(Document) private readonly documents: Repository<Document>) {}
 
-  insertMany(manager: EntityManager, owner: Corpus, rows: readonly NewDocumentRow[]): Promise<Document[]> {
+  insertMany(manager: EntityManager, owner: DocumentOwner, rows: readonly NewDocumentRow[]): Promise<Document[]> {
     return manager.save(rows.map((row) => manager.create(Document, { ...ownerColumns(owner), ...row })));
   }
 
   /** Newest first. */
-  page(owner: Corpus, page: PageRequest): Promise<[Document[], number]> {
+  page(reach: DocumentReach, page: PageRequest): Promise<[Document[], number]> {
     return this.documents.findAndCount({
-      where: ownerFilter(owner),
+      where: reachFilter(reach),
       order: { createdAt: 'DESC', id: 'ASC' },
       take: page.limit,
       skip: page.offset,
     });
   }
 
-  /** With its content, which listings leave out; null for a missing document or another owner's. */
-  findWithContent(owner: Corpus, id: string): Promise<Document | null> {
+  /** With its content, which listings leave out; null for a missing document or one out of reach. */
+  findWithContent(reach: DocumentReach, id: string): Promise<Document | null> {
     return this.documents
       .createQueryBuilder('d')
       .addSelect('d.content')
-      .where({ id, ...ownerFilter(owner) })
+      .where({ id, ...reachFilter(reach) })
       .getOne();
   }
 
@@ -64,13 +80,12 @@ export class DocumentsRepository {
       .getOne();
   }
 
-  /** Locks the owner's document until the transaction ends; false for a missing document or another owner's. */
-  async lockOwned(manager: EntityManager, owner: Corpus, id: string): Promise<boolean> {
-    const document = await manager.findOne(Document, {
-      where: { id, ...ownerFilter(owner) },
+  /** Locks the document until the transaction ends; null for a missing document or one out of reach. */
+  lockReachable(manager: EntityManager, reach: DocumentReach, id: string): Promise<Document | null> {
+    return manager.findOne(Document, {
+      where: { id, ...reachFilter(reach) },
       lock: { mode: 'pessimistic_write' },
     });
-    return document !== null;
   }
 
   /**

@@ -3,16 +3,19 @@ import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
-import { type Corpus, corpusIdOf } from '../retrieval/retriever.js';
 import type { Document } from './document.entity.js';
-import { DocumentsRepository } from './documents.repository.js';
+import {
+  corpusIdOfOwner,
+  type DocumentOwner,
+  type DocumentReach,
+  DocumentsRepository,
+} from './documents.repository.js';
 import type { NewDocument, UnreadableDocumentError } from './document-input.js';
 import { passagesOf } from './passages.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
 import { KeyedBatcher } from '../common/keyed-batcher.js';
 
-/** Where a document belongs: a public domain, or an organization's private knowledge base. */
-export type DocumentOwner = Corpus;
+export type { DocumentOwner, DocumentReach } from './documents.repository.js';
 
 /**
  * Documents of one owner. Storing a document chunks it and indexes the chunks in the same transaction,
@@ -38,7 +41,7 @@ export class DocumentsService {
 
   /** Stores one document; concurrent uploads to the same owner share a transaction (see KeyedBatcher). */
   create(owner: DocumentOwner, input: NewDocument): Promise<Document> {
-    return this.batcher.submit(corpusIdOf(owner), { owner, input });
+    return this.batcher.submit(corpusIdOfOwner(owner), { owner, input });
   }
 
   /**
@@ -63,13 +66,13 @@ export class DocumentsService {
         );
         await this.indexer.addDocuments(
           manager,
-          corpusIdOf(owner),
+          corpusIdOfOwner(owner),
           rows.map((row, i) => ({ documentId: row.id, title: row.title, chunks: prepared[i].chunks })),
         );
         return rows;
       });
     } catch (error) {
-      // The domain or organization was deleted while this was being stored.
+      // The domain, organization or collection was deleted while this was being stored.
       if (isForeignKeyViolation(error)) throw new NotFoundError();
       throw error;
     }
@@ -80,23 +83,22 @@ export class DocumentsService {
    * refusal itself (the 400) is the caller's answer whatever happens here, so a failure to record the
    * event is logged, not thrown.
    */
-  async reportUnreadable(owner: DocumentOwner, failure: UnreadableDocumentError): Promise<void> {
-    if (!('organizationId' in owner)) return;
+  async reportUnreadable(organizationId: string, failure: UnreadableDocumentError): Promise<void> {
     try {
-      await this.documents.recordFailure(owner.organizationId, failure.title, failure.reason);
+      await this.documents.recordFailure(organizationId, failure.title, failure.reason);
     } catch (error) {
       this.logger.warn(`document.failed was not recorded: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  async list(owner: DocumentOwner, page: PageRequest): Promise<{ count: number; documents: Document[] }> {
-    const [documents, count] = await this.documents.page(owner, page);
+  async list(reach: DocumentReach, page: PageRequest): Promise<{ count: number; documents: Document[] }> {
+    const [documents, count] = await this.documents.page(reach, page);
     return { count, documents };
   }
 
-  /** One document with its content; another owner's document is a 404 like a missing one. */
-  async get(owner: DocumentOwner, id: string): Promise<Document> {
-    const document = await this.documents.findWithContent(owner, id);
+  /** One document with its content; a document out of reach (another owner's) is a 404 like a missing one. */
+  async get(reach: DocumentReach, id: string): Promise<Document> {
+    const document = await this.documents.findWithContent(reach, id);
     if (!document) throw NotFoundError.named('Document', id);
     return document;
   }
@@ -106,12 +108,14 @@ export class DocumentsService {
     return this.documents.findWithContentByDocumentOrPassage(id);
   }
 
-  /** Deletes a document, its chunks and its share of the statistics. */
-  async remove(owner: DocumentOwner, id: string): Promise<void> {
+  /** Deletes a document, its chunks and its share of its corpus's statistics. */
+  async remove(reach: DocumentReach, id: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const found = await this.documents.lockOwned(manager, owner, id);
+      const found = await this.documents.lockReachable(manager, reach, id);
       if (!found) throw NotFoundError.named('Document', id);
-      await this.indexer.removeDocuments(manager, corpusIdOf(owner), [id]);
+      const corpusId = found.collectionId ?? found.domainId;
+      if (corpusId === null) throw new Error(`document ${id} has no owner`);
+      await this.indexer.removeDocuments(manager, corpusId, [id]);
       await this.documents.delete(manager, id);
     });
   }

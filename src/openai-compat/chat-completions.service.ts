@@ -4,7 +4,7 @@ import type { Principal } from '../common/principal.js';
 import type { ConversationTurn } from '../query/answerers/answerer.js';
 import { type PreparedAnswer, QueryService } from '../query/query.service.js';
 import { type ChatCompletionMessageDto, textOf } from './dto/chat-completion.dto.js';
-import { domainOfModel } from './models.service.js';
+import { knowledgeOfModel } from './models.service.js';
 
 /** As many earlier turns as a chat session's answer reads (ChatService's HISTORY_TURNS). */
 const HISTORY_TURNS = 10;
@@ -58,7 +58,7 @@ export class ChatCompletionsService {
     try {
       return await this.queries.prepare(caller, {
         text: conversation.question,
-        domain: domainOfModel(model),
+        ...knowledgeOfModel(model),
         topK: TOP_K,
         operation: 'chat_completion',
         history: conversation.history,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { CollectionsService } from '../collections/collections.service.js';
 import { NotFoundError } from '../common/errors.js';
+import { isUuid } from '../common/validation.js';
 import type { Principal } from '../common/principal.js';
 import { KnowledgeBaseService } from '../query/knowledge-base.service.js';
 
@@ -19,13 +21,31 @@ const unixSeconds = (date: Date | string) => Math.floor(new Date(date).getTime()
 /** The knowledge bases a caller may ask, as OpenAI lists models. */
 @Injectable()
 export class ModelsService {
-  constructor(private readonly knowledgeBases: KnowledgeBaseService) {}
+  constructor(
+    private readonly knowledgeBases: KnowledgeBaseService,
+    private readonly collections: CollectionsService,
+  ) {}
 
-  /** `private` first, then the active public domains the organization's `allowed_domains` let it ask. */
+  /**
+   * `private` first, then each collection the caller may reach (by id) but `default` (which `private`
+   * asks: an organization without collections sees the list of the second edition), then the active
+   * public domains the organization's `allowed_domains` let it ask.
+   */
   async list(caller: Principal): Promise<Model[]> {
-    const { organization, domains } = await this.knowledgeBases.askable(caller);
+    const [{ organization, domains }, collections] = await Promise.all([
+      this.knowledgeBases.askable(caller),
+      this.collections.reachableList(caller),
+    ]);
     return [
       { id: PRIVATE_MODEL, object: 'model', created: unixSeconds(organization.createdAt), owned_by: 'organization' },
+      ...collections
+        .filter((collection) => collection.id !== caller.organizationId)
+        .map((collection) => ({
+          id: collection.id,
+          object: 'model' as const,
+          created: unixSeconds(collection.createdAt),
+          owned_by: 'organization' as const,
+        })),
       ...domains
         .filter((domain) => domain.slug !== PRIVATE_MODEL)
         .map((domain) => ({
@@ -44,7 +64,13 @@ export class ModelsService {
   }
 }
 
-/** The domain a model asks: null for `private`, else the slug (404 and 403 come from KnowledgeBaseService). */
-export function domainOfModel(model: string): string | null {
-  return model === PRIVATE_MODEL ? null : model;
+/**
+ * What a model asks: `private` the caller's default collections (`default`, or a limited key's own), a
+ * UUID that collection, anything else the public domain of that slug (404 and 403 come from
+ * KnowledgeBaseService).
+ */
+export function knowledgeOfModel(model: string): { domain: string | null; collectionIds: string[] | null } {
+  if (model === PRIVATE_MODEL) return { domain: null, collectionIds: null };
+  if (isUuid(model)) return { domain: null, collectionIds: [model] };
+  return { domain: model, collectionIds: null };
 }

@@ -4,8 +4,11 @@ import { type ErrorDialect, INTERNAL_ERROR_DETAIL } from '../http/exception.filt
 import { ERROR_COMPONENTS, type ErrorStatus, errorResponse } from '../openapi/error-responses.js';
 import { OpenAiErrorObject } from './dto/openai-error.response.js';
 
-/** The routes OpenAI clients call: `/v1/chat/completions` and `/v1/models[/{model}]`, trailing slash or not. */
-const OPENAI_ROUTES = /^\/v1\/(?:chat\/completions|models(?:\/[^/]*)?)\/?$/;
+/**
+ * The routes OpenAI clients call: `/v1/chat/completions`, `/v1/models[/{model}]`, `/v1/vector_stores…` and
+ * `/v1/files[/{id}]`, trailing slash or not.
+ */
+const OPENAI_ROUTES = /^\/v1\/(?:chat\/completions|models(?:\/[^/]*)?|vector_stores(?:\/[^?]*)?|files(?:\/[^/]*)?)\/?$/;
 
 /** OpenAI's error `type` for each status this service gives; the client reports it with the message. */
 const TYPE_OF: Record<number, string> = {
@@ -44,7 +47,12 @@ export function withOpenAiError(status: number, body: Record<string, unknown>): 
     error: {
       message: body.detail,
       type: TYPE_OF[status] ?? (serverSide ? 'server_error' : 'invalid_request_error'),
-      code: typeof body.code === 'string' ? body.code : (CODE_OF[status] ?? (serverSide ? 'server_error' : null)),
+      code:
+        typeof body.code === 'string'
+          ? body.code
+          : status === 404 && typeof body.detail === 'string' && !body.detail.startsWith('Model ')
+            ? 'not_found'
+            : (CODE_OF[status] ?? (serverSide ? 'server_error' : null)),
       param: paramOf(body),
     },
   };

@@ -55,6 +55,7 @@ const TAGS: [string, string][] = [
     'openai',
     'OpenAI-compatible chat completions and models, for OpenAI client libraries (`baseURL` = `{base_url}/v1`).',
   ],
+  ['collections', "The organization's collections: several private knowledge bases, each searched as its own corpus."],
   ['documents', "The organization's private knowledge base."],
   ['domains', 'Public domains (knowledge bases), their regions and documents; changes are for administrators.'],
   ['billing', 'Credit quota, usage, and (administrators) monthly credits.'],

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DomainNotAllowedError, NotFoundError } from '../common/errors.js';
+import { CollectionsService } from '../collections/collections.service.js';
+import { DomainNotAllowedError, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { OrganizationsService } from '../organizations/organizations.service.js';
@@ -19,17 +20,34 @@ export interface KnowledgeBase {
   corpus: Corpus;
 }
 
-/** Where a question is asked: a public domain (404 unknown or inactive, then 403 not allowed) or the private base. */
+/** The 400 of a question naming both a public domain and collections. */
+export const DOMAIN_WITH_COLLECTIONS = ValidationFailedError.field(
+  'collection_ids',
+  'Give either domain or collection_ids, not both: a question asks a public domain or your collections.',
+);
+
+/**
+ * Where a question is asked: a public domain (404 unknown or inactive, then 403 not allowed), or
+ * collections of the organization (404 unknown or out of the caller's reach; by default `default`, or
+ * a limited key's own collections).
+ */
 @Injectable()
 export class KnowledgeBaseService {
   constructor(
     private readonly domains: DomainsService,
     private readonly organizations: OrganizationsService,
+    private readonly collections: CollectionsService,
   ) {}
 
-  async resolve(caller: Principal, slug: string | null | undefined): Promise<KnowledgeBase> {
+  async resolve(
+    caller: Principal,
+    slug: string | null | undefined,
+    collectionIds?: readonly string[] | null,
+  ): Promise<KnowledgeBase> {
+    const askingCollections = collectionIds !== null && collectionIds !== undefined;
+    if (slug !== null && slug !== undefined && askingCollections) throw DOMAIN_WITH_COLLECTIONS;
     if (slug === null || slug === undefined) {
-      return { domain: null, corpus: { organizationId: caller.organizationId } };
+      return { domain: null, corpus: { collectionIds: await this.collections.toAsk(caller, collectionIds) } };
     }
     const domain = await this.domains.findActiveBySlug(slug.toLowerCase());
     // An inactive domain is as unknown as a missing one.

@@ -96,6 +96,7 @@ export class QueryController {
     const prepared = await this.queries.prepare(caller, {
       text: body.query,
       domain: body.domain,
+      collectionIds: body.collection_ids,
       topK: body.top_k ?? 5,
       filter: body.filter,
       operation: 'query',

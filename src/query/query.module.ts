@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module.js';
+import { CollectionsModule } from '../collections/collections.module.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { DomainsModule } from '../domains/domains.module.js';
@@ -27,7 +28,7 @@ function chooseAnswerer(config: AppConfig) {
 }
 
 @Module({
-  imports: [BillingModule, DomainsModule, OrganizationsModule, RetrievalModule],
+  imports: [BillingModule, CollectionsModule, DomainsModule, OrganizationsModule, RetrievalModule],
   controllers: [QueryController, SearchController],
   providers: [
     QueryService,

@@ -10,6 +10,8 @@ import { KnowledgeBaseService } from './knowledge-base.service.js';
 export interface Question {
   text: string;
   domain?: string | null;
+  /** Collections to ask as one corpus (not with `domain`); absent: `default`, or a limited key's own. */
+  collectionIds?: readonly string[] | null;
   topK: number;
   /** Only documents whose metadata match contribute passages. */
   filter?: MetadataFilter | null;
@@ -49,7 +51,7 @@ export class QueryService {
    * the spend gives the credits back.
    */
   async prepare(caller: Principal, question: Question): Promise<PreparedAnswer> {
-    const knowledgeBase = await this.knowledgeBases.resolve(caller, question.domain);
+    const knowledgeBase = await this.knowledgeBases.resolve(caller, question.domain, question.collectionIds);
     const reservation = await this.quota.spend(caller, question.operation, knowledgeBase.domain);
     try {
       const contextQueries = (question.history ?? [])

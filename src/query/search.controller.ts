@@ -51,6 +51,7 @@ export class SearchController {
     const outcome = await this.searches.search(caller, {
       text: body.query,
       domain: body.domain,
+      collectionIds: body.collection_ids,
       topK: body.top_k ?? 5,
       filter: body.filter,
     });

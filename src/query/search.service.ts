@@ -9,6 +9,7 @@ import { KnowledgeBaseService } from './knowledge-base.service.js';
 export interface SearchRequest {
   text: string;
   domain?: string | null;
+  collectionIds?: readonly string[] | null;
   topK: number;
   filter?: MetadataFilter | null;
 }
@@ -31,7 +32,7 @@ export class SearchService {
   ) {}
 
   async search(caller: Principal, request: SearchRequest): Promise<SearchOutcome> {
-    const knowledgeBase = await this.knowledgeBases.resolve(caller, request.domain);
+    const knowledgeBase = await this.knowledgeBases.resolve(caller, request.domain, request.collectionIds);
     const reservation =
       this.quota.cost('search') > 0 ? await this.quota.spend(caller, 'search', knowledgeBase.domain) : null;
     try {

@@ -6,7 +6,7 @@ import {
   type Retriever,
   type SearchOptions,
   type Corpus,
-  corpusIdOf,
+  corpusIdsOf,
 } from './retriever.js';
 import { SearchIndexRepository } from './search-index.repository.js';
 import { anyOf, atLeast, except } from './text-search.js';
@@ -75,7 +75,8 @@ interface Hit {
 }
 
 /**
- * BM25 over the chunks of one corpus, entirely in PostgreSQL. The GIN index on `search_vector` finds
+ * BM25 over the chunks of one corpus (a domain, or one or several collections ranked as one: their
+ * statistics are summed, so the scores are those of a single collection holding all their documents), entirely in PostgreSQL. The GIN index on `search_vector` finds
  * candidates with an OR of the stemmed query terms; each candidate is scored with BM25 from the corpus's
  * stored statistics (`term_stats`, `corpus_stats`), the term frequencies being read from its tsvector.
  */
@@ -91,10 +92,10 @@ export class Bm25Retriever implements Retriever {
 
   async retrieve(query: string, corpus: Corpus, options: SearchOptions): Promise<Retrieval> {
     const limit = Math.max(1, Math.floor(options.limit));
-    const corpusId = corpusIdOf(corpus);
-    const plan = await this.plan(corpusId, query, options.contextQueries ?? []);
+    const corpusIds = corpusIdsOf(corpus);
+    const plan = await this.plan(corpusIds, query, options.contextQueries ?? []);
     if (!plan) return { sources: [], terms: [], unseenWeight: 1 };
-    const hits = await this.rank(corpusId, plan, limit, options.filter);
+    const hits = await this.rank(corpusIds, plan, limit, options.filter);
     return {
       sources: await this.present(hits, plan),
       terms: plan.terms.map((t) => ({ term: t.term, weight: t.answerWeight })),
@@ -103,8 +104,8 @@ export class Bm25Retriever implements Retriever {
   }
 
   /** The query's stemmed terms that occur in the corpus, with their weights; null when none do. */
-  private async plan(corpusId: string, query: string, contextQueries: string[]): Promise<QueryPlan | null> {
-    const rows = await this.index.termStats(corpusId, query, contextQueries);
+  private async plan(corpusIds: readonly string[], query: string, contextQueries: string[]): Promise<QueryPlan | null> {
+    const rows = await this.index.termStats(corpusIds, query, contextQueries);
     if (rows.length === 0) return null;
     const { chunk_count: chunks, total_tokens: tokens } = rows[0];
     const { contextWeight, maxTerms } = this.params;
@@ -140,7 +141,12 @@ export class Bm25Retriever implements Retriever {
    * A metadata filter narrows every round to the matching documents (in the ranking statement itself),
    * so the bounds still hold and the top k are the best matching documents, not fewer.
    */
-  private async rank(corpusId: string, plan: QueryPlan, limit: number, filter?: MetadataFilter): Promise<Hit[]> {
+  private async rank(
+    corpusIds: readonly string[],
+    plan: QueryPlan,
+    limit: number,
+    filter?: MetadataFilter,
+  ): Promise<Hit[]> {
     const { terms } = plan;
     const { roundBudget, candidateCap, k1 } = this.params;
     const upperBound = (from: number) => terms.slice(from).reduce((sum, t) => sum + t.weightedIdf * (k1 + 1), 0);
@@ -166,7 +172,7 @@ export class Bm25Retriever implements Retriever {
           const k = this.severalOf(common, plan.chunks, budget);
           merge(
             await this.scoreRound(
-              corpusId,
+              corpusIds,
               plan,
               except(
                 atLeast(
@@ -192,7 +198,7 @@ export class Bm25Retriever implements Retriever {
         estimate += terms[end++].df;
       merge(
         await this.scoreRound(
-          corpusId,
+          corpusIds,
           plan,
           except(anyOf(terms.slice(next, end).map((t) => t.term)), exclude),
           limit,
@@ -247,7 +253,7 @@ export class Bm25Retriever implements Retriever {
    * returns the best chunk of each of the top `limit` documents.
    */
   private async scoreRound(
-    corpusId: string,
+    corpusIds: readonly string[],
     plan: QueryPlan,
     tsquery: string,
     limit: number,
@@ -262,7 +268,7 @@ export class Bm25Retriever implements Retriever {
       avgLength: plan.avgLength,
       titleWeight,
     };
-    const rows = await this.index.scoreChunks(corpusId, tsquery, weights, limit, filter);
+    const rows = await this.index.scoreChunks(corpusIds, tsquery, weights, limit, filter);
     return rows.map((row) => ({ chunkId: row.chunk_id, documentId: row.document_id, score: row.score }));
   }
 

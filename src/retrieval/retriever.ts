@@ -1,7 +1,10 @@
 import type { MetadataFilter } from './metadata-filter.js';
 
-/** Which corpus a search runs over: a public domain's documents, or one organization's private ones. */
-export type Corpus = { domainId: string } | { organizationId: string };
+/**
+ * Which corpus a search runs over: a public domain's documents, or the documents of one or several
+ * collections of an organization, ranked as one corpus (their statistics summed).
+ */
+export type Corpus = { domainId: string } | { collectionIds: readonly string[] };
 
 export interface RetrievedSource {
   documentId: string;
@@ -51,7 +54,11 @@ export interface SearchOptions {
 
 export const RETRIEVER = Symbol('RETRIEVER');
 
-/** The id under which a corpus's chunks and statistics are stored, column `scope_id` (domain and organization ids are UUIDs, so they never collide). */
-export function corpusIdOf(corpus: Corpus): string {
-  return 'domainId' in corpus ? corpus.domainId : corpus.organizationId;
+/**
+ * The ids under which a corpus's chunks and statistics are stored, column `scope_id`: a domain's id, or
+ * each collection's (all UUIDs, so they never collide; an organization's `default` collection has the
+ * organization's id, under which its private documents were stored before collections existed).
+ */
+export function corpusIdsOf(corpus: Corpus): string[] {
+  return 'domainId' in corpus ? [corpus.domainId] : [...corpus.collectionIds];
 }

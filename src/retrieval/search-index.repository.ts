@@ -156,9 +156,12 @@ export class SearchIndexRepository {
     await manager.query(`DELETE FROM document_chunks WHERE scope_id = $1`, [corpusId]);
   }
 
-  /** The query's stemmed terms (and its context queries') that occur in the corpus, with the corpus's statistics. */
-  termStats(corpusId: string, query: string, contextQueries: string[]): Promise<TermRow[]> {
-    return this.reads.query(TERM_STATS, [corpusId, query, contextQueries]);
+  /**
+   * The query's stemmed terms (and its context queries') that occur in the corpora, with their statistics
+   * summed over them (one corpus for a domain or a collection, several for collections asked together).
+   */
+  termStats(corpusIds: readonly string[], query: string, contextQueries: string[]): Promise<TermRow[]> {
+    return this.reads.query(TERM_STATS, [corpusIds, query, contextQueries]);
   }
 
   /**
@@ -185,7 +188,7 @@ export class SearchIndexRepository {
    * on 1,000 documents took 670 ms, 20 such fields hit the statement timeout.
    */
   scoreChunks(
-    corpusId: string,
+    corpusIds: readonly string[],
     tsquery: string,
     weights: ScoringWeights,
     limit: number,
@@ -203,7 +206,7 @@ export class SearchIndexRepository {
                SELECT cardinality(e.positions) + ($8::float8 - 1) * width_bucket(c.title_end::smallint, e.positions) AS tf
              ) f
           ) s
-          WHERE c.scope_id = $1 AND c.search_vector @@ $2::tsquery
+          WHERE c.scope_id = ANY($1::uuid[]) AND c.search_vector @@ $2::tsquery
           ORDER BY c.document_id, s.score DESC, c.id`;
     // Not prepared: its best plan depends on the values (the text index, or a scan of the corpus when
     // the words are common), so PostgreSQL plans it for each query.
@@ -227,7 +230,7 @@ export class SearchIndexRepository {
        LIMIT $9::int`,
       },
       [
-        corpusId,
+        corpusIds,
         tsquery,
         weights.terms,
         weights.weightedIdfs,
@@ -247,21 +250,31 @@ export class SearchIndexRepository {
   }
 }
 
-/** See termStats. Prepared (a named ReadStatement): its plan is lookups by primary key whatever the query. */
+/**
+ * See termStats. Prepared (a named ReadStatement): its plan is lookups by primary key whatever the query.
+ * Over several corpora (collections asked together) the statistics are summed: a term's df over them,
+ * their chunk counts and lengths, exactly what one corpus holding all their chunks would store.
+ */
 const TERM_STATS: ReadStatement = {
-  name: 'search_term_stats',
+  name: 'search_term_stats_over_corpora',
   text: `WITH q AS (
            SELECT e.lexeme AS term, cardinality(e.positions) AS main_tf, 0 AS context_tf
              FROM unnest(${tsvectorSql('$2')}) e
            UNION ALL
            SELECT e.lexeme, 0, cardinality(e.positions)
              FROM unnest($3::text[]) AS c(text), unnest(${tsvectorSql('c.text')}) e
+         ), s AS (
+           SELECT sum(chunk_count)::bigint AS chunk_count, sum(total_tokens)::bigint AS total_tokens
+             FROM corpus_stats WHERE scope_id = ANY($1::uuid[])
          )
          SELECT q.term, sum(q.main_tf)::int AS main_tf, sum(q.context_tf)::int AS context_tf, t.df,
                 s.chunk_count, s.total_tokens
            FROM q
-           JOIN term_stats t ON t.scope_id = $1 AND t.term = q.term AND t.df > 0
-           JOIN corpus_stats s ON s.scope_id = $1 AND s.chunk_count > 0
+          CROSS JOIN LATERAL (
+            SELECT sum(ts.df)::int AS df FROM term_stats ts WHERE ts.scope_id = ANY($1::uuid[]) AND ts.term = q.term
+          ) t
+          CROSS JOIN s
+          WHERE t.df > 0 AND s.chunk_count > 0
           GROUP BY q.term, t.df, s.chunk_count, s.total_tokens`,
 };
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ApiKeyScope } from '../../common/scopes.js';
 import { FutureTimestampOrNull, IntegerField, StringField } from '../../common/validation.js';
 import type { KeyMetadata } from '../key-settings.js';
+import { CollectionIdsField } from '../../collections/dto/collection-ids.field.js';
 import { CreditLimitField, MetadataField, RateLimitField, ScopesField } from './key-settings.rules.js';
 
 /** The partner settings, each optional (absent: unchanged on update, the default on create). */
@@ -17,6 +18,11 @@ class KeySettingsDto {
 
   @MetadataField()
   metadata?: KeyMetadata;
+
+  @CollectionIdsField(
+    'The collections the key may reach, 1 to 20 (`"default"` may stand for the default collection\'s id); null (the default) means every collection. A limited key finds, reads and writes nothing of any other collection (404); a question without `collection_ids` asks all of its own, an upload without `collection_id` goes into the first. An unknown collection: 404.',
+  )
+  collection_ids?: string[] | null;
 }
 
 export class CreateApiKeyDto extends KeySettingsDto {
@@ -32,6 +38,7 @@ export const UPDATABLE_FIELDS = [
   'rate_limit_per_minute',
   'monthly_credit_limit',
   'metadata',
+  'collection_ids',
 ] as const;
 
 export class UpdateApiKeyDto extends KeySettingsDto {

@@ -98,6 +98,17 @@ export class ApiKeyResponse {
   metadata: KeyMetadata;
 
   @ApiProperty({
+    type: 'array',
+    items: { type: 'string', format: 'uuid' },
+    maxItems: 20,
+    nullable: true,
+    description:
+      'The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.',
+    example: null,
+  })
+  collection_ids: string[] | null;
+
+  @ApiProperty({
     type: 'string',
     format: 'uuid',
     nullable: true,

@@ -1,4 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { CollectionIdsField } from '../../collections/dto/collection-ids.field.js';
 import { StringField } from '../../common/validation.js';
 import { DomainSlugField, MAX_QUERY_CHARACTERS } from '../../query/dto/query.dto.js';
 import { MetadataFilterField } from '../../query/dto/metadata-filter.field.js';
@@ -24,4 +25,9 @@ export class PostMessageDto {
 
   @MetadataFilterField()
   filter?: MetadataFilter | null;
+
+  @CollectionIdsField(
+    "1 to 20 collections this message asks, ranked as one corpus. Default: `default`, or for an API key limited to collections, all of its own. Not in a session with a `domain` (400). Unknown or out of the key's reach: 404.",
+  )
+  collection_ids?: string[] | null;
 }

@@ -14,6 +14,8 @@ import { ActiveKeysByOrganization1795723595479 } from './1795723595479-ActiveKey
 import { MetadataInline1795723807393 } from './1795723807393-MetadataInline.js';
 import { Webhooks1795725638525 } from './1795725638525-Webhooks.js';
 import { Teams1795734599789 } from './1795734599789-Teams.js';
+import { Collections1795734606595 } from './1795734606595-Collections.js';
+import { VectorStoreFiles1795735918586 } from './1795735918586-VectorStoreFiles.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -33,4 +35,6 @@ export const migrations = [
   MetadataInline1795723807393,
   Webhooks1795725638525,
   Teams1795734599789,
+  Collections1795734606595,
+  VectorStoreFiles1795735918586,
 ];

@@ -1,5 +1,6 @@
 import { getSchemaPath } from '@nestjs/swagger';
 import { AsParsed, fieldRule, REQUIRED } from '../../common/validation.js';
+import { CollectionIdField } from '../../collections/dto/collection-ids.field.js';
 import { CreateDocumentDto } from './document.dto.js';
 
 /** Documents per `POST /v1/documents/batch/`. */
@@ -35,4 +36,8 @@ export class CreateDocumentBatchDto {
   // Kept as parsed: the reader checks each document as a CreateDocumentDto, whose metadata keeps its keys.
   @AsParsed()
   documents: unknown[];
+
+  /** For all the documents of the batch. */
+  @CollectionIdField()
+  collection_id?: string | null;
 }

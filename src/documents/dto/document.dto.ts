@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { StringField } from '../../common/validation.js';
+import { CollectionIdField } from '../../collections/dto/collection-ids.field.js';
 import { MetadataField } from './metadata.field.js';
 import { METADATA_OBJECT } from './metadata.field.js';
 
@@ -29,6 +30,12 @@ export class CreateDocumentDto {
   metadata?: Record<string, string | number> | null;
 }
 
+/** `POST /v1/documents/` as JSON: a document, and the collection it goes into. */
+export class CreatePrivateDocumentDto extends CreateDocumentDto {
+  @CollectionIdField()
+  collection_id?: string | null;
+}
+
 /** The text fields that may accompany a multipart upload. */
 export class UploadFieldsDto {
   @StringField({ max: TITLE_MAX, optional: true })
@@ -37,4 +44,10 @@ export class UploadFieldsDto {
   /** A JSON object, sent as a string field. */
   @StringField({ optional: true, allowBlank: true })
   metadata?: string;
+}
+
+/** The text fields of a multipart upload into the private knowledge base. */
+export class PrivateUploadFieldsDto extends UploadFieldsDto {
+  @CollectionIdField()
+  collection_id?: string;
 }

@@ -22,6 +22,14 @@ export class DocumentResponse {
   @ApiProperty({ type: 'string', maxLength: TITLE_MAX, example: 'Rotating API keys' })
   title: string;
 
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: "The collection it belongs to; null for a public domain's document.",
+  })
+  collection_id: string | null;
+
   @ApiProperty(metadataProperty('A flat object of strings and numbers; `{}` when none was given.'))
   metadata: Record<string, string | number>;
 
@@ -82,6 +90,17 @@ export class DocumentUploadForm {
     example: '{"source": "wiki"}',
   })
   metadata?: string;
+}
+
+/** The multipart form of an upload into the private knowledge base: with the collection it goes into. */
+export class PrivateDocumentUploadForm extends DocumentUploadForm {
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 100,
+    description:
+      "The collection to store into. Default: `default`, or for an API key limited to collections, the first of its own. Unknown or out of the key's reach: 404.",
+  })
+  collection_id?: string;
 }
 
 /** A document upload's errors: the body (or its file) is refused, or too large. */

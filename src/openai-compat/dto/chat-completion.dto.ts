@@ -110,7 +110,8 @@ export class ChatCompletionDto {
   @ApiProperty({
     type: 'string',
     maxLength: 50,
-    description: "`private` (the organization's documents) or a public domain's slug, as `GET /v1/models` lists them.",
+    description:
+      "`private` (the organization's `default` collection, or an API key's own collections), a collection's id, or a public domain's slug, as `GET /v1/models` lists them.",
     example: 'private',
   })
   @StringField({ max: 50 })

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CollectionIdsField } from '../../collections/dto/collection-ids.field.js';
 import { BooleanField, IntegerField, StringField } from '../../common/validation.js';
 import type { MetadataFilter } from '../../retrieval/metadata-filter.js';
 import { MetadataFilterField } from './metadata-filter.field.js';
@@ -32,6 +33,9 @@ export class QueryDto {
 
   @DomainSlugField()
   domain?: string | null;
+
+  @CollectionIdsField()
+  collection_ids?: string[] | null;
 
   @ApiPropertyOptional({
     type: 'integer',

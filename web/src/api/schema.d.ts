@@ -468,6 +468,68 @@ export interface paths {
         patch: operations["setMonthlyCredits"];
         trace?: never;
     };
+    "/v1/collections/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your organization's collections, oldest first (`default` first)
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     An API key limited to collections sees only its own.
+         */
+        get: operations["listCollections"];
+        put?: never;
+        /**
+         * Create a collection
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     At most 1000 per organization, `default` included. An API key limited to collections cannot create one (403).
+         */
+        post: operations["createCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/collections/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One collection, with its document and chunk counts
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["getCollection"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a collection and all its documents
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         */
+        delete: operations["deleteCollection"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a collection's name, description or metadata
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         */
+        patch: operations["updateCollection"];
+        trace?: never;
+    };
     "/v1/documents/": {
         parameters: {
             query?: never;
@@ -476,8 +538,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your organization's documents, newest first
+         * List your organization's documents of one collection, newest first
          * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Without `collection_id`: the `default` collection, or for an API key limited to collections, all of its own.
          */
         get: operations["listDocuments"];
         put?: never;
@@ -1112,6 +1176,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/vector_stores/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List vector stores (collections), OpenAI-style, newest first by default
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listVectorStores"];
+        put?: never;
+        /**
+         * Create a vector store (a collection), OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         */
+        post: operations["createVectorStore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One vector store, OpenAI-style
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["retrieveVectorStore"];
+        put?: never;
+        /**
+         * Change a vector store's name or metadata, OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         */
+        post: operations["modifyVectorStore"];
+        /**
+         * Delete a vector store (the collection and its documents), OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         */
+        delete: operations["deleteVectorStore"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A vector store's files, OpenAI-style
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listVectorStoreFiles"];
+        put?: never;
+        /**
+         * Attach a file to a vector store: extracted, chunked and indexed
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`.
+         */
+        post: operations["createVectorStoreFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/files/{fileId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of a vector store's files, with its status
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["retrieveVectorStoreFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Detach a file from a vector store (the document it became goes; the file stays)
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         */
+        delete: operations["deleteVectorStoreFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vector_stores/{id}/search/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search a vector store, OpenAI-style
+         * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     The passages `POST /v1/search/` would find in this collection, best first, in OpenAI's shape. Costs SEARCH_CREDIT_COST credits. A malformed `filters`: 400 in OpenAI's error shape.
+         */
+        post: operations["searchVectorStore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's files, OpenAI-style, newest first by default
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Upload a file (multipart `file` and `purpose`), OpenAI-style
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     Kept until deleted; attach it to a vector store to index it. Within MAX_UPLOAD_BYTES.
+         */
+        post: operations["createFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{fileId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One file, OpenAI-style
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["retrieveFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file, and the documents it became in every vector store
+         * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/": {
         parameters: {
             query?: never;
@@ -1445,6 +1697,11 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * @description The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.
+             * @example null
+             */
+            collection_ids: string[] | null;
+            /**
              * Format: uuid
              * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
              */
@@ -1565,6 +1822,13 @@ export interface components {
             metadata?: {
                 [key: string]: string | number;
             };
+            /**
+             * @description The collections the key may reach, 1 to 20 (`"default"` may stand for the default collection's id); null (the default) means every collection. A limited key finds, reads and writes nothing of any other collection (404); a question without `collection_ids` asks all of its own, an upload without `collection_id` goes into the first. An unknown collection: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             name: string;
         };
         CreatedApiKeyResponse: {
@@ -1635,6 +1899,11 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * @description The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.
+             * @example null
+             */
+            collection_ids: string[] | null;
+            /**
              * Format: uuid
              * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
              */
@@ -1684,6 +1953,13 @@ export interface components {
             metadata?: {
                 [key: string]: string | number;
             };
+            /**
+             * @description The collections the key may reach, 1 to 20 (`"default"` may stand for the default collection's id); null (the default) means every collection. A limited key finds, reads and writes nothing of any other collection (404); a question without `collection_ids` asks all of its own, an upload without `collection_id` goes into the first. An unknown collection: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             /**
              * Format: date-time
              * @description A future ISO 8601 time with `Z` or an offset sets the expiry; null removes it; absent leaves it. Required when no other field is given (an empty body is a 400 naming `expires_at`).
@@ -1767,6 +2043,11 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
+            /**
+             * @description The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.
+             * @example null
+             */
+            collection_ids: string[] | null;
             /**
              * Format: uuid
              * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
@@ -1960,7 +2241,101 @@ export interface components {
              */
             monthly_credits: number;
         };
-        CreateDocumentDto: {
+        CreateCollectionDto: {
+            /**
+             * @description Unique in the organization (compared without regard to case).
+             * @example Support tickets
+             */
+            name: string;
+            /** @example Tickets of 2026 */
+            description?: string | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys. `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        CollectionResponse: {
+            /**
+             * Format: uuid
+             * @description The `default` collection's id is the organization's id.
+             */
+            id: string;
+            /** @example Support tickets */
+            name: string;
+            /** @example Tickets of 2026 */
+            description: string | null;
+            /**
+             * @description Your labels; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+            /**
+             * Format: int32
+             * @description Documents in the collection.
+             * @example 12
+             */
+            document_count: number;
+            /**
+             * Format: int32
+             * @description Passages of its documents, as searched.
+             * @example 96
+             */
+            chunk_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+        };
+        CollectionPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["CollectionResponse"][];
+        };
+        UpdateCollectionDto: {
+            /**
+             * @description A new name (`default` cannot be renamed: 409).
+             * @example Support tickets 2026
+             */
+            name?: string;
+            /** @example Tickets of 2026 */
+            description?: string | null;
+            /**
+             * @description Your own labels: a flat object of strings and numbers, at most 16 keys. `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        CreatePrivateDocumentDto: {
             /** @example Rotating API keys */
             title: string;
             /** @description The text, within the JSON body size limit (MAX_BODY_BYTES, 1 MB by default). */
@@ -1975,8 +2350,13 @@ export interface components {
             metadata?: {
                 [key: string]: string | number;
             } | null;
+            /**
+             * @description The collection to store into. Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, the first of its own. Unknown or out of the key's reach: 404.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            collection_id?: string | null;
         };
-        DocumentUploadForm: {
+        PrivateDocumentUploadForm: {
             /**
              * Format: binary
              * @description The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).
@@ -1989,12 +2369,19 @@ export interface components {
              * @example {"source": "wiki"}
              */
             metadata?: string;
+            /** @description The collection to store into. Default: `default`, or for an API key limited to collections, the first of its own. Unknown or out of the key's reach: 404. */
+            collection_id?: string;
         };
         DocumentResponse: {
             /** Format: uuid */
             id: string;
             /** @example Rotating API keys */
             title: string;
+            /**
+             * Format: uuid
+             * @description The collection it belongs to; null for a public domain's document.
+             */
+            collection_id: string | null;
             /**
              * @description A flat object of strings and numbers; `{}` when none was given.
              * @example {
@@ -2044,6 +2431,11 @@ export interface components {
              *     ]
              */
             documents: components["schemas"]["CreateDocumentDto"][];
+            /**
+             * @description The collection to store into. Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, the first of its own. Unknown or out of the key's reach: 404.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            collection_id?: string | null;
         };
         DocumentBatchResponse: {
             results: components["schemas"]["DocumentResponse"][];
@@ -2074,6 +2466,11 @@ export interface components {
             id: string;
             /** @example Rotating API keys */
             title: string;
+            /**
+             * Format: uuid
+             * @description The collection it belongs to; null for a public domain's document.
+             */
+            collection_id: string | null;
             /**
              * @description A flat object of strings and numbers; `{}` when none was given.
              * @example {
@@ -2175,6 +2572,36 @@ export interface components {
             /** @description False hides the domain from everyone but administrators. */
             is_active?: boolean;
         };
+        CreateDocumentDto: {
+            /** @example Rotating API keys */
+            title: string;
+            /** @description The text, within the JSON body size limit (MAX_BODY_BYTES, 1 MB by default). */
+            content: string;
+            /**
+             * @description A flat JSON object of strings and numbers, returned with the document and with every source drawn from it.
+             * @example {
+             *       "source": "handbook",
+             *       "year": 2026
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        DocumentUploadForm: {
+            /**
+             * Format: binary
+             * @description The document: plain text (.txt), Markdown (.md), HTML (.html) or PDF with a text layer (.pdf), within MAX_UPLOAD_BYTES (10 MB by default).
+             */
+            file: string;
+            /** @description Defaults to the file's name. */
+            title?: string;
+            /**
+             * @description A flat JSON object of strings and numbers, sent as a string field.
+             * @example {"source": "wiki"}
+             */
+            metadata?: string;
+        };
         SourceResponse: {
             /** Format: uuid */
             document_id: string;
@@ -2256,6 +2683,13 @@ export interface components {
              */
             domain?: string | null;
             /**
+             * @description 1 to 20 collections to ask, ranked as one corpus (the same results and scores as if their documents were one collection). Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, all of its own. Not with `domain` (400). An unknown collection, or one the key may not reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
+            /**
              * Format: int32
              * @description How many sources come back, best first.
              * @default 5
@@ -2306,6 +2740,13 @@ export interface components {
              * @example medicine
              */
             domain?: string | null;
+            /**
+             * @description 1 to 20 collections to ask, ranked as one corpus (the same results and scores as if their documents were one collection). Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, all of its own. Not with `domain` (400). An unknown collection, or one the key may not reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             /**
              * Format: int32
              * @description How many sources come back, best first.
@@ -2490,6 +2931,13 @@ export interface components {
                     $exists?: boolean;
                 };
             } | null;
+            /**
+             * @description 1 to 20 collections this message asks, ranked as one corpus. Default: `default`, or for an API key limited to collections, all of its own. Not in a session with a `domain` (400). Unknown or out of the key's reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
         };
         ChatExchangeResponse: {
             user_message: components["schemas"]["ChatMessageResponse"];
@@ -2711,6 +3159,11 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * @description The collections the key may reach, in order (an upload without `collection_id` goes into the first); null: every collection.
+             * @example null
+             */
+            collection_ids: string[] | null;
+            /**
              * Format: uuid
              * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
              */
@@ -2925,7 +3378,7 @@ export interface components {
         };
         ChatCompletionDto: {
             /**
-             * @description `private` (the organization's documents) or a public domain's slug, as `GET /v1/models` lists them.
+             * @description `private` (the organization's `default` collection, or an API key's own collections), a collection's id, or a public domain's slug, as `GET /v1/models` lists them.
              * @example private
              */
             model: string;
@@ -2968,6 +3421,273 @@ export interface components {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["ModelResponse"][];
+        };
+        CreateVectorStoreDto: {
+            /**
+             * @description The collection's name (unique in the organization: 409). Default: "Vector store <random>".
+             * @example Support tickets
+             */
+            name?: string;
+            /** @example Tickets of 2026 */
+            description?: string | null;
+            /**
+             * @description The collection's metadata: a flat object of strings and numbers.
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+            /** @description Files to attach at once (each extracted and indexed as `POST …/files` does). */
+            file_ids?: string[];
+        };
+        FileCountsResponse: {
+            /** Format: int64 */
+            in_progress: number;
+            /** Format: int64 */
+            completed: number;
+            /** Format: int64 */
+            failed: number;
+            /** Format: int64 */
+            cancelled: number;
+            /** Format: int64 */
+            total: number;
+        };
+        VectorStoreResponse: {
+            /**
+             * @description The collection's id.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /** @enum {string} */
+            object: "vector_store";
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            created_at: number;
+            /** @example Support tickets */
+            name: string;
+            description: string | null;
+            /**
+             * Format: int64
+             * @description Bytes of its documents.
+             */
+            usage_bytes: number;
+            file_counts: components["schemas"]["FileCountsResponse"];
+            /** @enum {string} */
+            status: "completed" | "in_progress";
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            last_active_at: number;
+            /**
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+            /** @example null */
+            expires_after: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: int64
+             * @example null
+             */
+            expires_at: number | null;
+        };
+        VectorStoreList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["VectorStoreResponse"][];
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            first_id: string | null;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            last_id: string | null;
+            has_more: boolean;
+        };
+        UpdateVectorStoreDto: {
+            /** @example Support tickets 2026 */
+            name?: string;
+            /**
+             * @description The collection's metadata: a flat object of strings and numbers.
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        DeletedResponse: {
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            id: string;
+            /** @enum {string} */
+            object: "vector_store.deleted" | "file" | "vector_store.file.deleted";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        AttachFileDto: {
+            /** @description A file of `POST /v1/files`. */
+            file_id: string;
+            /**
+             * @description Become the document's metadata: a flat object of strings and numbers, filtered on by the search's `filters`.
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            attributes?: {
+                [key: string]: string | number;
+            } | null;
+        };
+        LastErrorResponse: {
+            /** @enum {string} */
+            code: "unsupported_file" | "invalid_file" | "server_error";
+            message: string;
+        };
+        VectorStoreFileResponse: {
+            /**
+             * @description The file's id.
+             * @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /** @enum {string} */
+            object: "vector_store.file";
+            /** Format: int64 */
+            usage_bytes: number;
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            created_at: number;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            vector_store_id: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "failed" | "cancelled";
+            last_error: components["schemas"]["LastErrorResponse"] | null;
+            /**
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            attributes: {
+                [key: string]: string | number;
+            };
+            /**
+             * @example {
+             *       "type": "static"
+             *     }
+             */
+            chunking_strategy: {
+                [key: string]: unknown;
+            };
+        };
+        VectorStoreFileList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["VectorStoreFileResponse"][];
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            first_id: string | null;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            last_id: string | null;
+            has_more: boolean;
+        };
+        SearchVectorStoreDto: {
+            /** @example printer jams */
+            query: string;
+            /**
+             * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and", filters: [...]}` over the files' attributes. `or` is not supported (400).
+             * @example {
+             *       "type": "eq",
+             *       "key": "customer",
+             *       "value": "acme"
+             *     }
+             */
+            filters?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @default 10
+             */
+            max_num_results?: number;
+        };
+        SearchContentResponse: {
+            /** @enum {string} */
+            type: "text";
+            text: string;
+        };
+        VectorStoreSearchResultResponse: {
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            file_id: string;
+            filename: string;
+            /** @example 3.2 */
+            score: number;
+            /**
+             * @example {
+             *       "customer": "acme"
+             *     }
+             */
+            attributes: {
+                [key: string]: string | number;
+            };
+            content: components["schemas"]["SearchContentResponse"][];
+        };
+        VectorStoreSearchPage: {
+            /** @enum {string} */
+            object: "vector_store.search_results.page";
+            search_query: string;
+            data: components["schemas"]["VectorStoreSearchResultResponse"][];
+            /** @enum {boolean} */
+            has_more: false;
+            /** @example null */
+            next_page: string | null;
+        };
+        FileUploadForm: {
+            /**
+             * Format: binary
+             * @description The file: plain text, Markdown, HTML or PDF to be indexed when attached (within MAX_UPLOAD_BYTES).
+             */
+            file: string;
+            /**
+             * @description OpenAI's purpose, kept as given.
+             * @example assistants
+             */
+            purpose: string;
+        };
+        FileResponse: {
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            id: string;
+            /** @enum {string} */
+            object: "file";
+            /** Format: int64 */
+            bytes: number;
+            /**
+             * Format: int64
+             * @example 1795000000
+             */
+            created_at: number;
+            /** @example handbook.md */
+            filename: string;
+            /** @example assistants */
+            purpose: string;
+            /** @enum {string} */
+            status: "processed";
+        };
+        FileList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["FileResponse"][];
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            first_id: string | null;
+            /** @example 3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f */
+            last_id: string | null;
+            has_more: boolean;
         };
         CreateWebhookDto: {
             /**
@@ -4075,6 +4795,21 @@ export interface operations {
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
             403: components["responses"]["ForbiddenRole"];
+            /** @description `collection_ids` names a collection that is not the organization's. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4185,7 +4920,7 @@ export interface operations {
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
             403: components["responses"]["ForbiddenRole"];
-            /** @description No such key, or another user's (never revealed). */
+            /** @description No such key, or another user's (never revealed); or `collection_ids` names a collection that is not the organization's. */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4752,9 +5487,342 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listCollections: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCollection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Support tickets",
+                 *       "description": "Tickets of 2026",
+                 *       "metadata": {
+                 *         "team": "support"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCollectionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionResponse"];
+                };
+            };
+            /** @description A bad field, or the organization already has 1000 collections. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The API key lacks the scope `documents:write`, or is limited to collections. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another collection of the organization has this name. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The collection id (`default` stands for the default collection). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The collection id (`default` stands for the default collection). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with its documents and their passages. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The default collection cannot be deleted. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The collection id (`default` stands for the default collection). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Tickets of 2026 and 2027"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCollectionDto"];
+            };
+        };
+        responses: {
+            /** @description The updated collection. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another collection has this name, or the default collection would be renamed. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listDocuments: {
         parameters: {
             query?: {
+                /** @description The collection to list (`default` stands for the default collection). */
+                collection_id?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description Items to skip. */
@@ -4795,6 +5863,20 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            /** @description No such collection, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4823,17 +5905,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). */
+        /** @description JSON `{title, content, metadata?}`, or a multipart upload: `file` (text, Markdown, HTML or PDF), optional `title` (default: the file name) and `metadata` (a JSON object as a string). Either form may name the `collection_id` to store into. */
         requestBody: {
             content: {
                 /**
                  * @example {
                  *       "file": "(the file: text, Markdown, HTML or PDF)",
                  *       "title": "Runbook",
-                 *       "metadata": "{\"team\": \"ops\"}"
+                 *       "metadata": "{\"team\": \"ops\"}",
+                 *       "collection_id": "default"
                  *     }
                  */
-                "multipart/form-data": components["schemas"]["DocumentUploadForm"];
+                "multipart/form-data": components["schemas"]["PrivateDocumentUploadForm"];
                 /**
                  * @example {
                  *       "title": "Runbook",
@@ -4841,10 +5924,11 @@ export interface operations {
                  *       "metadata": {
                  *         "team": "ops",
                  *         "year": 2026
-                 *       }
+                 *       },
+                 *       "collection_id": "default"
                  *     }
                  */
-                "application/json": components["schemas"]["CreateDocumentDto"];
+                "application/json": components["schemas"]["CreatePrivateDocumentDto"];
             };
         };
         responses: {
@@ -4880,6 +5964,21 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            /** @description `collection_id` names no collection of the organization, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             /** @description The JSON body is over MAX_BODY_BYTES, or the file over MAX_UPLOAD_BYTES. */
@@ -4994,6 +6093,21 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            /** @description `collection_id` names no collection of the organization, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             /** @description The JSON body is over MAX_BODY_BYTES. */
@@ -6054,7 +7168,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "query": "queue backs up",
-                 *       "top_k": 5
+                 *       "top_k": 5,
+                 *       "collection_ids": [
+                 *         "default"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SearchDto"];
@@ -7716,6 +8833,1083 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             /** @description No such model, or one the caller may not ask. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVectorStores: {
+        parameters: {
+            query?: {
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVectorStore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Partner handbook",
+                 *       "metadata": {
+                 *         "customer": "acme"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateVectorStoreDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description A collection of this name exists. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    modifyVectorStore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Partner handbook (2026)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateVectorStoreDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteVectorStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            /** @description `default` cannot be deleted. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVectorStoreFiles: {
+        parameters: {
+            query?: {
+                filter?: "in_progress" | "completed" | "failed" | "cancelled";
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file_id": "<the id POST /v1/files answered>",
+                 *       "attributes": {
+                 *         "customer": "acme",
+                 *         "year": 2026
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttachFileDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store or file, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreFileResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteVectorStoreFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchVectorStore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The vector store's (collection's) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "When does the ingest worker restart?",
+                 *       "filters": {
+                 *         "type": "eq",
+                 *         "key": "customer",
+                 *         "value": "acme"
+                 *       },
+                 *       "max_num_results": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchVectorStoreDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorStoreSearchPage"];
+                };
+            };
+            /** @description `query` missing, a malformed `filters`, or `max_num_results` out of range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such vector store, another organization's, or one this API key may not reach. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                purpose?: string;
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "(the file: text, Markdown, HTML or PDF)",
+                 *       "purpose": "assistants"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["FileUploadForm"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            /** @description `file` or `purpose` missing. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such file. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such file. */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -1,0 +1,136 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { AcceptsUnknownFields, AsParsed, fieldRule, IntegerField, StringField } from '../../common/validation.js';
+import { metadataProblem } from '../../documents/dto/metadata.field.js';
+import { MAX_QUERY_CHARACTERS } from '../../query/dto/query.dto.js';
+
+export const SEARCH_RESULTS_MAX = 50;
+const FILE_IDS_MAX = 100;
+
+/** OpenAI's `metadata` / `attributes`: a flat object of strings and numbers (booleans are not kept here). */
+function AttributesField(name: string, description: string) {
+  const rule = fieldRule(name, metadataProblem, {
+    type: 'object',
+    maxProperties: 50,
+    additionalProperties: { oneOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }] },
+    nullable: true,
+    selfRequired: false,
+    description,
+    example: { customer: 'acme' },
+  });
+  return (target: object, property: string) => {
+    AsParsed()(target, property);
+    rule(target, property);
+  };
+}
+
+/** `POST /v1/vector_stores`. OpenAI's other fields (`expires_after`, `chunking_strategy`) are accepted and ignored. */
+@AcceptsUnknownFields()
+export class CreateVectorStoreDto {
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 100,
+    description: 'The collection\'s name (unique in the organization: 409). Default: "Vector store <random>".',
+    example: 'Support tickets',
+  })
+  @StringField({ optional: true, max: 100 })
+  name?: string | null;
+
+  @ApiPropertyOptional({ type: 'string', maxLength: 2000, nullable: true, example: 'Tickets of 2026' })
+  @StringField({ optional: true, max: 2000 })
+  description?: string | null;
+
+  @AttributesField('vectorStoreMetadata', "The collection's metadata: a flat object of strings and numbers.")
+  metadata?: Record<string, string | number> | null;
+
+  @fieldRule(
+    'fileIds',
+    (value) => {
+      if (value === undefined || value === null) return null;
+      if (!Array.isArray(value) || !value.every((id) => typeof id === 'string')) return 'Expected a list of file ids.';
+      if (value.length > FILE_IDS_MAX) return `Ensure this field has no more than ${FILE_IDS_MAX} elements.`;
+      return null;
+    },
+    {
+      type: 'array',
+      items: { type: 'string', maxLength: 100 },
+      maxItems: FILE_IDS_MAX,
+      required: false,
+      description: 'Files to attach at once (each extracted and indexed as `POST …/files` does).',
+    },
+  )
+  file_ids?: string[];
+}
+
+/** `POST /v1/vector_stores/{id}`. */
+@AcceptsUnknownFields()
+export class UpdateVectorStoreDto {
+  @ApiPropertyOptional({ type: 'string', maxLength: 100, example: 'Support tickets 2026' })
+  @StringField({ optional: true, max: 100, notNull: true })
+  name?: string;
+
+  @AttributesField('vectorStoreMetadata', "The collection's metadata: a flat object of strings and numbers.")
+  metadata?: Record<string, string | number> | null;
+}
+
+/** `POST /v1/vector_stores/{id}/files`. OpenAI's `chunking_strategy` is accepted and ignored. */
+@AcceptsUnknownFields()
+export class AttachFileDto {
+  @ApiProperty({ type: 'string', maxLength: 100, description: 'A file of `POST /v1/files`.' })
+  @StringField({ max: 100 })
+  file_id: string;
+
+  @AttributesField(
+    'fileAttributes',
+    "Become the document's metadata: a flat object of strings and numbers, filtered on by the search's `filters`.",
+  )
+  attributes?: Record<string, string | number> | null;
+}
+
+/** `POST /v1/vector_stores/{id}/search`. OpenAI's `ranking_options` and `rewrite_query` are accepted and ignored. */
+@AcceptsUnknownFields()
+export class SearchVectorStoreDto {
+  @ApiProperty({ type: 'string', maxLength: MAX_QUERY_CHARACTERS, example: 'printer jams' })
+  @StringField({ max: MAX_QUERY_CHARACTERS })
+  query: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'OpenAI\'s comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and", filters: [...]}` over the files\' attributes. `or` is not supported (400).',
+    example: { type: 'eq', key: 'customer', value: 'acme' },
+  })
+  @AsParsed()
+  @fieldRule('searchFilters', () => null)
+  filters?: unknown;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: SEARCH_RESULTS_MAX, default: 10 })
+  @IntegerField({ min: 1, max: SEARCH_RESULTS_MAX })
+  max_num_results?: number;
+}
+
+/** The text fields of `POST /v1/files` (multipart, beside `file`). */
+@AcceptsUnknownFields()
+export class FileUploadFieldsDto {
+  @StringField({ max: 50 })
+  purpose: string;
+}
+
+/** The multipart form of `POST /v1/files`. */
+export class FileUploadForm {
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    maxLength: 10_485_760,
+    description: 'The file: plain text, Markdown, HTML or PDF to be indexed when attached (within MAX_UPLOAD_BYTES).',
+  })
+  file: unknown;
+
+  @ApiProperty({
+    type: 'string',
+    maxLength: 50,
+    description: "OpenAI's purpose, kept as given.",
+    example: 'assistants',
+  })
+  purpose: string;
+}

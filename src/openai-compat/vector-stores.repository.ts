@@ -1,0 +1,217 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** A file of `POST /v1/files`, without its bytes. */
+export interface FileRow {
+  id: string;
+  organization_id: string;
+  filename: string;
+  mimetype: string;
+  purpose: string;
+  bytes: number;
+  created_at: Date;
+}
+
+/** A collection as a vector store, with what its attached files came to. */
+export interface VectorStoreRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  metadata: Record<string, string | number>;
+  created_at: Date;
+  usage_bytes: number;
+  in_progress: number;
+  completed: number;
+  failed: number;
+}
+
+export interface VectorStoreFileRow {
+  collection_id: string;
+  file_id: string;
+  document_id: string | null;
+  status: 'in_progress' | 'completed' | 'failed';
+  last_error: { code: string; message: string } | null;
+  attributes: Record<string, string | number>;
+  usage_bytes: number;
+  created_at: Date;
+}
+
+/** OpenAI's list window: `limit` after (or before) the item `after`, in `order` of creation. */
+export interface ListWindow {
+  limit: number;
+  order: 'asc' | 'desc';
+  after?: string;
+  before?: string;
+}
+
+const STORE_COLUMNS = `c.id, c.organization_id, c.name, c.description, c.metadata, c.created_at,
+  coalesce((SELECT sum(d.size_bytes) FROM documents d WHERE d.collection_id = c.id), 0)::bigint AS usage_bytes,
+  (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'in_progress') AS in_progress,
+  (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'completed') AS completed,
+  (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'failed') AS failed`;
+
+/**
+ * A window of a table ordered by (created_at, id): the SQL after `WHERE …` and its parameters, starting
+ * at `$first`. `limit + 1` rows are read, so the caller can tell `has_more`.
+ */
+function windowSql(alias: string, table: string, key: string, window: ListWindow, first: number, within = '') {
+  const forward = window.order === 'desc' ? '<' : '>';
+  const params: unknown[] = [];
+  let sql = '';
+  if (window.after) {
+    params.push(window.after);
+    sql += ` AND (${alias}.created_at, ${alias}.${key}) ${forward} (SELECT created_at, ${key} FROM ${table} WHERE ${key} = $${first}::uuid${within} LIMIT 1)`;
+  }
+  if (window.before) {
+    params.push(window.before);
+    const backward = forward === '<' ? '>' : '<';
+    sql += ` AND (${alias}.created_at, ${alias}.${key}) ${backward} (SELECT created_at, ${key} FROM ${table} WHERE ${key} = $${first + params.length - 1}::uuid${within} LIMIT 1)`;
+  }
+  const direction = window.order === 'desc' ? 'DESC' : 'ASC';
+  sql += ` ORDER BY ${alias}.created_at ${direction}, ${alias}.${key} ${direction} LIMIT ${window.limit + 1}`;
+  return { sql, params };
+}
+
+/** `files` and `vector_store_files`, and collections as vector stores. */
+@Injectable()
+export class VectorStoresRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async stores(organizationId: string, reach: readonly string[] | null, window: ListWindow): Promise<VectorStoreRow[]> {
+    const params: unknown[] = [organizationId, reach];
+    const page = windowSql('c', 'collections', 'id', window, 3);
+    return this.dataSource.query(
+      `SELECT ${STORE_COLUMNS} FROM collections c
+        WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))${page.sql}`,
+      [...params, ...page.params],
+    );
+  }
+
+  async store(organizationId: string, id: string): Promise<VectorStoreRow | null> {
+    const rows: VectorStoreRow[] = await this.dataSource.query(
+      `SELECT ${STORE_COLUMNS} FROM collections c WHERE c.organization_id = $1 AND c.id = $2`,
+      [organizationId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async insertFile(file: Omit<FileRow, 'id' | 'created_at'>, content: Buffer): Promise<FileRow> {
+    const rows: FileRow[] = await this.dataSource.query(
+      `INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content) VALUES ($1, $2, $3, $4, $5, $6)
+       RETURNING id, organization_id, filename, mimetype, purpose, bytes, created_at`,
+      [file.organization_id, file.filename, file.mimetype, file.purpose, file.bytes, content],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The organization's files; for a key limited to collections (`reach`), only those attached to none
+   * of the other collections.
+   */
+  files(
+    organizationId: string,
+    reach: readonly string[] | null,
+    window: ListWindow,
+    purpose?: string,
+  ): Promise<FileRow[]> {
+    const page = windowSql('f', 'files', 'id', window, 4);
+    return this.dataSource.query(
+      `SELECT f.id, f.organization_id, f.filename, f.mimetype, f.purpose, f.bytes, f.created_at FROM files f
+        WHERE f.organization_id = $1 AND ($3::text IS NULL OR f.purpose = $3)
+          AND ($2::uuid[] IS NULL OR NOT EXISTS (
+            SELECT 1 FROM vector_store_files v WHERE v.file_id = f.id AND v.collection_id <> ALL($2::uuid[])))${page.sql}`,
+      [organizationId, reach, purpose ?? null, ...page.params],
+    );
+  }
+
+  async file(organizationId: string, reach: readonly string[] | null, id: string): Promise<FileRow | null> {
+    const rows: FileRow[] = await this.dataSource.query(
+      `SELECT f.id, f.organization_id, f.filename, f.mimetype, f.purpose, f.bytes, f.created_at FROM files f
+        WHERE f.organization_id = $1 AND f.id = $3
+          AND ($2::uuid[] IS NULL OR NOT EXISTS (
+            SELECT 1 FROM vector_store_files v WHERE v.file_id = f.id AND v.collection_id <> ALL($2::uuid[])))`,
+      [organizationId, reach, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async fileContent(id: string): Promise<Buffer> {
+    const rows: { content: Buffer }[] = await this.dataSource.query(`SELECT content FROM files WHERE id = $1`, [id]);
+    return rows[0].content;
+  }
+
+  /** The documents a file became, in every vector store it is attached to. */
+  async documentsOfFile(fileId: string): Promise<{ collection_id: string; document_id: string | null }[]> {
+    return this.dataSource.query(`SELECT collection_id, document_id FROM vector_store_files WHERE file_id = $1`, [
+      fileId,
+    ]);
+  }
+
+  async deleteFile(id: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM files WHERE id = $1`, [id]);
+  }
+
+  async attachment(collectionId: string, fileId: string): Promise<VectorStoreFileRow | null> {
+    const rows: VectorStoreFileRow[] = await this.dataSource.query(
+      `SELECT * FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+      [collectionId, fileId],
+    );
+    return rows[0] ?? null;
+  }
+
+  attachments(collectionId: string, window: ListWindow, status?: string): Promise<VectorStoreFileRow[]> {
+    const page = windowSql('v', 'vector_store_files', 'file_id', window, 3, ' AND collection_id = $1');
+    return this.dataSource.query(
+      `SELECT v.* FROM vector_store_files v WHERE v.collection_id = $1 AND ($2::text IS NULL OR v.status = $2)${page.sql}`,
+      [collectionId, status ?? null, ...page.params],
+    );
+  }
+
+  /** Records an attachment (or its new outcome, when the file is attached again). */
+  async saveAttachment(row: Omit<VectorStoreFileRow, 'created_at'>): Promise<VectorStoreFileRow> {
+    const rows: VectorStoreFileRow[] = await this.dataSource.query(
+      `INSERT INTO vector_store_files (collection_id, file_id, document_id, status, last_error, attributes, usage_bytes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (collection_id, file_id) DO UPDATE
+          SET document_id = excluded.document_id, status = excluded.status, last_error = excluded.last_error,
+              attributes = excluded.attributes, usage_bytes = excluded.usage_bytes
+       RETURNING *`,
+      [
+        row.collection_id,
+        row.file_id,
+        row.document_id,
+        row.status,
+        row.last_error === null ? null : JSON.stringify(row.last_error),
+        JSON.stringify(row.attributes),
+        row.usage_bytes,
+      ],
+    );
+    return rows[0];
+  }
+
+  async detach(collectionId: string, fileId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`, [
+      collectionId,
+      fileId,
+    ]);
+  }
+
+  /** The files the documents came from (documents uploaded otherwise have none). */
+  async filesOfDocuments(
+    documentIds: readonly string[],
+  ): Promise<Map<string, { file_id: string; filename: string; attributes: Record<string, string | number> }>> {
+    if (documentIds.length === 0) return new Map();
+    const rows: {
+      document_id: string;
+      file_id: string;
+      filename: string;
+      attributes: Record<string, string | number>;
+    }[] = await this.dataSource.query(
+      `SELECT v.document_id, v.file_id, f.filename, v.attributes
+           FROM vector_store_files v JOIN files f ON f.id = v.file_id WHERE v.document_id = ANY($1::uuid[])`,
+      [[...documentIds]],
+    );
+    return new Map(rows.map((row) => [row.document_id, row]));
+  }
+}

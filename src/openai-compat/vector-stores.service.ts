@@ -1,0 +1,293 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Inject, Injectable } from '@nestjs/common';
+import { CollectionsService } from '../collections/collections.service.js';
+import { NotFoundError, ValidationFailedError } from '../common/errors.js';
+import type { Principal } from '../common/principal.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
+import { DocumentsService } from '../documents/documents.service.js';
+import { DocumentExtractor } from '../documents/extraction/document-extractor.js';
+import { detectContentType, type UploadedFile } from '../documents/extraction/extract-upload.js';
+import { TITLE_MAX } from '../documents/dto/document.dto.js';
+import { SearchService } from '../query/search.service.js';
+import type { MetadataFilter } from '../retrieval/metadata-filter.js';
+import type { RetrievedSource } from '../retrieval/retriever.js';
+import {
+  type FileRow,
+  type ListWindow,
+  type VectorStoreFileRow,
+  type VectorStoreRow,
+  VectorStoresRepository,
+} from './vector-stores.repository.js';
+
+export type Attributes = Record<string, string | number>;
+
+export interface SearchHit {
+  source: RetrievedSource;
+  fileId: string;
+  filename: string;
+  attributes: Attributes;
+}
+
+/** A list window's rows, and whether more follow. */
+export interface Window<T> {
+  rows: T[];
+  hasMore: boolean;
+}
+
+const windowOf = <T>(rows: T[], window: ListWindow): Window<T> => ({
+  rows: rows.slice(0, window.limit),
+  hasMore: rows.length > window.limit,
+});
+
+/**
+ * OpenAI's vector stores over collections: a vector store is a collection, a file attached to it is
+ * extracted, chunked and indexed as one of its documents (by the same extraction workers, limits and
+ * refusals as an upload), and a vector-store search is a search of that collection.
+ */
+@Injectable()
+export class VectorStoresService {
+  constructor(
+    private readonly repository: VectorStoresRepository,
+    private readonly collections: CollectionsService,
+    private readonly documents: DocumentsService,
+    private readonly extractor: DocumentExtractor,
+    private readonly searches: SearchService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(
+    caller: Principal,
+    input: { name?: string | null; description?: string | null; metadata?: Attributes | null; fileIds?: string[] },
+  ): Promise<VectorStoreRow> {
+    const name = input.name ?? `Vector store ${randomBytes(4).toString('hex')}`;
+    const created = await this.collections.create(caller, {
+      name,
+      description: input.description,
+      metadata: input.metadata,
+    });
+    for (const fileId of input.fileIds ?? []) await this.attach(caller, created.id, fileId, {});
+    return this.store(caller, created.id);
+  }
+
+  async list(caller: Principal, window: ListWindow): Promise<Window<VectorStoreRow>> {
+    return windowOf(await this.repository.stores(caller.organizationId, caller.collectionIds ?? null, window), window);
+  }
+
+  /** The vector store, or a 404 naming it (unknown, another organization's, out of the key's reach). */
+  async store(caller: Principal, id: string): Promise<VectorStoreRow> {
+    const collection = await this.reach(caller, id);
+    const row = await this.repository.store(caller.organizationId, collection);
+    if (!row) throw NotFoundError.named('Vector store', id);
+    return row;
+  }
+
+  async update(
+    caller: Principal,
+    id: string,
+    changes: { name?: string; description?: string | null; metadata?: Attributes | null },
+  ): Promise<VectorStoreRow> {
+    const collection = await this.reach(caller, id);
+    await this.collections.update(caller, collection, changes);
+    return this.store(caller, collection);
+  }
+
+  async remove(caller: Principal, id: string): Promise<string> {
+    const collection = await this.reach(caller, id);
+    await this.collections.remove(caller, collection);
+    return collection;
+  }
+
+  async upload(caller: Principal, file: UploadedFile, purpose: string): Promise<FileRow> {
+    const content = await readFile(file.path);
+    return this.repository.insertFile(
+      {
+        organization_id: caller.organizationId,
+        filename: (file.originalname || 'upload').slice(0, TITLE_MAX),
+        mimetype: (file.mimetype || 'application/octet-stream').slice(0, 200),
+        purpose,
+        bytes: content.length,
+      },
+      content,
+    );
+  }
+
+  async files(caller: Principal, window: ListWindow, purpose?: string): Promise<Window<FileRow>> {
+    return windowOf(
+      await this.repository.files(caller.organizationId, caller.collectionIds ?? null, window, purpose),
+      window,
+    );
+  }
+
+  async file(caller: Principal, id: string): Promise<FileRow> {
+    const file = await this.repository.file(caller.organizationId, caller.collectionIds ?? null, id.toLowerCase());
+    if (!file) throw NotFoundError.named('File', id);
+    return file;
+  }
+
+  /** Deletes the file and, in every vector store it is attached to, the document it became. */
+  async deleteFile(caller: Principal, id: string): Promise<string> {
+    const file = await this.file(caller, id);
+    for (const attached of await this.repository.documentsOfFile(file.id))
+      await this.forgetDocument(caller, attached.collection_id, attached.document_id);
+    await this.repository.deleteFile(file.id);
+    return file.id;
+  }
+
+  /**
+   * Attaches a file: its text is extracted by the upload's extraction workers and stored as a document
+   * of the collection (its `attributes` the document's metadata). A file that cannot be read is recorded
+   * `failed`, with OpenAI's `last_error`; attaching it again replaces the earlier outcome.
+   */
+  async attach(
+    caller: Principal,
+    storeId: string,
+    fileId: string,
+    attributes: Attributes,
+  ): Promise<VectorStoreFileRow> {
+    const collection = await this.reachForWriting(caller, storeId);
+    const file = await this.file(caller, fileId);
+    const earlier = await this.repository.attachment(collection, file.id);
+    if (earlier) await this.forgetDocument(caller, collection, earlier.document_id);
+    const outcome = await this.index(caller, collection, file, attributes);
+    return this.repository.saveAttachment({
+      collection_id: collection,
+      file_id: file.id,
+      attributes,
+      ...outcome,
+    });
+  }
+
+  async attachments(
+    caller: Principal,
+    storeId: string,
+    window: ListWindow,
+    status?: string,
+  ): Promise<Window<VectorStoreFileRow>> {
+    const collection = await this.reach(caller, storeId);
+    return windowOf(await this.repository.attachments(collection, window, status), window);
+  }
+
+  async attachment(caller: Principal, storeId: string, fileId: string): Promise<VectorStoreFileRow> {
+    const collection = await this.reach(caller, storeId);
+    const row = await this.repository.attachment(collection, fileId.toLowerCase());
+    if (!row) throw NotFoundError.named('File', fileId);
+    return row;
+  }
+
+  /** Takes the file out of the vector store, with the document it became (the file itself stays). */
+  async detach(caller: Principal, storeId: string, fileId: string): Promise<string> {
+    const collection = await this.reachForWriting(caller, storeId);
+    const row = await this.attachment(caller, collection, fileId);
+    await this.forgetDocument(caller, collection, row.document_id);
+    await this.repository.detach(collection, row.file_id);
+    return row.file_id;
+  }
+
+  async search(
+    caller: Principal,
+    storeId: string,
+    request: { query: string; filter?: MetadataFilter; maxResults: number },
+  ): Promise<SearchHit[]> {
+    // The search checks the collection itself (one lookup); its 404 names the vector store here.
+    const outcome = await this.searches
+      .search(caller, {
+        text: request.query,
+        collectionIds: [storeId],
+        topK: request.maxResults,
+        filter: request.filter,
+      })
+      .catch((error: unknown) => {
+        throw error instanceof NotFoundError ? NotFoundError.named('Vector store', storeId) : error;
+      });
+    const files = await this.repository.filesOfDocuments(outcome.sources.map((source) => source.documentId));
+    return outcome.sources.map((source) => {
+      const file = files.get(source.documentId);
+      return {
+        source,
+        fileId: file?.file_id ?? source.documentId,
+        filename: file?.filename ?? source.title,
+        attributes: file?.attributes ?? source.metadata,
+      };
+    });
+  }
+
+  /** The collection id of a vector store the caller may read, or a 404 naming the vector store. */
+  private async reach(caller: Principal, id: string): Promise<string> {
+    try {
+      // An existence check only (the counts of `get` read the whole collection).
+      return (await this.collections.toAsk(caller, [id]))[0];
+    } catch (error) {
+      throw error instanceof NotFoundError ? NotFoundError.named('Vector store', id) : error;
+    }
+  }
+
+  private async reachForWriting(caller: Principal, id: string): Promise<string> {
+    try {
+      return await this.collections.toWrite(caller, id);
+    } catch (error) {
+      throw error instanceof NotFoundError ? NotFoundError.named('Vector store', id) : error;
+    }
+  }
+
+  private async forgetDocument(caller: Principal, collection: string, documentId: string | null): Promise<void> {
+    if (documentId === null) return;
+    try {
+      await this.documents.remove({ organizationId: caller.organizationId, collectionIds: [collection] }, documentId);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error; // deleted already
+    }
+  }
+
+  /** Extracts and stores the file as a document of the collection: `completed`, or `failed` with the reason. */
+  private async index(
+    caller: Principal,
+    collection: string,
+    file: FileRow,
+    attributes: Attributes,
+  ): Promise<Pick<VectorStoreFileRow, 'status' | 'last_error' | 'document_id' | 'usage_bytes'>> {
+    const failed = (code: string, message: string) => ({
+      status: 'failed' as const,
+      last_error: { code, message },
+      document_id: null,
+      usage_bytes: 0,
+    });
+    const contentType = detectContentType({ originalname: file.filename, mimetype: file.mimetype });
+    if (!contentType)
+      return failed(
+        'unsupported_file',
+        `Unsupported file type "${file.filename}". Attach plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
+      );
+    if (file.bytes === 0) return failed('invalid_file', 'The file is empty.');
+    if (file.bytes > this.config.MAX_UPLOAD_BYTES)
+      return failed('invalid_file', `The file is over MAX_UPLOAD_BYTES (${this.config.MAX_UPLOAD_BYTES} bytes).`);
+    const path = join(tmpdir(), `kqs-attach-${randomBytes(12).toString('hex')}`);
+    try {
+      await writeFile(path, await this.repository.fileContent(file.id), { mode: 0o600 });
+      const { text, chunks } = await this.extractor.extract(path, contentType);
+      const [document] = await this.documents.createMany(
+        { organizationId: caller.organizationId, collectionId: collection },
+        [
+          {
+            title: file.filename,
+            content: text,
+            metadata: attributes,
+            contentType,
+            sizeBytes: file.bytes,
+            chunks,
+          },
+        ],
+      );
+      return { status: 'completed', last_error: null, document_id: document.id, usage_bytes: file.bytes };
+    } catch (error) {
+      if (error instanceof ValidationFailedError)
+        return failed('invalid_file', Object.values(error.fields)[0]?.[0] ?? error.message);
+      throw error;
+    } finally {
+      await rm(path, { force: true });
+    }
+  }
+}
