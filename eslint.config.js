@@ -69,7 +69,7 @@ export default defineConfig(
   },
   {
     // Outside secure contexts there is no Clipboard API: the deprecated command is the fallback on purpose.
-    files: ['web/src/components/SecretKeyDialog.tsx'],
+    files: ['web/src/components/OneTimeSecretDialog.tsx'],
     rules: { '@typescript-eslint/no-deprecated': 'off' },
   },
   {

@@ -45,7 +45,7 @@ describe('webhooks on the embedded store (no DATABASE_URL)', () => {
           .set(auth)
           .send({
             url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`,
-            events: ['document.indexed'],
+            events: ['document.indexed', 'document.failed'],
           })
           .expect(201)
       ).body;
@@ -60,6 +60,16 @@ describe('webhooks on the embedded store (no DATABASE_URL)', () => {
         data: { document_id: string };
       };
       expect(body).toMatchObject({ type: 'document.indexed', data: { document_id: document.id } });
+
+      // An upload that cannot be read: the same database function records its document.failed.
+      await http_().post('/v1/documents/').set(auth).attach('file', Buffer.from('<p> </p>'), 'empty.html').expect(400);
+      while (received.length === 1 && Date.now() < deadline + 5000)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(received).toHaveLength(2);
+      expect(new Webhook(endpoint.secret).verify(received[1].body, received[1].headers)).toMatchObject({
+        type: 'document.failed',
+        data: { document_id: null, title: 'empty.html', reason: 'The file contains no text.' },
+      });
     } finally {
       await app.close();
       receiver.close();

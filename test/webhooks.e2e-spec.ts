@@ -174,6 +174,38 @@ describe('webhooks', () => {
     await until(async () => (await deliveriesOf(dave, endpoint.id)).results.every((d) => d.status === 'delivered'));
   });
 
+  it('sends document.failed with the reason when an upload cannot be read (not for a refused file type)', async () => {
+    const fay = await signUp(test);
+    const endpoint = await createEndpoint(fay, '/failed', ['document.failed']);
+    const upload = (content: string, name: string) =>
+      test.http().post('/v1/documents/').set(fay.auth).attach('file', Buffer.from(content), name).expect(400);
+    // Refused before anything is read: the caller's mistake, not a document that failed.
+    expect((await upload('MZ', 'tool.exe')).body.fields).toHaveProperty('file');
+    const refused = await upload('<html><head><script>alert(1)</script></head><body> </body></html>', 'blank.html');
+    expect(refused.body).toEqual({
+      detail: 'file: The file contains no text.',
+      fields: { file: ['The file contains no text.'] },
+    });
+    const [failed] = await until(() => receiver.at('/failed').length >= 1 && receiver.at('/failed'));
+    const event = new Webhook(endpoint.secret).verify(failed.body, failed.headers);
+    expect(event).toEqual({
+      type: 'document.failed',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
+      data: { document_id: null, collection_id: null, title: 'blank.html', reason: 'The file contains no text.' },
+    });
+    const { rows } = await test.db.query(
+      `SELECT count(*)::int AS n FROM webhook_events e JOIN webhook_endpoints w ON w.organization_id = e.organization_id
+        WHERE w.id = $1 AND e.type = 'document.failed'`,
+      [endpoint.id],
+    );
+    expect(rows[0].n).toBe(1);
+    await test
+      .http()
+      .get('/v1/documents/')
+      .set(fay.auth)
+      .expect(200, { count: 0, next: null, previous: null, results: [] });
+  });
+
   it('sends api_key events (never the key) and usage.threshold at 80 % and 100 %, once each', async () => {
     const erin = await signUp(test);
     const endpoint = await createEndpoint(erin, '/keys', ['api_key.created', 'api_key.revoked', 'usage.threshold']);

@@ -21,6 +21,22 @@ export interface NewDocument {
 }
 
 /**
+ * An upload whose file was accepted but could not be read (no text, unreadable, too slow or too big to
+ * extract): the same 400 naming `file`, with the title the document would have had, so that the
+ * organization's `document.failed` event can name it.
+ */
+export class UnreadableDocumentError extends ValidationFailedError {
+  readonly reason: string;
+  constructor(
+    readonly title: string,
+    refusal: ValidationFailedError,
+  ) {
+    super(refusal.fields);
+    this.reason = Object.values(refusal.fields)[0]?.[0] ?? refusal.message;
+  }
+}
+
+/**
  * Turns either form of `POST .../documents/` into a NewDocument: a JSON `{title, content, metadata?}`
  * or a multipart upload (`file`, optional `title` defaulting to the file name, optional `metadata` as
  * a JSON string).
@@ -85,7 +101,6 @@ export class DocumentInputReader {
     })) as UploadFieldsDto;
     const metadata = this.parseMetadata(fields.metadata);
     const contentType = uploadContentType(file);
-    const { text, chunks } = await this.extractor.extract(file.path, contentType);
     const title =
       fields.title ??
       (file.originalname
@@ -93,7 +108,13 @@ export class DocumentInputReader {
         .trim()
         .slice(0, TITLE_MAX) ||
         'Untitled');
-    return { title, content: text, metadata, contentType, sizeBytes: file.size, chunks };
+    try {
+      const { text, chunks } = await this.extractor.extract(file.path, contentType);
+      return { title, content: text, metadata, contentType, sizeBytes: file.size, chunks };
+    } catch (error) {
+      if (error instanceof ValidationFailedError) throw new UnreadableDocumentError(title, error);
+      throw error;
+    }
   }
 
   private parseMetadata(raw: string | undefined): Record<string, string | number> {

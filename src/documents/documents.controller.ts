@@ -17,7 +17,7 @@ import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiJsonOrMultipartBody } from '../openapi/api-body.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { presentDocument, presentDocumentBatch } from './document.presenter.js';
-import { DocumentInputReader } from './document-input.js';
+import { DocumentInputReader, type NewDocument, UnreadableDocumentError } from './document-input.js';
 import { DocumentsService } from './documents.service.js';
 import { CreateDocumentDto } from './dto/document.dto.js';
 import { CreateDocumentBatchDto } from './dto/document-batch.dto.js';
@@ -56,11 +56,15 @@ export class DocumentsController {
     @Body() body: Record<string, unknown>,
     @UploadedDocument() file?: Upload,
   ): Promise<DocumentResponse> {
-    const document = await this.documents.create(
-      { organizationId: caller.organizationId },
-      await this.input.read(body, file),
-    );
-    return presentDocument(document);
+    const owner = { organizationId: caller.organizationId };
+    let input: NewDocument;
+    try {
+      input = await this.input.read(body, file);
+    } catch (error) {
+      if (error instanceof UnreadableDocumentError) await this.documents.reportUnreadable(owner, error);
+      throw error;
+    }
+    return presentDocument(await this.documents.create(owner, input));
   }
 
   /** The list is checked by the pipe, each document by the reader, before anything is stored. */

@@ -61,6 +61,19 @@ export class DocumentsRepository {
     return document !== null;
   }
 
+  /**
+   * An organization's upload that could not be read: its `document.failed` event, recorded in the
+   * webhooks outbox by the same database function the documents' triggers call (no row changed, so no
+   * trigger fires). Nothing was stored, so there is no `document_id`.
+   */
+  async recordFailure(organizationId: string, title: string, reason: string): Promise<void> {
+    await this.documents.query(
+      `SELECT webhook_record_event($1, 'document.failed', jsonb_build_object(
+         'document_id', NULL, 'collection_id', NULL, 'title', $2::text, 'reason', $3::text))`,
+      [organizationId, title, reason],
+    );
+  }
+
   /** Its chunks go with it (cascade). */
   async delete(manager: EntityManager, id: string): Promise<void> {
     await manager.delete(Document, { id });

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
@@ -6,7 +6,7 @@ import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import { type Corpus, corpusIdOf } from '../retrieval/retriever.js';
 import type { Document } from './document.entity.js';
 import { DocumentsRepository } from './documents.repository.js';
-import type { NewDocument } from './document-input.js';
+import type { NewDocument, UnreadableDocumentError } from './document-input.js';
 import { passagesOf } from './passages.js';
 import { isForeignKeyViolation } from '../database/pg-errors.js';
 import { KeyedBatcher } from '../common/keyed-batcher.js';
@@ -20,6 +20,7 @@ export type DocumentOwner = Corpus;
  */
 @Injectable()
 export class DocumentsService {
+  private readonly logger = new Logger(DocumentsService.name);
   private readonly batcher = new KeyedBatcher<{ owner: DocumentOwner; input: NewDocument }, Document>(
     (items) =>
       this.createMany(
@@ -71,6 +72,20 @@ export class DocumentsService {
       // The domain or organization was deleted while this was being stored.
       if (isForeignKeyViolation(error)) throw new NotFoundError();
       throw error;
+    }
+  }
+
+  /**
+   * An upload of an organization that could not be read: its `document.failed` webhook event. The
+   * refusal itself (the 400) is the caller's answer whatever happens here, so a failure to record the
+   * event is logged, not thrown.
+   */
+  async reportUnreadable(owner: DocumentOwner, failure: UnreadableDocumentError): Promise<void> {
+    if (!('organizationId' in owner)) return;
+    try {
+      await this.documents.recordFailure(owner.organizationId, failure.title, failure.reason);
+    } catch (error) {
+      this.logger.warn(`document.failed was not recorded: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -109,8 +109,11 @@ export interface Dashboard {
   webDir: string;
 }
 
-/** Builds the dashboard, starts the service on a fresh database and opens one Chromium page on it. */
-export async function openDashboard(): Promise<Dashboard> {
+/**
+ * Builds the dashboard, starts the service on a fresh database (with `env` added to the tests'
+ * settings) and opens one Chromium page on it.
+ */
+export async function openDashboard(env: Record<string, string> = {}): Promise<Dashboard> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   const webDir = await buildDashboard();
@@ -119,7 +122,7 @@ export async function openDashboard(): Promise<Dashboard> {
     : await mkdtemp(join(tmpdir(), 'kqs-shots-'));
   await mkdir(screenshotDir, { recursive: true });
   // As the dashboard's deployment docs say: refresh tokens rotate.
-  const test = await startTestApp({ DASHBOARD_DIR: webDir, JWT_ROTATE_REFRESH_TOKENS: 'true' });
+  const test = await startTestApp({ DASHBOARD_DIR: webDir, JWT_ROTATE_REFRESH_TOKENS: 'true', ...env });
   const base = `http://127.0.0.1:${(test.server.address() as AddressInfo).port}`;
   const admin = await signIn(test, ADMIN.email, ADMIN.password);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

@@ -8,6 +8,7 @@ import { KeysPage } from './pages/KeysPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { OrganizationPage } from './pages/OrganizationPage';
 import { UsagePage } from './pages/UsagePage';
+import { WebhooksPage } from './pages/WebhooksPage';
 import { Link, navigate, requestPageFocus, route } from './router';
 import { formatDateTime } from './lib/format';
 import { useStore } from './lib/store';
@@ -18,6 +19,7 @@ const NAV = [
   { to: 'usage', label: 'Usage' },
   { to: 'ask', label: 'Ask' },
   { to: 'documents', label: 'Documents' },
+  { to: 'webhooks', label: 'Webhooks' },
   { to: 'organization', label: 'Organization' },
 ];
 
@@ -54,6 +56,8 @@ function page(path: string) {
       return <AskPage sessionId={id} />;
     case 'documents':
       return <DocumentsPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
     case 'organization':
       return <OrganizationPage />;
     default:

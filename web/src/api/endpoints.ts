@@ -1,7 +1,7 @@
 import { api } from './client';
 import { publicClient, unwrap } from './public';
 import type { components } from './schema';
-import type { KeySettings, OrganizationChange } from './types';
+import type { KeySettings, OrganizationChange, WebhookChange, WebhookEventType } from './types';
 
 const page = (limit: number, offset: number) => ({ query: { limit, offset } });
 
@@ -87,5 +87,32 @@ export const chat = {
   send: (sessionId: string, content: string) =>
     api((client) =>
       client.POST('/v1/chat/sessions/{sessionId}/messages/', { params: { path: { sessionId } }, body: { content } }),
+    ),
+};
+
+export const webhooks = {
+  list: () => api((client) => client.GET('/v1/webhooks/')),
+  create: (url: string, events: WebhookEventType[], description: string) =>
+    api((client) => client.POST('/v1/webhooks/', { body: { url, events, description } })),
+  update: (webhookId: string, change: WebhookChange) =>
+    api((client) => client.PATCH('/v1/webhooks/{webhookId}/', { params: { path: { webhookId } }, body: change })),
+  remove: (webhookId: string) =>
+    api((client) => client.DELETE('/v1/webhooks/{webhookId}/', { params: { path: { webhookId } } })),
+  rotateSecret: (webhookId: string) =>
+    api((client) => client.POST('/v1/webhooks/{webhookId}/rotate-secret/', { params: { path: { webhookId } } })),
+  /** Queues a `ping` to the endpoint; resolves with the delivery's id. */
+  test: (webhookId: string) =>
+    api((client) => client.POST('/v1/webhooks/{webhookId}/test/', { params: { path: { webhookId } } })),
+  deliveries: (webhookId: string, limit: number, offset: number) =>
+    api((client) =>
+      client.GET('/v1/webhooks/{webhookId}/deliveries/', {
+        params: { path: { webhookId }, query: { limit, offset } },
+      }),
+    ),
+  retry: (webhookId: string, deliveryId: string) =>
+    api((client) =>
+      client.POST('/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry/', {
+        params: { path: { webhookId, deliveryId } },
+      }),
     ),
 };

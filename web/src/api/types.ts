@@ -30,3 +30,10 @@ export type ChatSessionWithMessages = Schemas['ChatSessionDetailResponse'];
 export type DocumentRecord = Schemas['DocumentResponse'];
 export type DocumentPage = Schemas['DocumentPage'];
 export type OrganizationChange = Schemas['UpdateOrganizationDto'];
+export type Webhook = Schemas['WebhookResponse'];
+/** The create answer: the endpoint with its signing secret, shown this once. */
+export type CreatedWebhook = Schemas['CreatedWebhookResponse'];
+export type WebhookChange = Schemas['UpdateWebhookDto'];
+export type WebhookEventType = Webhook['events'][number];
+export type WebhookDelivery = Schemas['WebhookDeliveryResponse'];
+export type WebhookDeliveryPage = Schemas['WebhookDeliveryPage'];
