@@ -75,6 +75,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/jwt/switch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act in another organization: a new token pair for it
+         * @description **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     The new tokens carry `organization_id`; the ones sent keep acting in their own organization until they expire. A later sign-in without `organization_id` acts in the organization switched to last.
+         */
+        post: operations["switchOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/jwt/refresh/": {
         parameters: {
             query?: never;
@@ -156,7 +178,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account behind the credential (JWT or API key) */
+        /**
+         * The account behind the credential (JWT or API key)
+         * @description `organization_id` and `role` are those of the organization the credential acts in (a JWT: its active one; a key: the one it was made in); `organizations` lists every organization the user belongs to.
+         */
         get: operations["getCurrentUser"];
         put?: never;
         post?: never;
@@ -174,7 +199,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your API keys, newest first
+         * List your API keys in the active organization, newest first
          * @description **JWT access token only**: an API key (either header) gets 401.
          *
          *     Revoked and rotated keys stay listed with `is_active: false`, up to the newest 1000. Never carries `key`.
@@ -183,7 +208,9 @@ export interface paths {
         put?: never;
         /**
          * Create an API key; the full key is returned this once
-         * @description **JWT access token only**: an API key (either header) gets 401.
+         * @description **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
          *
          *     Optionally limited to `scopes`, with its own `rate_limit_per_minute` (at most the service's `KEY_RATE_LIMIT_MAX_PER_MINUTE`, 6000 by default) and `monthly_credit_limit`, and labelled with `metadata`. An organization holds at most `MAX_ACTIVE_KEYS_PER_ORG` active keys (100 by default); rotating a key is never refused for it (the replaced key, even in its grace period, is no longer active).
          *
@@ -205,7 +232,9 @@ export interface paths {
         };
         /**
          * The audit log of your organization's keys, newest first
-         * @description **JWT access token only**: an API key (either header) gets 401.
+         * @description **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
          *
          *     One entry per create, update, rotate and revoke (either form), written with the change itself. `changes` lists what an update changed as `[before, after]`. Never carries a key value, hash or token.
          */
@@ -233,7 +262,9 @@ export interface paths {
         head?: never;
         /**
          * Change a key's expiry, name, scopes, limits or metadata
-         * @description **JWT access token only**: an API key (either header) gets 401.
+         * @description **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
          *
          *     Each field is optional and only the fields given change, but at least one must be given (an empty body is a 400 naming `expires_at`). `expires_at`: a future ISO 8601 time with a zone, or null for no expiry. Takes effect at once on every instance.
          */
@@ -251,7 +282,9 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key: a new key with the same name, expiry, scopes, limits and metadata replaces it
-         * @description **JWT access token only**: an API key (either header) gets 401.
+         * @description **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
          *
          *     The body is optional. Without it the old key stops at once; `grace_period_seconds` keeps it working that long (never past its own expiry). The new key joins the old one's lineage: the two share one `monthly_credit_limit` counter (`credits_used_this_period`), in the grace period too, capped by the newest key's limit.
          *
@@ -275,7 +308,9 @@ export interface paths {
         put?: never;
         /**
          * Revoke a key; the record stays, inactive
-         * @description **JWT access token only**: an API key (either header) gets 401.
+         * @description **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
          *
          *     Rejected at once everywhere. Revoking a revoked key changes nothing.
          */
@@ -298,7 +333,9 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key (the same as POST .../revoke/)
-         * @description **JWT access token only**: an API key (either header) gets 401.
+         * @description **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
          */
         delete: operations["deleteApiKey"];
         options?: never;
@@ -321,8 +358,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename the organization or restrict the domains it may query (owner only)
+         * Rename the organization or restrict the domains it may query (admins and the owner)
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          */
         patch: operations["updateCurrentOrganization"];
         trace?: never;
@@ -445,6 +484,8 @@ export interface paths {
         /**
          * Add a document to your organization's private knowledge base (JSON or file upload)
          * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          */
         post: operations["createDocument"];
         delete?: never;
@@ -465,6 +506,8 @@ export interface paths {
         /**
          * Add up to 100 documents at once, all or none
          * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          *
          *     Stores the documents in one transaction, in the order given: one invalid document is a 400 naming it (`documents[3].content: This field is required.`) and none is stored.
          */
@@ -492,6 +535,8 @@ export interface paths {
         /**
          * Delete one of your documents (and its passages)
          * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          */
         delete: operations["deleteDocument"];
         options?: never;
@@ -768,6 +813,237 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/current/members/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The members of the organization: the owner first, then by the date they joined */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/current/members/{userId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member, or leave (your own user id)
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Removing another member takes an admin or the owner; any member but the owner may leave. The member's API keys in this organization are revoked and its tokens stop acting here, on every instance within a second.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role (`admin`, `member` or `viewer`)
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         *
+         *     Takes effect at once for the member's access tokens and API keys, on every instance within a second. The owner's role is changed only by a transfer.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/v1/organizations/current/transfer-ownership/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make another member the owner; you become an admin
+         * @description **The organization's owner only**: anyone else gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     The owner only, with a JWT.
+         */
+        post: operations["transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/current/invitations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pending invitations (neither accepted, revoked nor expired), newest first
+         * @description **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone by e-mail, with a role
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         *
+         *     Answers the `inv_` token once (only its hash is kept); it is valid for 7 days and accepted with `POST /v1/invitations/accept/` by the user whose e-mail it names.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/current/invitations/{invitationId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a pending invitation: its token no longer works
+         * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/current/api-keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every API key of the organization, newest first, with who made it
+         * @description **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
+         */
+        get: operations["listOrganizationKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/current/api-keys/{keyId}/revoke/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke any key of the organization
+         * @description **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
+         */
+        post: operations["revokeOrganizationKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/current/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit log: its key events and membership events, newest first
+         * @description **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         *
+         *     **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     A key event's `action` is `api_key.` and the key log's action (`created`, `updated`, `rotated`, `revoked`).
+         */
+        get: operations["listOrganizationEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: join its organization with its role
+         * @description **JWT access token only**: an API key (either header) gets 401.
+         *
+         *     With the JWT of the user whose e-mail (case-insensitive) the invitation names; once.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billings/usage/members/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This period's requests and credits of each member (a key's count for the member who made it)
+         * @description **Scope `usage:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         */
+        get: operations["usageByMember"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions/": {
         parameters: {
             query?: never;
@@ -846,12 +1122,16 @@ export interface paths {
         /**
          * The organization's webhook endpoints, newest first (never their secrets)
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Register an endpoint; its signing secret is returned this once
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          *
          *     Deliveries follow Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). At most 20 endpoints per organization.
          */
@@ -872,6 +1152,8 @@ export interface paths {
         /**
          * One endpoint
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          */
         get: operations["getWebhook"];
         put?: never;
@@ -879,6 +1161,8 @@ export interface paths {
         /**
          * Delete an endpoint and its deliveries
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -886,6 +1170,8 @@ export interface paths {
         /**
          * Change an endpoint's url, events, description, or enable or disable it
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          *
          *     Only the fields given change. A new `url` is checked as on creation.
          */
@@ -904,6 +1190,8 @@ export interface paths {
         /**
          * Replace an endpoint's signing secret
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          *
          *     For 24 hours deliveries carry two signatures: one with the new secret, one with the old.
          */
@@ -927,6 +1215,8 @@ export interface paths {
          * Send a `ping` event to this endpoint
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
          *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
+         *
          *     It appears in its deliveries.
          */
         post: operations["testWebhook"];
@@ -946,6 +1236,8 @@ export interface paths {
         /**
          * An endpoint's deliveries, newest first
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -968,6 +1260,8 @@ export interface paths {
         /**
          * Send a delivery again now
          * @description **Scope `organization:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     **Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.
          *
          *     With the same `webhook-id`. A delivery being sent at this moment is left to finish.
          */
@@ -1007,12 +1301,18 @@ export interface components {
             /** Format: email */
             email: string;
             password: string;
+            /** Format: uuid */
+            organization_id?: string;
         };
         TokenPairResponse: {
             /** @description JWT access token (30 minutes): send it as `Authorization: Bearer <access>`. */
             access: string;
             /** @description JWT refresh token (30 days): only for `POST /auth/jwt/refresh/`. */
             refresh: string;
+        };
+        SwitchOrganizationDto: {
+            /** Format: uuid */
+            organization_id: string;
         };
         RefreshDto: {
             refresh: string;
@@ -1046,6 +1346,13 @@ export interface components {
              */
             email: string;
         };
+        UserOrganizationResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
         CurrentUserResponse: {
             /** Format: uuid */
             id: string;
@@ -1059,9 +1366,16 @@ export interface components {
             is_admin: boolean;
             /**
              * Format: uuid
-             * @description The organization created with the account.
+             * @description The organization the credential acts in (for a user who never switched: the one created with the account).
              */
             organization_id: string;
+            /**
+             * @description The role in that organization.
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /** @description Every organization the user belongs to. */
+            organizations: components["schemas"]["UserOrganizationResponse"][];
         };
         ApiKeyResponse: {
             /** Format: uuid */
@@ -2182,6 +2496,343 @@ export interface components {
             /** @description The answer, with the session's history in mind. */
             assistant_message: components["schemas"]["ChatMessageResponse"];
         };
+        MemberResponse: {
+            /** Format: uuid */
+            user_id: string;
+            /**
+             * Format: email
+             * @example grace@example.com
+             */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            joined_at: string;
+        };
+        MemberPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["MemberResponse"][];
+        };
+        ChangeMemberRoleDto: {
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "admin" | "member" | "viewer";
+        };
+        TransferOwnershipDto: {
+            /** Format: uuid */
+            user_id: string;
+        };
+        CreateInvitationDto: {
+            /** Format: email */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "admin" | "member" | "viewer";
+        };
+        CreatedInvitationResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: email
+             * @example grace@example.com
+             */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "admin" | "member" | "viewer";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Seven days after `created_at`.
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            expires_at: string;
+            /**
+             * @description Shown this once, never again (only a hash is kept): give it to the invited person.
+             * @example inv_4Zq8RkT2mW9xLp3Vn7Bc1Hd6Jf0Gs5Ya
+             */
+            token: string;
+        };
+        InvitationResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: email
+             * @example grace@example.com
+             */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "admin" | "member" | "viewer";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Seven days after `created_at`.
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            expires_at: string;
+        };
+        InvitationPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["InvitationResponse"][];
+        };
+        KeyCreatorResponse: {
+            /** Format: uuid */
+            user_id: string;
+            /**
+             * Format: email
+             * @example grace@example.com
+             */
+            email: string | null;
+        };
+        OrganizationKeyResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Label given at creation.
+             * @example CI pipeline
+             */
+            name: string;
+            /**
+             * @description `svc_` and the first 8 random characters: identifies the key.
+             * @example svc_7GkQ2mZp
+             */
+            key_prefix: string;
+            /** @description False once revoked, rotated away or expired. */
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @description Null while never used; may lag up to 60 seconds.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description UTC with six fractional digits (real microseconds).
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Null: the key does not expire.
+             */
+            expires_at: string | null;
+            /**
+             * @description What the key may do; null: every scope.
+             * @example [
+             *       "query",
+             *       "documents:read"
+             *     ]
+             */
+            scopes: ("query" | "documents:read" | "documents:write" | "chat" | "usage:read" | "organization:write")[] | null;
+            /**
+             * Format: int32
+             * @description The key's requests per minute; null: the service's RATE_LIMIT_PER_MINUTE.
+             * @example 600
+             */
+            rate_limit_per_minute: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key may spend per billing period; null: no cap beyond the organization's quota.
+             * @example 500
+             */
+            monthly_credit_limit: number | null;
+            /**
+             * Format: int32
+             * @description Credits the key spent in the current billing period (0 after the period turns).
+             * @example 42
+             */
+            credits_used_this_period: number;
+            /**
+             * @description Your labels, as given; `{}` when none.
+             * @example {
+             *       "customer_id": "cus_8f2k",
+             *       "environment": "production"
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+            /**
+             * Format: uuid
+             * @description The key that replaced this one when it was rotated (listed too); null: never rotated.
+             */
+            replaced_by: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation with `grace_period_seconds`: when this key stops working (it may be past); null: no grace period, or it was revoked since.
+             */
+            grace_until: string | null;
+            /** @description The member who made the key. */
+            created_by: components["schemas"]["KeyCreatorResponse"];
+        };
+        OrganizationKeyPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["OrganizationKeyResponse"][];
+        };
+        OrganizationEventResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description A membership event (`member.invited`, `member.joined`, `member.role_changed`, `member.removed`, `member.left`, `invitation.revoked`, `ownership.transferred`) or a key event (`api_key.created`, `api_key.updated`, `api_key.rotated`, `api_key.revoked`).
+             * @example member.role_changed
+             */
+            action: string;
+            /**
+             * Format: uuid
+             * @description Who made the change.
+             */
+            actor_user_id: string | null;
+            /**
+             * Format: uuid
+             * @description The member it was about, if any.
+             */
+            target_user_id: string | null;
+            /**
+             * @description What changed (`[before, after]` for a change).
+             * @example {
+             *       "role": [
+             *         "member",
+             *         "admin"
+             *       ]
+             *     }
+             */
+            changes: {
+                [key: string]: unknown;
+            } | null;
+            request_id: string | null;
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:03.482913Z
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description A key event: the key acted on.
+             */
+            key_id: string | null;
+            /** @description A key event: its prefix. */
+            key_prefix: string | null;
+        };
+        OrganizationEventPage: {
+            /**
+             * Format: int64
+             * @description All the items, across pages.
+             * @example 42
+             */
+            count: number;
+            /**
+             * Format: uri-reference
+             * @description The next page (path and query, relative to the service's origin), or null on the last.
+             * @example /v1/documents/?limit=20&offset=20
+             */
+            next: string | null;
+            /**
+             * Format: uri-reference
+             * @description The previous page (path and query, relative to the service's origin), or null on the first.
+             * @example null
+             */
+            previous: string | null;
+            results: components["schemas"]["OrganizationEventResponse"][];
+        };
+        AcceptInvitationDto: {
+            token: string;
+        };
+        AcceptedInvitationResponse: {
+            /**
+             * Format: uuid
+             * @description The organization joined: switch to it with `POST /auth/jwt/switch/`.
+             */
+            organization_id: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "admin" | "member" | "viewer";
+        };
+        MemberUsageResponse: {
+            /** Format: uuid */
+            user_id: string;
+            /** Format: email */
+            email: string;
+            /** @description Metered requests this period (with the keys the member made). */
+            requests: number;
+            /** @description Credits they spent this period. */
+            credits: number;
+        };
         OpenAiErrorObject: {
             /** @description The same text as `detail`. */
             message: string;
@@ -2869,6 +3520,20 @@ export interface operations {
                     "application/json": components["schemas"]["TokenError"] | components["schemas"]["Error"];
                 };
             };
+            /** @description The user is not a member of the organization named by `organization_id`. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["Address-RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["Address-RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["Address-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["Address-RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             /** @description After 10 failed attempts for one e-mail (or 50 from one address) within 15 minutes, until that window passes (each attempt is counted before the password is checked, so concurrent guesses cannot exceed it); also past `SIGNIN_LIMIT_PER_MINUTE` attempts from one address. `Retry-After` says when. */
             429: {
@@ -2885,6 +3550,80 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    switchOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "organization_id": "<the id of one of your organizations, from GET /auth/users/me/>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SwitchOrganizationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPairResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["UnauthorizedJwtOnly"];
+            /** @description The caller is not a member of that organization. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3313,6 +4052,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3364,6 +4104,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3421,6 +4162,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -3509,6 +4251,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -3577,6 +4320,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -3625,6 +4369,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -3734,7 +4479,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not the organization's owner, or the API key lacks the scope `organization:write`. */
+            /** @description The caller is neither an admin nor the owner of the organization, or the API key lacks the scope `organization:write`. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5839,6 +6584,816 @@ export interface operations {
             410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's user id. */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Removing someone else without being an admin or the owner. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No member with that user id in this organization. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member is the owner (who can neither be removed nor leave). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's user id. */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeMemberRoleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            /** @description `role` missing or not `admin`, `member` or `viewer` (`owner` moves only by a transfer). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is neither an admin nor the owner. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No member with that user id in this organization. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member is the owner. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    transferOwnership: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "<a member's user_id, from GET /v1/organizations/current/members/>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferOwnershipDto"];
+            };
+        };
+        responses: {
+            /** @description The new owner. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            /** @description `user_id` missing or not a UUID, or your own. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
+            /** @description No member with that user id in this organization. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "member"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInvitationDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitationResponse"];
+                };
+            };
+            /** @description A bad field (`owner` is not a role one is invited to), or already 100 pending invitations. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is neither an admin nor the owner. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The e-mail is already a member, or already has a pending invitation. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A pending invitation of this organization. */
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is neither an admin nor the owner. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No pending invitation with that id in this organization. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrganizationKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationKeyPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeOrganizationKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Any key of the organization. */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, with `is_active: false`. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
+            /** @description No key with that id in this organization. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrganizationEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationEventPage"];
+                };
+            };
+            /** @description A `limit` or `offset` that is not a whole number in range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["UnauthorizedJwtOnly"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. Scoped to your organization and remembered for 24 hours. The first request runs
+                 *     and its status and body are stored (except 409, 429, 500 and 503, so such a retry runs again); a retry with the same key,
+                 *     method, path and body gets the stored answer with `Idempotent-Replayed: true`, without running or being charged again.
+                 *     The same key with another request: 422; while the first still runs: 409. A streamed query or chat completion is stored as
+                 *     its final JSON answer, which is what a retry gets. Bounded: an organization's stored answers may take
+                 *     `IDEMPOTENCY_ORG_BUDGET_MB`; past it a new key is refused with 429 before it runs. An answer larger
+                 *     than `IDEMPOTENCY_MAX_ANSWER_KB`, or one the budget could not take, is sent once and not kept: its retry is a 410,
+                 *     never a second run. A full API key is never stored: a replayed key creation or rotation
+                 *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
+                 *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
+                 *     A request whose instance died before answering holds the key for at most 5 minutes.
+                 * @example order-7f3c2a1e-retry-safe
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "inv_<the token from POST /v1/organizations/current/invitations/>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptInvitationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitationResponse"];
+                };
+            };
+            /** @description The token is unknown, used, revoked or expired. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["UnauthorizedJwtOnly"];
+            /** @description The invitation is for another user's e-mail. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already a member of that organization. */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["IdempotentAnswerNotKept"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    usageByMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberUsageResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
