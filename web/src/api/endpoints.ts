@@ -1,7 +1,7 @@
 import { api } from './client';
 import { publicClient, unwrap } from './public';
 import type { components } from './schema';
-import type { KeySettings, OrganizationChange, WebhookChange, WebhookEventType } from './types';
+import type { AssignableRole, KeySettings, OrganizationChange, WebhookChange, WebhookEventType } from './types';
 
 const page = (limit: number, offset: number) => ({ query: { limit, offset } });
 
@@ -115,4 +115,27 @@ export const webhooks = {
         params: { path: { webhookId, deliveryId } },
       }),
     ),
+};
+
+export const team = {
+  members: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/members/', { params: page(limit, offset) })),
+  changeRole: (userId: string, role: AssignableRole) =>
+    api((client) =>
+      client.PATCH('/v1/organizations/current/members/{userId}/', { params: { path: { userId } }, body: { role } }),
+    ),
+  /** Removes a member; one's own user id is leaving. */
+  remove: (userId: string) =>
+    api((client) => client.DELETE('/v1/organizations/current/members/{userId}/', { params: { path: { userId } } })),
+  transferOwnership: (userId: string) =>
+    api((client) => client.POST('/v1/organizations/current/transfer-ownership/', { body: { user_id: userId } })),
+  invite: (email: string, role: AssignableRole) =>
+    api((client) => client.POST('/v1/organizations/current/invitations/', { body: { email, role } })),
+  invitations: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/invitations/', { params: page(limit, offset) })),
+  revokeInvitation: (invitationId: string) =>
+    api((client) =>
+      client.DELETE('/v1/organizations/current/invitations/{invitationId}/', { params: { path: { invitationId } } }),
+    ),
+  accept: (token: string) => api((client) => client.POST('/v1/invitations/accept/', { body: { token } })),
 };

@@ -11,6 +11,7 @@ import { SecretKeyDialog } from '../components/SecretKeyDialog';
 import { Time } from '../components/Time';
 import { endOfLocalDay, localTimeZone, toDateInput } from '../lib/format';
 import { accessSummary, draftOf, settingsOf } from '../lib/key-settings';
+import { useRoleAtLeast } from '../state';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
 
@@ -57,6 +58,9 @@ export function KeysPage() {
   // Bumped after every change, so the audit log shows it.
   const [changes, setChanges] = useState(0);
   const changed = () => setChanges((count) => count + 1);
+  // A viewer sees its keys (made while a member, say) but makes and changes none; the log is an admin's.
+  const canManage = useRoleAtLeast('member');
+  const admin = useRoleAtLeast('admin');
 
   const finish = async (message: string) => {
     changed();
@@ -73,14 +77,16 @@ export function KeysPage() {
         is shown in full only once.
       </p>
 
-      <CreateKeyForm
-        onStart={() => setStatus('')}
-        onCreated={(key) => {
-          setRevealed({ key, replaced: null });
-          changed();
-          void list.reload();
-        }}
-      />
+      {canManage && (
+        <CreateKeyForm
+          onStart={() => setStatus('')}
+          onCreated={(key) => {
+            setRevealed({ key, replaced: null });
+            changed();
+            void list.reload();
+          }}
+        />
+      )}
 
       <section aria-labelledby="keys-heading">
         <div class="section-header">
@@ -93,8 +99,14 @@ export function KeysPage() {
           {status}
         </p>
         <ErrorText error={list.error} />
-        {list.data?.length === 0 && <p>No keys yet. Create one above.</p>}
-        {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={open} />}
+        {list.data?.length === 0 && (
+          <p>
+            {canManage
+              ? 'No keys yet. Create one above.'
+              : 'No keys. Your role in this organization cannot create any.'}
+          </p>
+        )}
+        {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={canManage ? open : null} />}
         {!list.data && list.loading && <p aria-live="polite">Loading keys…</p>}
       </section>
 
@@ -149,7 +161,7 @@ export function KeysPage() {
           </p>
         </ConfirmDialog>
       )}
-      <KeyEventsLog changes={changes} />
+      {admin && <KeyEventsLog changes={changes} />}
 
       {revealed && (
         <SecretKeyDialog
@@ -259,7 +271,8 @@ function CreateKeyForm({ onStart, onCreated }: { onStart: () => void; onCreated:
   );
 }
 
-function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Action) => void }) {
+/** `onAction` null: the keys are only shown (a viewer's). */
+function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: ((action: Action) => void) | null }) {
   return (
     <table class="responsive-table keys-table">
       <caption class="visually-hidden">Your API keys, newest first</caption>
@@ -307,7 +320,7 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
                 {key.expires_at ? <Time iso={key.expires_at} /> : 'Never'}
               </td>
               <td class="actions">
-                {status === 'active' && (
+                {status === 'active' && onAction && (
                   <div class="button-row">
                     <button type="button" onClick={() => onAction({ kind: 'settings', key })}>
                       Settings<span class="visually-hidden"> of {key.name}</span>
