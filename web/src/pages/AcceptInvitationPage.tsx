@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { team } from '../api/endpoints';
 import { session } from '../api/session';
 import type { TeamRole } from '../api/types';
@@ -20,9 +20,19 @@ const EXPLAINED: Record<number, string> = {
 /** Where an invitation link lands (`/app/invitations/accept#inv_…`): accepted with the signed-in person's JWT. */
 export function AcceptInvitationPage() {
   const user = useStore(currentUser);
-  const [token] = useState(() => pendingInvitation());
+  const [token, setToken] = useState(() => pendingInvitation());
   const [joined, setJoined] = useState<{ organizationId: string; role: TeamRole } | null>(null);
   const accept = useAction();
+  // Another link opened in this tab changes only the fragment: that invitation is the one shown now.
+  useEffect(() => {
+    const follow = () => {
+      setToken(pendingInvitation());
+      setJoined(null);
+      accept.setError(null);
+    };
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
   const switching = useAction();
   const joinedName = joined && user?.organizations.find((item) => item.id === joined.organizationId)?.name;
 

@@ -466,7 +466,11 @@ function LeaveDialog({
         You lose access to its documents, keys and credits at once, and your API keys in it are revoked. To come back,
         you need a new invitation.
       </p>
-      {next && <p>You continue in {next.name}.</p>}
+      <p>
+        {next
+          ? `You continue in ${next.name}.`
+          : 'You belong to no other organization: you are signed out, and need an invitation to work here again.'}
+      </p>
     </ConfirmDialog>
   );
 }
