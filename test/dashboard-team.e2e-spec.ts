@@ -264,6 +264,26 @@ describe('dashboard in a real browser: teams', () => {
       await bob.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
       await bob.locator('#create-key-heading').waitFor();
       await expect(navLinks(bob)).resolves.not.toContain('Webhooks');
+      await bob.getByLabel('Name', { exact: true }).fill("Bob's laptop");
+      await bob.getByRole('button', { name: 'Create key' }).click();
+      await bob.getByRole('button', { name: 'I have stored the key' }).click();
+      // A member sees its own keys, not the organization's, nor the audit log.
+      await expect(bob.locator('#organization-keys-heading').count()).resolves.toBe(0);
+      await expect(bob.locator('#key-events-heading').count()).resolves.toBe(0);
+
+      // The owner sees every key of the organization, with who made it, and may revoke any.
+      await goTo('API keys');
+      const bobsKey = page.locator('.organization-keys-table tbody tr', {
+        has: page.getByRole('rowheader', { name: "Bob's laptop" }),
+      });
+      await expect(bobsKey.locator('[data-field="created-by"]').textContent()).resolves.toBe(bobEmail);
+      await shot('team-organization-keys');
+      await bobsKey.getByRole('button', { name: `Revoke Bob's laptop of ${bobEmail}` }).click();
+      const revoke = page.getByRole('alertdialog', { name: `Revoke “Bob's laptop” of ${bobEmail}?` });
+      await revoke.getByRole('button', { name: 'Revoke key' }).click();
+      await revoke.waitFor({ state: 'detached' });
+      await eventually(() => bobsKey.getAttribute('data-status'), is<string | null>('revoked'));
+      await goTo('Team');
     },
     SLOW,
   );

@@ -139,3 +139,11 @@ export const team = {
     ),
   accept: (token: string) => api((client) => client.POST('/v1/invitations/accept/', { body: { token } })),
 };
+
+/** Every key of the organization (admins and the owner). */
+export const organizationKeys = {
+  list: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/api-keys/', { params: page(limit, offset) })),
+  revoke: (keyId: string) =>
+    api((client) => client.POST('/v1/organizations/current/api-keys/{keyId}/revoke/', { params: { path: { keyId } } })),
+};

@@ -45,3 +45,5 @@ export type AssignableRole = Schemas['ChangeMemberRoleDto']['role'];
 export type Invitation = Schemas['InvitationResponse'];
 export type CreatedInvitation = Schemas['CreatedInvitationResponse'];
 export type InvitationPage = Schemas['InvitationPage'];
+/** A key as an admin sees it in the organization's list: with the member who made it. */
+export type OrganizationKey = Schemas['OrganizationKeyResponse'];

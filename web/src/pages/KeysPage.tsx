@@ -11,25 +11,11 @@ import { SecretKeyDialog } from '../components/SecretKeyDialog';
 import { Time } from '../components/Time';
 import { endOfLocalDay, localTimeZone, toDateInput } from '../lib/format';
 import { accessSummary, draftOf, settingsOf } from '../lib/key-settings';
+import { keyStatus, STATUS_LABEL } from '../lib/key-status';
 import { useRoleAtLeast } from '../state';
+import { OrganizationKeys } from '../components/OrganizationKeys';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
-
-export type KeyStatus = 'active' | 'expired' | 'revoked' | 'rotated';
-
-/** Rotated when another key replaced it; else expired when its expiry has passed; else revoked when inactive. */
-export function keyStatus(key: ApiKey, now = Date.now()): KeyStatus {
-  if (key.replaced_by) return 'rotated';
-  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
-  return key.is_active ? 'active' : 'revoked';
-}
-
-const STATUS_LABEL: Record<KeyStatus, string> = {
-  active: 'Active',
-  expired: 'Expired',
-  revoked: 'Revoked',
-  rotated: 'Rotated',
-};
 
 /** What the rotate dialog offers for how long the replaced key keeps working (the API allows up to a day). */
 const GRACE_PERIODS = [
@@ -160,6 +146,15 @@ export function KeysPage() {
             stays in the list as revoked.
           </p>
         </ConfirmDialog>
+      )}
+      {admin && (
+        <OrganizationKeys
+          changes={changes}
+          onRevoked={() => {
+            changed();
+            void list.reload();
+          }}
+        />
       )}
       {admin && <KeyEventsLog changes={changes} />}
 

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { team } from '../api/endpoints';
 import { session } from '../api/session';
-import type { AssignableRole, CreatedInvitation, Invitation, Member, TeamRole } from '../api/types';
+import type { AssignableRole, CreatedInvitation, Invitation, InvitationPage, Member, TeamRole } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { describedBy, ErrorText } from '../components/ErrorText';
 import { OneTimeSecretDialog } from '../components/OneTimeSecretDialog';
@@ -11,7 +11,7 @@ import { formatNumber } from '../lib/format';
 import { invitationLink } from '../lib/invitation';
 import { useStore } from '../lib/store';
 import { useAction } from '../lib/use-action';
-import { useResource } from '../lib/use-resource';
+import { type Resource, useResource } from '../lib/use-resource';
 import { currentUser, loadCurrentUser, roleAtLeast } from '../state';
 
 const PAGE_SIZE = 50;
@@ -47,8 +47,8 @@ export function TeamPage() {
   const [action, setAction] = useState<Action | null>(null);
   const [created, setCreated] = useState<CreatedInvitation | null>(null);
   const [status, setStatus] = useState('');
-  // Bumped to reload the pending invitations (after an invitation or a revocation).
-  const [invitationsVersion, setInvitationsVersion] = useState(0);
+  // The pending invitations are an admin's to see.
+  const invitations = useResource(() => (admin ? team.invitations(PAGE_SIZE, 0) : Promise.resolve(null)), [admin]);
 
   const open = (next: Action | null) => {
     setStatus('');
@@ -80,7 +80,7 @@ export function TeamPage() {
           onStart={() => setStatus('')}
           onCreated={(invitation) => {
             setCreated(invitation);
-            setInvitationsVersion((version) => version + 1);
+            void invitations.reload();
           }}
         />
       )}
@@ -103,10 +103,7 @@ export function TeamPage() {
       </section>
 
       {admin && (
-        <PendingInvitations
-          version={invitationsVersion}
-          onRevoke={(invitation) => open({ kind: 'revoke', invitation })}
-        />
+        <PendingInvitations list={invitations} onRevoke={(invitation) => open({ kind: 'revoke', invitation })} />
       )}
 
       {action?.kind === 'role' && (
@@ -175,7 +172,7 @@ export function TeamPage() {
           onCancel={() => setAction(null)}
           onConfirm={async () => {
             await team.revokeInvitation(action.invitation.id);
-            setInvitationsVersion((version) => version + 1);
+            await invitations.reload();
             setAction(null);
             setStatus(`The invitation of ${action.invitation.email} was revoked.`);
           }}
@@ -380,8 +377,13 @@ function RoleChooser({ member, onChoose }: { member: Member; onChoose: (role: As
   );
 }
 
-function PendingInvitations({ version, onRevoke }: { version: number; onRevoke: (invitation: Invitation) => void }) {
-  const list = useResource(() => team.invitations(PAGE_SIZE, 0), [version]);
+function PendingInvitations({
+  list,
+  onRevoke,
+}: {
+  list: Resource<InvitationPage | null>;
+  onRevoke: (invitation: Invitation) => void;
+}) {
   const page = list.data;
   return (
     <section aria-labelledby="invitations-heading">
