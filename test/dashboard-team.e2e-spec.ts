@@ -21,6 +21,7 @@ import { ACCEPT, addMember, invite, MEMBERS } from './support/teams.js';
 
 // The page.evaluate callbacks run in the browser; this project's types have no DOM, so just these.
 declare const navigator: { clipboard: { readText(): Promise<string> } };
+declare const document: { documentElement: { scrollWidth: number } };
 
 describe('dashboard in a real browser: teams', () => {
   let dashboard: Dashboard;
@@ -256,6 +257,16 @@ describe('dashboard in a real browser: teams', () => {
       await confirm.waitFor({ state: 'detached' });
       await eventually(() => teamStatus(page).textContent(), is<string | null>(`${bobEmail} is now a member.`));
       await expect(memberRow(page, bobEmail).getAttribute('data-role')).resolves.toBe('member');
+      // The organization's activity (an admin's) shows it, with who did it.
+      const changed = page.locator('.team-events-table tbody tr[data-action="member.role_changed"]').first();
+      await eventually(
+        () => changed.locator('[data-field="changes"]').textContent(),
+        is<string | null>('role: viewer → member'),
+      );
+      await expect(changed.locator('[data-field="target"]').textContent()).resolves.toBe(bobEmail);
+      await expect(changed.locator('[data-field="actor"]').textContent()).resolves.toContain(ownerEmail);
+      await page.locator('.team-events-table tbody tr[data-action="member.joined"]').first().waitFor();
+      await shot('team-activity');
 
       // Bob's next page reads the role again: a member uploads and makes keys.
       await bob.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
@@ -309,6 +320,32 @@ describe('dashboard in a real browser: teams', () => {
         () => switcher.locator('option:checked').textContent(),
         is<string | null>(`${ORGANIZATION} (Member)`),
       );
+    },
+    SLOW,
+  );
+
+  it(
+    'fits a phone-sized screen: the switcher in the header, the members as cards',
+    async () => {
+      const phone = await dashboard.browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
+        isMobile: true,
+        hasTouch: true,
+        locale: 'en-US',
+      });
+      const small = await phone.newPage();
+      try {
+        await small.goto(`${dashboard.base}/app/team`);
+        await signInOn(small, bobEmail);
+        await expectHeading('Team', small);
+        await memberRow(small, bobEmail).waitFor();
+        await small.getByRole('combobox', { name: 'Organization' }).waitFor();
+        await expect(small.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+        await shot('team-phone', small);
+      } finally {
+        await phone.close();
+      }
     },
     SLOW,
   );

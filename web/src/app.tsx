@@ -135,8 +135,8 @@ function Shell({ path }: { path: string }) {
               ))}
             </ul>
           </nav>
+          <OrganizationSwitcher />
           <div class="account">
-            <OrganizationSwitcher />
             <HeaderQuota />
             {user && (
               <span class="account-email" title={user.email}>

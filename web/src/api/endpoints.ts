@@ -147,3 +147,9 @@ export const organizationKeys = {
   revoke: (keyId: string) =>
     api((client) => client.POST('/v1/organizations/current/api-keys/{keyId}/revoke/', { params: { path: { keyId } } })),
 };
+
+/** The organization's audit log: key and membership events (admins and the owner). */
+export const organizationEvents = {
+  list: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/events/', { params: page(limit, offset) })),
+};

@@ -47,3 +47,4 @@ export type CreatedInvitation = Schemas['CreatedInvitationResponse'];
 export type InvitationPage = Schemas['InvitationPage'];
 /** A key as an admin sees it in the organization's list: with the member who made it. */
 export type OrganizationKey = Schemas['OrganizationKeyResponse'];
+export type OrganizationEvent = Schemas['OrganizationEventResponse'];

@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { describedBy, ErrorText } from '../components/ErrorText';
 import { OneTimeSecretDialog } from '../components/OneTimeSecretDialog';
 import { PageHeading } from '../components/PageHeading';
+import { TeamActivity } from '../components/TeamActivity';
 import { Time } from '../components/Time';
 import { formatNumber } from '../lib/format';
 import { invitationLink } from '../lib/invitation';
@@ -54,7 +55,10 @@ export function TeamPage() {
     setStatus('');
     setAction(next);
   };
+  // Bumped after every change, so the activity shows it.
+  const [changes, setChanges] = useState(0);
   const finish = async (message: string) => {
+    setChanges((count) => count + 1);
     await Promise.all([members.reload(), loadCurrentUser()]);
     setAction(null);
     setStatus(message);
@@ -80,6 +84,7 @@ export function TeamPage() {
           onStart={() => setStatus('')}
           onCreated={(invitation) => {
             setCreated(invitation);
+            setChanges((count) => count + 1);
             void invitations.reload();
           }}
         />
@@ -105,6 +110,8 @@ export function TeamPage() {
       {admin && (
         <PendingInvitations list={invitations} onRevoke={(invitation) => open({ kind: 'revoke', invitation })} />
       )}
+
+      {admin && <TeamActivity members={members.data?.results ?? []} changes={changes} />}
 
       {action?.kind === 'role' && (
         <ConfirmDialog
@@ -173,6 +180,7 @@ export function TeamPage() {
           onConfirm={async () => {
             await team.revokeInvitation(action.invitation.id);
             await invitations.reload();
+            setChanges((count) => count + 1);
             setAction(null);
             setStatus(`The invitation of ${action.invitation.email} was revoked.`);
           }}
