@@ -179,7 +179,7 @@ describe('dashboard in a real browser: teams', () => {
     async () => {
       bob = await personAt(new URL(link).pathname + new URL(link).hash, bobEmail);
       await expectHeading('Accept an invitation', bob);
-      await bob.getByText(bobEmail).first().waitFor();
+      await bob.locator('section[aria-labelledby="accept-heading"]').getByText(bobEmail).waitFor();
       await shot('team-invitation-accept', bob);
       await bob.getByRole('button', { name: 'Accept invitation' }).click();
       await bob.getByRole('heading', { level: 2, name: `You joined ${ORGANIZATION}` }).waitFor();
@@ -294,6 +294,12 @@ describe('dashboard in a real browser: teams', () => {
       await revoke.getByRole('button', { name: 'Revoke key' }).click();
       await revoke.waitFor({ state: 'detached' });
       await eventually(() => bobsKey.getAttribute('data-status'), is<string | null>('revoked'));
+      // Usage splits the period by member once there is more than one.
+      await goTo('Usage');
+      await eventually(
+        () => page.locator('.member-usage-table tbody th').allTextContents(),
+        (emails) => emails.includes(ownerEmail) && emails.includes(bobEmail),
+      );
       await goTo('Team');
     },
     SLOW,

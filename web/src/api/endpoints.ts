@@ -44,6 +44,7 @@ export const billing = {
   subscription: () => api((client) => client.GET('/v1/billings/subscription/')),
   daily: () => api((client) => client.GET('/v1/billings/usage/daily/')),
   byKey: () => api((client) => client.GET('/v1/billings/usage/keys/')),
+  byMember: () => api((client) => client.GET('/v1/billings/usage/members/')),
 };
 
 export const organizations = {

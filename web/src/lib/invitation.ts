@@ -17,7 +17,9 @@ export function invitationLink(token: string): string {
  * so that it survives signing in or creating an account first.
  */
 export function pendingInvitation(): string | null {
-  const fromLink = decodeURIComponent(location.hash.replace(/^#/, '')).trim();
+  const fragment = location.hash.replace(/^#/, '').trim();
+  // Only what looks like an invitation's token; a page anchor is not one.
+  const fromLink = fragment.startsWith('inv_') ? fragment : '';
   try {
     if (fromLink) sessionStorage.setItem(STORAGE_KEY, fromLink);
     return sessionStorage.getItem(STORAGE_KEY);

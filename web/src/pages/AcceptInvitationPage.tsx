@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { team } from '../api/endpoints';
 import { session } from '../api/session';
 import type { TeamRole } from '../api/types';
+import { ApiError } from '../api/http';
 import { ErrorText } from '../components/ErrorText';
 import { PageHeading } from '../components/PageHeading';
 import { forgetInvitation, pendingInvitation } from '../lib/invitation';
@@ -39,7 +40,11 @@ export function AcceptInvitationPage() {
   async function acceptInvitation() {
     if (!token) return;
     await accept.run(async () => {
-      const answer = await team.accept(token);
+      const answer = await team.accept(token).catch((error: unknown) => {
+        // Spent, revoked, expired or unknown: not worth coming back to after the next sign-in.
+        if (error instanceof ApiError && error.status === 400) forgetInvitation();
+        throw error;
+      });
       forgetInvitation();
       await loadCurrentUser();
       setJoined({ organizationId: answer.organization_id, role: answer.role });
