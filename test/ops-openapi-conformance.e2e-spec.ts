@@ -512,6 +512,138 @@ describe('OpenAPI document: what the service really answers', () => {
     check('delete', '/v1/webhooks/{webhookId}/', await http().delete(hookPath).set(auth), 204);
     check('get', '/v1/webhooks/{webhookId}/', await http().get(hookPath).set(auth), 404);
 
+    // Teams: Grace and Hal are invited and join; Hal is removed, Grace made an admin, then the owner.
+    const joinAs = async (name: string) => {
+      const joinerEmail = `${name}-${Date.now()}@example.com`;
+      await http().post('/auth/users/').send({ email: joinerEmail, password }).expect(201);
+      const joinerTokens = (await http().post('/auth/jwt/create/').send({ email: joinerEmail, password }).expect(200))
+        .body;
+      const joinerAuth = { Authorization: `Bearer ${joinerTokens.access}` };
+      const joinerId = (await http().get('/auth/users/me/').set(joinerAuth)).body.id as string;
+      const invitation = check(
+        'post',
+        '/v1/organizations/current/invitations/',
+        await http()
+          .post('/v1/organizations/current/invitations/')
+          .set(auth)
+          .send({ email: joinerEmail, role: 'member' }),
+        201,
+      ).body;
+      check(
+        'post',
+        '/v1/organizations/current/invitations/',
+        await http()
+          .post('/v1/organizations/current/invitations/')
+          .set(auth)
+          .send({ email: joinerEmail, role: 'member' }),
+        409,
+      );
+      check(
+        'get',
+        '/v1/organizations/current/invitations/',
+        await http().get('/v1/organizations/current/invitations/').set(auth),
+        200,
+      );
+      check(
+        'post',
+        '/v1/invitations/accept/',
+        await http().post('/v1/invitations/accept/').set(joinerAuth).send({ token: invitation.token }),
+        200,
+      );
+      check(
+        'post',
+        '/v1/invitations/accept/',
+        await http().post('/v1/invitations/accept/').set(joinerAuth).send({ token: invitation.token }),
+        400,
+      );
+      return { id: joinerId, auth: joinerAuth };
+    };
+    const grace = await joinAs('grace');
+    const hal = await joinAs('hal');
+    const revocable = check(
+      'post',
+      '/v1/organizations/current/invitations/',
+      await http()
+        .post('/v1/organizations/current/invitations/')
+        .set(auth)
+        .send({ email: 'ivy@example.com', role: 'viewer' }),
+      201,
+    ).body;
+    check(
+      'delete',
+      '/v1/organizations/current/invitations/{invitationId}/',
+      await http().delete(`/v1/organizations/current/invitations/${revocable.id}/`).set(auth),
+      204,
+    );
+    check(
+      'post',
+      '/auth/jwt/switch/',
+      await http().post('/auth/jwt/switch/').set(grace.auth).send({ organization_id: me.organization_id }),
+      200,
+    );
+    check(
+      'get',
+      '/v1/organizations/current/members/',
+      await http().get('/v1/organizations/current/members/').set(auth),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/organizations/current/members/{userId}/',
+      await http().patch(`/v1/organizations/current/members/${grace.id}/`).set(auth).send({ role: 'admin' }),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/organizations/current/members/{userId}/',
+      await http().patch(`/v1/organizations/current/members/${grace.id}/`).set(auth).send({ role: 'owner' }),
+      400,
+    );
+    check(
+      'delete',
+      '/v1/organizations/current/members/{userId}/',
+      await http().delete(`/v1/organizations/current/members/${hal.id}/`).set(auth),
+      204,
+    );
+    check(
+      'delete',
+      '/v1/organizations/current/members/{userId}/',
+      await http().delete(`/v1/organizations/current/members/${me.id}/`).set(auth),
+      409,
+    );
+    const teamKey = (await http().post('/v1/billings/api-keys/').set(auth).send({ name: 'team' }).expect(201)).body;
+    check(
+      'get',
+      '/v1/organizations/current/api-keys/',
+      await http().get('/v1/organizations/current/api-keys/').set(auth),
+      200,
+    );
+    check(
+      'post',
+      '/v1/organizations/current/api-keys/{keyId}/revoke/',
+      await http().post(`/v1/organizations/current/api-keys/${teamKey.id}/revoke/`).set(auth),
+      200,
+    );
+    check(
+      'get',
+      '/v1/organizations/current/events/',
+      await http().get('/v1/organizations/current/events/').set(auth),
+      200,
+    );
+    check('get', '/v1/billings/usage/members/', await http().get('/v1/billings/usage/members/').set(auth), 200);
+    check(
+      'post',
+      '/v1/organizations/current/transfer-ownership/',
+      await http().post('/v1/organizations/current/transfer-ownership/').set(auth).send({ user_id: grace.id }),
+      200,
+    );
+    check(
+      'patch',
+      '/v1/organizations/current/members/{userId}/',
+      await http().patch(`/v1/organizations/current/members/${grace.id}/`).set(auth).send({ role: 'viewer' }),
+      409,
+    );
+
     // Deletions, sign-out, probes.
     check('delete', '/v1/documents/{id}/', await http().delete(`/v1/documents/${privateDocument.id}/`).set(auth), 204);
     check(

@@ -1,4 +1,5 @@
-import { ADMIN, signIn, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
+import { A_MEMBER_ID, AN_INVITATION_TOKEN, AN_ORGANIZATION_ID } from '../src/openapi/request-examples.js';
+import { ADMIN, signIn, signUp, startTestApp, type SignedInUser, type TestApp } from './support/app.js';
 
 interface MediaType {
   example?: unknown;
@@ -12,7 +13,7 @@ const TOKEN_PLACEHOLDER = /^eyJ[^.]*\.<the refresh token from POST \/auth\/jwt\/
 
 interface Step {
   operation: string;
-  as: 'nobody' | 'ada' | 'admin';
+  as: 'nobody' | 'ada' | 'admin' | 'grace';
   status: number;
 }
 
@@ -46,6 +47,12 @@ const STEPS: Step[] = [
   { operation: 'post /v1/chat/completions/', as: 'ada', status: 200 },
   { operation: 'post /v1/webhooks/', as: 'ada', status: 201 },
   { operation: 'patch /v1/webhooks/{webhookId}/', as: 'ada', status: 200 },
+  // Teams: Ada invites Grace, who joins, is made an admin, becomes the owner and switches to it.
+  { operation: 'post /v1/organizations/current/invitations/', as: 'ada', status: 201 },
+  { operation: 'post /v1/invitations/accept/', as: 'grace', status: 200 },
+  { operation: 'patch /v1/organizations/current/members/{userId}/', as: 'ada', status: 200 },
+  { operation: 'post /v1/organizations/current/transfer-ownership/', as: 'ada', status: 200 },
+  { operation: 'post /auth/jwt/switch/', as: 'grace', status: 200 },
   { operation: 'post /auth/jwt/logout/', as: 'nobody', status: 204 },
 ];
 
@@ -88,18 +95,25 @@ describe('the request examples on /docs', () => {
     let ada: SignedInUser | undefined;
     let refresh = '';
     const params: Record<string, string> = {};
+    // The invitation's example names Grace: she signs up on her own, as an invited person would.
+    const grace = await signUp(test, 'grace@example.com');
+    params.userId = (await test.http().get('/auth/users/me/').set(grace.auth)).body.id;
+    const placeholders = new Map<string, string>();
     for (const step of STEPS) {
       const [method, path] = step.operation.split(' ');
       const example = document.paths[path][method].requestBody?.content['application/json'].example;
       const body = JSON.parse(
         JSON.stringify(example, (_key, value: unknown) =>
-          typeof value === 'string' && TOKEN_PLACEHOLDER.test(value) ? refresh : value,
+          typeof value === 'string' && TOKEN_PLACEHOLDER.test(value)
+            ? refresh
+            : (placeholders.get(value as string) ?? value),
         ),
       ) as Record<string, unknown>;
       const url = path.replace(/\{(\w+)\}/g, (_match, name: string) => params[name]);
       let request = test.http()[method as 'post' | 'patch'](url);
       if (step.as === 'ada' && ada) request = request.set(ada.auth);
       if (step.as === 'admin') request = request.set(admin.auth);
+      if (step.as === 'grace') request = request.set(grace.auth);
       const response = await request.send(body);
       expect({ operation: step.operation, status: response.status, body: response.body as unknown }).toMatchObject({
         operation: step.operation,
@@ -109,12 +123,16 @@ describe('the request examples on /docs', () => {
         ada = await signIn(test, body.email as string, body.password as string);
         refresh = ada.refresh;
         params.organizationId = (await test.http().get('/auth/users/me/').set(ada.auth)).body.organization_id;
+        placeholders.set(AN_ORGANIZATION_ID, params.organizationId);
+        placeholders.set(A_MEMBER_ID, params.userId);
       }
       if (step.operation === 'post /v1/billings/api-keys/') params.keyId = response.body.id;
       if (step.operation === 'post /v1/regions/') params.slug = response.body.slug;
       if (step.operation === 'post /v1/domains/') params.slug = response.body.slug;
       if (step.operation === 'post /v1/chat/sessions/') params.sessionId = response.body.id;
       if (step.operation === 'post /v1/webhooks/') params.webhookId = response.body.id;
+      if (step.operation === 'post /v1/organizations/current/invitations/')
+        placeholders.set(AN_INVITATION_TOKEN, response.body.token);
       // The query's example finds the document the documents' example stored.
       if (step.operation === 'post /v1/query/') expect(response.body.sources[0].title).toBe('Runbook');
     }

@@ -56,6 +56,26 @@ describe('teams: invitations', () => {
     expect(JSON.stringify(listed.body)).not.toContain('inv_');
   });
 
+  it('never keeps the token for an Idempotency-Key replay', async () => {
+    const email = nextEmail('replay');
+    const send = () =>
+      test
+        .http()
+        .post(INVITATIONS)
+        .set(owner.auth)
+        .set('Idempotency-Key', `invite-${email}`)
+        .send({ email, role: 'member' });
+    const first = await send().expect(201);
+    expect(first.body.token).toMatch(/^inv_/);
+    const replay = await send().expect(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.token).toBeUndefined();
+    expect(replay.body.token_withheld).toMatch(/^The invitation token is shown once/);
+    expect(replay.body.id).toBe(first.body.id);
+    const { rows } = await test.db.query('SELECT response_body::text AS body FROM idempotency_keys');
+    for (const row of rows as { body: string | null }[]) expect(row.body ?? '').not.toContain(first.body.token);
+  });
+
   it('lets the invited user join once, with the role, whatever the case of the e-mail', async () => {
     const guest = await signUp(test, nextEmail('casey'));
     const { token } = await invite(test, owner, guest.email.toUpperCase(), 'viewer');
@@ -155,6 +175,13 @@ describe('teams: invitations', () => {
       .send({ email: 'nope', role: 'member' })
       .expect(400);
     expect(badEmail.body.fields).toEqual({ email: ['Enter a valid email address.'] });
+    const surrogate = await test
+      .http()
+      .post(INVITATIONS)
+      .set(owner.auth)
+      .send({ email: '\uD800', role: 'member' })
+      .expect(400);
+    expect(surrogate.body.fields).toEqual({ email: ['Surrogate characters are not allowed.'] });
   });
 
   it("answers 404 for another organization's invitation, and for an id that is not a UUID", async () => {

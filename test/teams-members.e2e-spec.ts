@@ -144,6 +144,28 @@ describe('teams: members', () => {
     });
   });
 
+  it("keeps a member's chat sessions in the organization they were made in (a removed member loses them)", async () => {
+    const member = await addMember(test, owner, 'member');
+    const session = (
+      await test.http().post('/v1/chat/sessions/').set(member.auth).send({ title: 'Team chat' }).expect(201)
+    ).body;
+    await test.http().get(`/v1/chat/sessions/${session.id}/`).set(member.auth).expect(200);
+    await test
+      .http()
+      .delete(`${MEMBERS}${await userId(test, member)}/`)
+      .set(owner.auth)
+      .expect(204);
+    const signedIn = await test
+      .http()
+      .post('/auth/jwt/create/')
+      .send({ email: member.email, password: member.password })
+      .expect(200);
+    const ownAuth = { Authorization: `Bearer ${signedIn.body.access}` };
+    await test.http().get(`/v1/chat/sessions/${session.id}/`).set(ownAuth).expect(404);
+    const listed = await test.http().get('/v1/chat/sessions/').set(ownAuth).expect(200);
+    expect(listed.body.count).toBe(0);
+  });
+
   it('lets a member leave (not the owner: 409), and not remove others unless admin (403)', async () => {
     const leaver = await addMember(test, owner, 'viewer');
     const other = await addMember(test, owner, 'member');

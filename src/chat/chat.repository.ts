@@ -25,19 +25,22 @@ export class ChatRepository {
     return this.sessions.save(this.sessions.create(session));
   }
 
-  /** The user's sessions, most recently active first. */
-  sessionPage(userId: string, page: PageRequest): Promise<[ChatSession[], number]> {
+  /**
+   * The user's sessions in one organization (a team member's sessions in another, or in one it left,
+   * hold that organization's answers), most recently active first.
+   */
+  sessionPage(owner: { userId: string; organizationId: string }, page: PageRequest): Promise<[ChatSession[], number]> {
     return this.sessions.findAndCount({
-      where: { userId },
+      where: { userId: owner.userId, organizationId: owner.organizationId },
       order: { updatedAt: 'DESC' },
       take: page.limit,
       skip: page.offset,
     });
   }
 
-  /** Null for a missing session or someone else's. */
-  findSession(userId: string, sessionId: string): Promise<ChatSession | null> {
-    return this.sessions.findOneBy({ id: sessionId, userId });
+  /** Null for a missing session, someone else's, or one of the user's in another organization. */
+  findSession(owner: { userId: string; organizationId: string }, sessionId: string): Promise<ChatSession | null> {
+    return this.sessions.findOneBy({ id: sessionId, userId: owner.userId, organizationId: owner.organizationId });
   }
 
   async rename(sessionId: string, title: string): Promise<void> {

@@ -41,11 +41,11 @@ export class ChatService {
   }
 
   async list(caller: Principal, page: PageRequest): Promise<[ChatSession[], number]> {
-    return this.chats.sessionPage(caller.userId, page);
+    return this.chats.sessionPage(caller, page);
   }
 
   async get(caller: Principal, sessionId: string): Promise<ChatSession> {
-    const session = await this.chats.findSession(caller.userId, sessionId);
+    const session = await this.chats.findSession(caller, sessionId);
     if (!session) throw NotFoundError.named('Session', sessionId);
     return session;
   }

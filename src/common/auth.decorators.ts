@@ -83,7 +83,7 @@ function documentation(requirement: AuthRequirement): MethodDecorator[] {
       ? [
           credentialNote(ROLE_NOTES[requirement.role]),
           // A scoped route's 403 is written by the document builder (it names the missing scope).
-          ...(requirement.scope ? [] : [sharedResponse(403, 'Forbidden')]),
+          ...(requirement.scope ? [] : [sharedResponse(403, 'ForbiddenRole')]),
         ]
       : []),
     ...(requirement.scope

@@ -21,6 +21,10 @@ export const KEY_WITHHELD_NOTICE =
 export const SECRET_WITHHELD_NOTICE =
   'The signing secret is shown once, in the first answer, and is not kept. If it was lost, rotate the secret.';
 
+/** The notice a replayed invitation carries instead of its token. */
+export const INVITATION_WITHHELD_NOTICE =
+  'The invitation token is shown once, in the first answer, and is not kept. If it was lost, revoke this invitation and invite again.';
+
 /**
  * The route's answer carries a secret (a full API key) that must rest nowhere: the stored answer for a
  * replay drops `field` and carries `<field>_withheld: notice` instead.

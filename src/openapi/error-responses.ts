@@ -223,6 +223,11 @@ export const ERROR_COMPONENTS = {
     Forbidden: errorResponse(403, 'Administrators only: another user, or any API key, is refused.', {
       permission: ERROR_EXAMPLES.permissionDenied,
     }),
+    ForbiddenRole: errorResponse(
+      403,
+      "The caller's role in the organization is below the one this route needs (`x-required-role`; an API key acts with its creator's role).",
+      { permission: ERROR_EXAMPLES.permissionDenied },
+    ),
     MissingScope: errorResponse(403, 'The API key was not given the scope this route needs.', {
       missingScope: ERROR_EXAMPLES.missingScope,
     }),
@@ -285,7 +290,7 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
   return Object.fromEntries(
     Object.entries(responses).map(([name, response]) => {
       const limited =
-        /^(BadRequest|PaymentRequired|Forbidden|MissingScope|NotFound|MethodNotAllowed|IdempotencyInProgress|IdempotencyKeyReused|IdempotentAnswerNotKept|PayloadTooLarge|TooManyRequests)$/.test(
+        /^(BadRequest|PaymentRequired|Forbidden|ForbiddenRole|MissingScope|NotFound|MethodNotAllowed|IdempotencyInProgress|IdempotencyKeyReused|IdempotentAnswerNotKept|PayloadTooLarge|TooManyRequests)$/.test(
           name,
         );
       return [

@@ -45,6 +45,10 @@ const TAGS: [string, string][] = [
   ['auth', 'Registration, sign-in and JWT tokens.'],
   ['api-keys', 'Long-lived `svc_` keys for servers: create, expire, rotate, revoke. JWT only.'],
   ['organizations', "The caller's organization and the public domains it may query."],
+  [
+    'teams',
+    'Members and their roles, invitations, ownership, every key of the organization and its audit log (third edition).',
+  ],
   ['query', 'Questions answered from a public domain or the private documents, with sources.'],
   ['chat', 'Sessions of questions that keep their history.'],
   [

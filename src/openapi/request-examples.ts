@@ -14,8 +14,10 @@ const RUNBOOK = {
 /** Where a token goes: the one `POST /auth/jwt/create/` answered. */
 const A_REFRESH_TOKEN = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>';
 /** Ids and tokens that only the steps before can give (test/ops-openapi-examples fills them in). */
-export const AN_ORGANIZATION_ID = '<the id of one of your organizations, from GET /auth/users/me/>';
-export const A_MEMBER_ID = "<a member's user_id, from GET /v1/organizations/current/members/>";
+/** One of your organizations (`GET /auth/users/me/` lists them). */
+export const AN_ORGANIZATION_ID = '5f0c2a7e-8d41-4b6a-9c3e-2a1b7d9e4f60';
+/** A member's `user_id` (`GET /v1/organizations/current/members/`). */
+export const A_MEMBER_ID = '9b3e6d21-4c7a-4f08-8e5d-1a2c3b4d5e6f';
 export const AN_INVITATION_TOKEN = 'inv_<the token from POST /v1/organizations/current/invitations/>';
 
 export const REQUEST_EXAMPLES: Record<string, unknown> = {

@@ -100,13 +100,14 @@ export class MembershipsRepository {
     return rows.length > 0;
   }
 
-  /** Every organization the user belongs to, its own first, then by name. */
+  /** The organizations the user belongs to, its own first, then by name (the first 1,000). */
   organizationsOf(userId: string): Promise<OrganizationOfUserRow[]> {
     return this.dataSource.query(
       `SELECT o.id, o.name, m.role
          FROM memberships m JOIN organizations o ON o.id = m.organization_id
         WHERE m.user_id = $1
-        ORDER BY m.role = 'owner' DESC, o.name, o.id`,
+        ORDER BY o.id = (SELECT organization_id FROM users WHERE id = $1) DESC, o.name, o.id
+        LIMIT 1000`,
       [userId],
     );
   }

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+/** How many members `GET /v1/billings/usage/members/` lists at most. */
+export const MEMBERS_USAGE_MAX = 1000;
+
 /** What a membership event records (CONTRACT, third edition: the organization's audit log). */
 export type MembershipAction =
   | 'member.invited'
@@ -106,7 +109,8 @@ export class MembershipEventsRepository {
           AND e.created_at >= (${periodSql})::timestamp AT TIME ZONE 'UTC'
         WHERE m.organization_id = $1
         GROUP BY m.user_id, u.email, m.joined_at
-        ORDER BY credits DESC, m.joined_at, m.user_id`,
+        ORDER BY credits DESC, m.joined_at, m.user_id
+        LIMIT ${MEMBERS_USAGE_MAX}`,
       [organizationId],
     );
   }

@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ApiKeyResponse } from '../api-keys/dto/api-key.response.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { Audit, type AuditContext } from '../api-keys/audit-context.js';
@@ -10,6 +18,7 @@ import { type Page, type PageRequest, Pagination, toPage } from '../common/pagin
 import type { Principal } from '../common/principal.js';
 import { toIsoMicros } from '../common/timestamps.js';
 import { UuidPathPipe } from '../common/validation.js';
+import { INVITATION_WITHHELD_NOTICE, WithheldInReplay } from '../idempotency/withheld-in-replay.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { ApiUuidParam } from '../openapi/api-params.js';
 import { ApiPagination } from '../openapi/page.response.js';
@@ -32,7 +41,11 @@ import {
   OrganizationKeyPage,
 } from './dto/teams.response.js';
 import type { InvitationRow } from './invitations.repository.js';
-import { MembershipEventsRepository, type OrganizationEventRow } from './membership-events.repository.js';
+import {
+  MEMBERS_USAGE_MAX,
+  MembershipEventsRepository,
+  type OrganizationEventRow,
+} from './membership-events.repository.js';
 import {
   ALREADY_INVITED,
   ALREADY_JOINED,
@@ -190,6 +203,7 @@ export class TeamsController {
 
   @Post('invitations')
   @NoStore()
+  @WithheldInReplay('token', INVITATION_WITHHELD_NOTICE)
   @Authenticated({ role: 'admin', scope: 'organization:write' })
   @ApiOperation({
     summary: 'Invite someone by e-mail, with a role',
@@ -336,6 +350,7 @@ export class InvitationAcceptController {
 
 /** `GET /v1/billings/usage/members/`: this period's spend per member. */
 @ApiTags('billing')
+@ApiExtraModels(MemberUsageResponse)
 @Controller('v1/billings/usage/members')
 export class MemberUsageController {
   constructor(private readonly events: MembershipEventsRepository) {}
@@ -345,7 +360,10 @@ export class MemberUsageController {
   @ApiOperation({
     summary: "This period's requests and credits of each member (a key's count for the member who made it)",
   })
-  @ApiOkResponse({ type: MemberUsageResponse, isArray: true })
+  @ApiOkResponse({
+    schema: { type: 'array', maxItems: MEMBERS_USAGE_MAX, items: { $ref: getSchemaPath(MemberUsageResponse) } },
+    description: `Each member (the first ${MEMBERS_USAGE_MAX}), the biggest spender first.`,
+  })
   usageByMember(@CurrentPrincipal() caller: Principal) {
     return this.events.usageByMember(caller.organizationId, CURRENT_PERIOD_SQL);
   }

@@ -37,6 +37,9 @@ export class RegisteredUserResponse {
   email: string;
 }
 
+/** How many organizations `GET /auth/users/me/` lists at most. */
+export const ORGANIZATIONS_LISTED_MAX = 1000;
+
 /** One of the caller's organizations, in `GET /auth/users/me/`. */
 export class UserOrganizationResponse {
   @ApiProperty({ type: 'string', format: 'uuid' })
@@ -65,6 +68,10 @@ export class CurrentUserResponse extends RegisteredUserResponse {
   @ApiProperty({ type: 'string', enum: TEAM_ROLES, description: 'The role in that organization.' })
   role: TeamRole;
 
-  @ApiProperty({ type: () => [UserOrganizationResponse], description: 'Every organization the user belongs to.' })
+  @ApiProperty({
+    type: () => [UserOrganizationResponse],
+    maxItems: ORGANIZATIONS_LISTED_MAX,
+    description: `Every organization the user belongs to (its own first, then by name; the first ${ORGANIZATIONS_LISTED_MAX}).`,
+  })
   organizations: UserOrganizationResponse[];
 }

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { isEmail } from 'class-validator';
 import { echoed } from '../../common/errors.js';
 import { ASSIGNABLE_ROLES, type AssignableRole } from '../../common/roles.js';
-import { fieldRule, REQUIRED, StringField, UuidField } from '../../common/validation.js';
+import { fieldRule, REQUIRED, StringField, unstorableText, UuidField } from '../../common/validation.js';
 
 /** The 400 of `role: "owner"` in an invitation or a role change: ownership only moves by a transfer. */
 export const OWNER_NOT_ASSIGNABLE =
@@ -37,7 +37,11 @@ export class CreateInvitationDto {
   @StringField({ max: 254 })
   @fieldRule(
     'emailAddress',
-    (value) => (typeof value === 'string' && !isEmail(value.trim()) ? 'Enter a valid email address.' : null),
+    // Text StringField refuses (a lone surrogate) is left to it: isEmail would throw on it.
+    (value) =>
+      typeof value === 'string' && unstorableText(value) === null && !isEmail(value.trim())
+        ? 'Enter a valid email address.'
+        : null,
     { format: 'email' },
   )
   email: string;

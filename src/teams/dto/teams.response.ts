@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiKeyResponse } from '../../api-keys/dto/api-key.response.js';
 import { ASSIGNABLE_ROLES, TEAM_ROLES, type AssignableRole, type TeamRole } from '../../common/roles.js';
+import { INVITATION_WITHHELD_NOTICE } from '../../idempotency/withheld-in-replay.js';
+import { COUNT, CREDITS } from '../../openapi/limits.js';
 import { PageOf } from '../../openapi/page.response.js';
 
 const TIMESTAMP = { type: 'string', format: 'date-time', example: '2026-11-21T09:14:03.482913Z' } as const;
@@ -42,10 +44,21 @@ export class CreatedInvitationResponse extends InvitationResponse {
   @ApiProperty({
     type: 'string',
     pattern: '^inv_[0-9A-Za-z]{32}$',
+    maxLength: 36,
     example: 'inv_4Zq8RkT2mW9xLp3Vn7Bc1Hd6Jf0Gs5Ya',
-    description: 'Shown this once, never again (only a hash is kept): give it to the invited person.',
+    required: false,
+    description:
+      'Shown this once, never again (only a hash is kept): give it to the invited person. Absent from an `Idempotency-Key` replay, which carries `token_withheld` instead.',
   })
-  token: string;
+  token?: string;
+
+  @ApiProperty({
+    type: 'string',
+    required: false,
+    maxLength: 200,
+    description: `Only in an \`Idempotency-Key\` replay, instead of \`token\`: "${INVITATION_WITHHELD_NOTICE}"`,
+  })
+  token_withheld?: string;
 }
 
 export const InvitationPage = PageOf(InvitationResponse, 'InvitationPage');
@@ -83,6 +96,7 @@ export class OrganizationEventResponse {
 
   @ApiProperty({
     type: 'string',
+    maxLength: 40,
     example: 'member.role_changed',
     description:
       'A membership event (`member.invited`, `member.joined`, `member.role_changed`, `member.removed`, `member.left`, `invitation.revoked`, `ownership.transferred`) or a key event (`api_key.created`, `api_key.updated`, `api_key.rotated`, `api_key.revoked`).',
@@ -129,13 +143,9 @@ export class MemberUsageResponse {
   @ApiProperty({ type: 'string', format: 'email' })
   email: string;
 
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description: 'Metered requests this period (with the keys the member made).',
-  })
+  @ApiProperty({ ...COUNT, description: 'Metered requests this period (with the keys the member made).' })
   requests: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits they spent this period.' })
+  @ApiProperty({ ...CREDITS, description: 'Credits they spent this period.' })
   credits: number;
 }

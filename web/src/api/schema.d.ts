@@ -1374,7 +1374,7 @@ export interface components {
              * @enum {string}
              */
             role: "viewer" | "member" | "admin" | "owner";
-            /** @description Every organization the user belongs to. */
+            /** @description Every organization the user belongs to (its own first, then by name; the first 1000). */
             organizations: components["schemas"]["UserOrganizationResponse"][];
         };
         ApiKeyResponse: {
@@ -2581,10 +2581,12 @@ export interface components {
              */
             expires_at: string;
             /**
-             * @description Shown this once, never again (only a hash is kept): give it to the invited person.
+             * @description Shown this once, never again (only a hash is kept): give it to the invited person. Absent from an `Idempotency-Key` replay, which carries `token_withheld` instead.
              * @example inv_4Zq8RkT2mW9xLp3Vn7Bc1Hd6Jf0Gs5Ya
              */
-            token: string;
+            token?: string;
+            /** @description Only in an `Idempotency-Key` replay, instead of `token`: "The invitation token is shown once, in the first answer, and is not kept. If it was lost, revoke this invitation and invite again." */
+            token_withheld?: string;
         };
         InvitationResponse: {
             /** Format: uuid */
@@ -2828,9 +2830,15 @@ export interface components {
             user_id: string;
             /** Format: email */
             email: string;
-            /** @description Metered requests this period (with the keys the member made). */
+            /**
+             * Format: int64
+             * @description Metered requests this period (with the keys the member made).
+             */
             requests: number;
-            /** @description Credits they spent this period. */
+            /**
+             * Format: int32
+             * @description Credits they spent this period.
+             */
             credits: number;
         };
         OpenAiErrorObject: {
@@ -3252,6 +3260,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The caller's role in the organization is below the one this route needs (`x-required-role`; an API key acts with its creator's role). */
+        ForbiddenRole: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The API key was not given the scope this route needs. */
         MissingScope: {
             headers: {
@@ -3581,7 +3603,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "organization_id": "<the id of one of your organizations, from GET /auth/users/me/>"
+                 *       "organization_id": "5f0c2a7e-8d41-4b6a-9c3e-2a1b7d9e4f60"
                  *     }
                  */
                 "application/json": components["schemas"]["SwitchOrganizationDto"];
@@ -4052,7 +4074,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["IdempotentAnswerNotKept"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4104,7 +4126,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4162,7 +4184,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -4251,7 +4273,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -4320,7 +4342,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -4369,7 +4391,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             /** @description No such key, or another user's (never revealed). */
             404: {
                 headers: {
@@ -6832,7 +6854,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "user_id": "<a member's user_id, from GET /v1/organizations/current/members/>"
+                 *       "user_id": "9b3e6d21-4c7a-4f08-8e5d-1a2c3b4d5e6f"
                  *     }
                  */
                 "application/json": components["schemas"]["TransferOwnershipDto"];
@@ -6870,7 +6892,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             /** @description No member with that user id in this organization. */
             404: {
                 headers: {
@@ -6937,7 +6959,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7146,7 +7168,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7196,7 +7218,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             /** @description No key with that id in this organization. */
             404: {
                 headers: {
@@ -7262,7 +7284,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedJwtOnly"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRole"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7379,6 +7401,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Each member (the first 1000), the biggest spender first. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -83,7 +83,9 @@ export function TeamPage() {
         <InviteForm
           onStart={() => setStatus('')}
           onCreated={(invitation) => {
-            setCreated(invitation);
+            // The dashboard sends no Idempotency-Key, so the answer is never a replay without its token.
+            if (invitation.token) setCreated(invitation);
+            else setStatus(invitation.token_withheld ?? 'The invitation was made; its link cannot be shown.');
             setChanges((count) => count + 1);
             void invitations.reload();
           }}
@@ -189,7 +191,7 @@ export function TeamPage() {
         </ConfirmDialog>
       )}
 
-      {created && (
+      {created?.token && (
         <OneTimeSecretDialog
           title={`Invitation for ${created.email}`}
           inputId="invitation-link"
