@@ -1,25 +1,34 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { session } from './api/session';
 import { QuotaMeter } from './components/QuotaMeter';
+import { AcceptInvitationPage } from './pages/AcceptInvitationPage';
 import { AskPage } from './pages/AskPage';
 import { SignInPage, SignUpPage } from './pages/AuthPages';
 import { DocumentsPage } from './pages/DocumentsPage';
 import { KeysPage } from './pages/KeysPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { OrganizationPage } from './pages/OrganizationPage';
+import { TeamPage } from './pages/TeamPage';
 import { UsagePage } from './pages/UsagePage';
 import { WebhooksPage } from './pages/WebhooksPage';
 import { Link, navigate, requestPageFocus, route } from './router';
 import { formatDateTime } from './lib/format';
+import { ACCEPT_PATH, pendingInvitation } from './lib/invitation';
 import { useStore } from './lib/store';
-import { currentUser, loadCurrentUser, quota, reloadQuota, resetSignedInState } from './state';
+import { useAction } from './lib/use-action';
+import type { TeamRole } from './api/types';
+import { ErrorText } from './components/ErrorText';
+import { currentUser, loadCurrentUser, quota, reloadQuota, resetSignedInState, roleAtLeast } from './state';
+import { ROLE_LABEL } from './pages/TeamPage';
 
-const NAV = [
+/** The pages, each shown to the roles that may use it (`role`: the lowest). */
+const NAV: { to: string; label: string; role?: TeamRole }[] = [
   { to: 'keys', label: 'API keys' },
   { to: 'usage', label: 'Usage' },
   { to: 'ask', label: 'Ask' },
   { to: 'documents', label: 'Documents' },
-  { to: 'webhooks', label: 'Webhooks' },
+  { to: 'team', label: 'Team' },
+  { to: 'webhooks', label: 'Webhooks', role: 'admin' },
   { to: 'organization', label: 'Organization' },
 ];
 
@@ -37,16 +46,28 @@ export function App() {
   }, [auth.signedIn]);
 
   const signedInOnAuthPage = auth.signedIn && (path === '' || path === 'signin' || path === 'signup');
+  // Signed in (or up) from an invitation link: back to accepting it.
+  const landing = signedInOnAuthPage && pendingInvitation() ? ACCEPT_PATH : 'keys';
   useEffect(() => {
-    if (signedInOnAuthPage) navigate('keys', { replace: true });
+    if (signedInOnAuthPage) navigate(landing, { replace: true });
   }, [signedInOnAuthPage]);
 
-  if (!auth.signedIn) return path === 'signup' ? <SignUpPage /> : <SignInPage notice={auth.notice} />;
-  return <Shell path={signedInOnAuthPage ? 'keys' : path} />;
+  if (!auth.signedIn) {
+    if (path === 'signup') return <SignUpPage />;
+    if (path === ACCEPT_PATH && pendingInvitation())
+      return (
+        <SignInPage notice="Sign in with the e-mail address the invitation was sent to (or create an account with it) to accept it." />
+      );
+    return <SignInPage notice={auth.notice} />;
+  }
+  return <Shell path={signedInOnAuthPage ? landing : path} />;
 }
 
-function page(path: string) {
+function page(path: string, role: TeamRole | undefined) {
   const [section, id] = path.split('/');
+  if (path === ACCEPT_PATH) return <AcceptInvitationPage />;
+  const needed = NAV.find((item) => item.to === section)?.role;
+  if (needed && role && !roleAtLeast(role, needed)) return <NotFoundPage forbidden />;
   switch (section) {
     case 'keys':
       return <KeysPage />;
@@ -56,8 +77,10 @@ function page(path: string) {
       return <AskPage sessionId={id} />;
     case 'documents':
       return <DocumentsPage />;
+    case 'team':
+      return <TeamPage />;
     case 'webhooks':
-      return <WebhooksPage />;
+      return role ? <WebhooksPage /> : null;
     case 'organization':
       return <OrganizationPage />;
     default:
@@ -67,11 +90,16 @@ function page(path: string) {
 
 function Shell({ path }: { path: string }) {
   const user = useStore(currentUser);
+  const organization = useStore(session.organization);
   const section = path.split('/')[0];
+  // Another organization (switched here or in another tab): everything is read again, each page anew.
+  useEffect(() => {
+    void reloadQuota();
+  }, [organization]);
+  // The role may have changed meanwhile (an admin changed it): read again on every page.
   useEffect(() => {
     void loadCurrentUser();
-    void reloadQuota();
-  }, []);
+  }, [organization, section]);
   // On a phone the navigation scrolls sideways: keep the current page's link in sight.
   useEffect(() => {
     document
@@ -98,7 +126,7 @@ function Shell({ path }: { path: string }) {
           </Link>
           <nav aria-label="Main">
             <ul>
-              {NAV.map((item) => (
+              {NAV.filter((item) => !item.role || roleAtLeast(user?.role, item.role)).map((item) => (
                 <li key={item.to}>
                   <Link to={item.to} aria-current={section === item.to ? 'page' : undefined}>
                     {item.label}
@@ -107,6 +135,7 @@ function Shell({ path }: { path: string }) {
               ))}
             </ul>
           </nav>
+          <OrganizationSwitcher />
           <div class="account">
             <HeaderQuota />
             {user && (
@@ -121,9 +150,41 @@ function Shell({ path }: { path: string }) {
         </div>
       </header>
       <QuotaBanner />
-      <main id="main" tabIndex={-1}>
-        {page(path)}
+      <main id="main" tabIndex={-1} key={organization ?? ''}>
+        {page(path, user?.role)}
       </main>
+    </div>
+  );
+}
+
+/** The organizations the person belongs to, when more than one: choosing one acts in it from then on. */
+function OrganizationSwitcher() {
+  const user = useStore(currentUser);
+  const { busy, error, run } = useAction();
+  if (!user || user.organizations.length < 2) return null;
+  return (
+    <div class="org-switcher">
+      <label for="organization-switcher" class="visually-hidden">
+        Organization
+      </label>
+      <select
+        id="organization-switcher"
+        value={user.organization_id}
+        disabled={busy}
+        aria-describedby={error ? 'organization-switch-error' : undefined}
+        onChange={(event) => {
+          const chosen = event.currentTarget.value;
+          event.currentTarget.value = user.organization_id;
+          void run(() => session.switchOrganization(chosen));
+        }}
+      >
+        {user.organizations.map((organization) => (
+          <option key={organization.id} value={organization.id}>
+            {organization.name} ({ROLE_LABEL[organization.role]})
+          </option>
+        ))}
+      </select>
+      <ErrorText error={error} id="organization-switch-error" />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { billing, accounts } from './api/endpoints';
 import { type ApiError, asApiError } from './api/http';
-import type { Subscription, User } from './api/types';
-import { createStore } from './lib/store';
+import type { Subscription, TeamRole, User } from './api/types';
+import { createStore, useStore } from './lib/store';
 
 /** The current quota, shown in the header on every page and refreshed after anything that spends. */
 export const quota = createStore<{ subscription: Subscription | null; error: ApiError | null }>({
@@ -30,4 +30,19 @@ export async function loadCurrentUser(): Promise<void> {
 export function resetSignedInState(): void {
   quota.set({ subscription: null, error: null });
   currentUser.set(null);
+}
+
+const ROLES: TeamRole[] = ['viewer', 'member', 'admin', 'owner'];
+
+/** Whether `role` may do what `needed` may (the contract's table: each role may do what those below it may). */
+export function roleAtLeast(role: TeamRole | null | undefined, needed: TeamRole): boolean {
+  return role !== null && role !== undefined && ROLES.indexOf(role) >= ROLES.indexOf(needed);
+}
+
+/**
+ * Whether the signed-in person's role in the active organization is at least `needed`: what the
+ * screens show follows it. False until `me` has answered, so a viewer never sees a button flash by.
+ */
+export function useRoleAtLeast(needed: TeamRole): boolean {
+  return roleAtLeast(useStore(currentUser)?.role, needed);
 }

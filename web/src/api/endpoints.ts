@@ -1,7 +1,7 @@
 import { api } from './client';
 import { publicClient, unwrap } from './public';
 import type { components } from './schema';
-import type { KeySettings, OrganizationChange, WebhookChange, WebhookEventType } from './types';
+import type { AssignableRole, KeySettings, OrganizationChange, WebhookChange, WebhookEventType } from './types';
 
 const page = (limit: number, offset: number) => ({ query: { limit, offset } });
 
@@ -44,6 +44,7 @@ export const billing = {
   subscription: () => api((client) => client.GET('/v1/billings/subscription/')),
   daily: () => api((client) => client.GET('/v1/billings/usage/daily/')),
   byKey: () => api((client) => client.GET('/v1/billings/usage/keys/')),
+  byMember: () => api((client) => client.GET('/v1/billings/usage/members/')),
 };
 
 export const organizations = {
@@ -115,4 +116,41 @@ export const webhooks = {
         params: { path: { webhookId, deliveryId } },
       }),
     ),
+};
+
+export const team = {
+  members: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/members/', { params: page(limit, offset) })),
+  changeRole: (userId: string, role: AssignableRole) =>
+    api((client) =>
+      client.PATCH('/v1/organizations/current/members/{userId}/', { params: { path: { userId } }, body: { role } }),
+    ),
+  /** Removes a member; one's own user id is leaving. */
+  remove: (userId: string) =>
+    api((client) => client.DELETE('/v1/organizations/current/members/{userId}/', { params: { path: { userId } } })),
+  transferOwnership: (userId: string) =>
+    api((client) => client.POST('/v1/organizations/current/transfer-ownership/', { body: { user_id: userId } })),
+  invite: (email: string, role: AssignableRole) =>
+    api((client) => client.POST('/v1/organizations/current/invitations/', { body: { email, role } })),
+  invitations: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/invitations/', { params: page(limit, offset) })),
+  revokeInvitation: (invitationId: string) =>
+    api((client) =>
+      client.DELETE('/v1/organizations/current/invitations/{invitationId}/', { params: { path: { invitationId } } }),
+    ),
+  accept: (token: string) => api((client) => client.POST('/v1/invitations/accept/', { body: { token } })),
+};
+
+/** Every key of the organization (admins and the owner). */
+export const organizationKeys = {
+  list: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/api-keys/', { params: page(limit, offset) })),
+  revoke: (keyId: string) =>
+    api((client) => client.POST('/v1/organizations/current/api-keys/{keyId}/revoke/', { params: { path: { keyId } } })),
+};
+
+/** The organization's audit log: key and membership events (admins and the owner). */
+export const organizationEvents = {
+  list: (limit: number, offset: number) =>
+    api((client) => client.GET('/v1/organizations/current/events/', { params: page(limit, offset) })),
 };

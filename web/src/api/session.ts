@@ -30,6 +30,11 @@ const RETRY_MS = 15_000;
  */
 class Session {
   readonly state = createStore<AuthState>({ signedIn: false });
+  /**
+   * The organization the tokens act in (their `organization_id` claim; null for tokens from before
+   * teams, or when signed out). A switch, here or in another tab, changes it.
+   */
+  readonly organization = createStore<string | null>(null);
   private tokens: Tokens | null = null;
   private refreshing: Promise<string> | null = null;
   private timer: number | undefined;
@@ -37,6 +42,7 @@ class Session {
   start(): void {
     const refresh = readStoredRefresh();
     this.tokens = refresh ? { access: null, refresh, receivedAt: 0 } : null;
+    this.organization.set(refresh ? organizationOf(refresh) : null);
     this.state.set(this.tokens ? { signedIn: true } : { signedIn: false });
     window.addEventListener('storage', (event) => {
       if (event.key === STORAGE_KEY) this.adoptFromOtherTab();
@@ -113,14 +119,45 @@ class Session {
     return body.access;
   }
 
+  /**
+   * Acts in another organization from now on: `POST /auth/jwt/switch/` with the current access token,
+   * then the new pair is kept and the previous refresh token revoked. With `before`, that is first
+   * done with the current tokens (which still act in the organization being left): leaving it, whose
+   * tokens stop working there.
+   */
+  async switchOrganization(organizationId: string, before?: () => Promise<unknown>): Promise<void> {
+    const current = await this.accessToken();
+    const headers = { Authorization: `Bearer ${current}` };
+    const pair = await unwrap(
+      publicClient.POST('/auth/jwt/switch/', { body: { organization_id: organizationId }, headers }),
+    );
+    if (before) {
+      try {
+        await before();
+      } catch (error) {
+        await publicClient.POST('/auth/jwt/logout/', { body: { refresh: pair.refresh } }).catch(() => undefined);
+        throw error;
+      }
+    }
+    // Another tab must not write its refresh of the old sign-in over the new one: same lock as a refresh.
+    const previous = await withRefreshLock(() => {
+      const stored = readStoredRefresh() ?? this.tokens?.refresh;
+      if (this.tokens) this.keep({ access: pair.access, refresh: pair.refresh, receivedAt: Date.now() });
+      return Promise.resolve(stored);
+    });
+    if (previous) await publicClient.POST('/auth/jwt/logout/', { body: { refresh: previous } }).catch(() => undefined);
+  }
+
   private keep(tokens: Tokens): void {
     this.tokens = tokens;
     localStorage.setItem(STORAGE_KEY, tokens.refresh);
+    this.organization.set(organizationOf(tokens.refresh));
     this.schedule();
   }
 
   private end(notice: string): void {
     this.tokens = null;
+    this.organization.set(null);
     localStorage.removeItem(STORAGE_KEY);
     window.clearTimeout(this.timer);
     this.state.set({ signedIn: false, notice });
@@ -136,12 +173,15 @@ class Session {
       }
       return;
     }
-    if (this.tokens) {
+    const organization = organizationOf(stored);
+    if (this.tokens && organization === this.organization.get()) {
       // Rotated by the other tab: this tab's access token stays good until it expires.
       this.tokens = { ...this.tokens, refresh: stored };
       return;
     }
+    // Signed in, or switched to another organization, in the other tab: this one follows.
     this.tokens = { access: null, refresh: stored, receivedAt: 0 };
+    this.organization.set(organization);
     this.state.set({ signedIn: true });
   }
 
@@ -204,11 +244,17 @@ function readStoredRefresh(): string | null {
   }
 }
 
-/** The token's claims, read only for its timing: the server is what verifies it. */
-function decodeClaims(token: string): { exp?: number; iat?: number } | null {
+/** The organization a token acts in, read only to follow switches: the server is what verifies it. */
+function organizationOf(token: string): string | null {
+  const claimed = decodeClaims(token)?.organization_id;
+  return typeof claimed === 'string' ? claimed : null;
+}
+
+/** The token's claims, read only for its timing and organization: the server is what verifies it. */
+function decodeClaims(token: string): { exp?: number; iat?: number; organization_id?: unknown } | null {
   try {
     const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    return JSON.parse(atob(payload)) as { exp?: number; iat?: number };
+    return JSON.parse(atob(payload)) as { exp?: number; iat?: number; organization_id?: unknown };
   } catch {
     return null;
   }

@@ -37,3 +37,14 @@ export type WebhookChange = Schemas['UpdateWebhookDto'];
 export type WebhookEventType = Webhook['events'][number];
 export type WebhookDelivery = Schemas['WebhookDeliveryResponse'];
 export type WebhookDeliveryPage = Schemas['WebhookDeliveryPage'];
+export type TeamRole = User['role'];
+export type UserOrganization = User['organizations'][number];
+export type Member = Schemas['MemberResponse'];
+export type MemberPage = Schemas['MemberPage'];
+export type AssignableRole = Schemas['ChangeMemberRoleDto']['role'];
+export type Invitation = Schemas['InvitationResponse'];
+export type CreatedInvitation = Schemas['CreatedInvitationResponse'];
+export type InvitationPage = Schemas['InvitationPage'];
+/** A key as an admin sees it in the organization's list: with the member who made it. */
+export type OrganizationKey = Schemas['OrganizationKeyResponse'];
+export type OrganizationEvent = Schemas['OrganizationEventResponse'];

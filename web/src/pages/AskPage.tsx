@@ -7,6 +7,7 @@ import { PageHeading } from '../components/PageHeading';
 import { Sources } from '../components/Sources';
 import { Time } from '../components/Time';
 import { knowledgeBaseName, useKnowledgeBases } from '../lib/knowledge-bases';
+import { useRoleAtLeast } from '../state';
 import { useResource } from '../lib/use-resource';
 import { Link, navigate } from '../router';
 import { reloadQuota } from '../state';
@@ -107,6 +108,7 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
   // Whether the private knowledge base has anything to answer from yet.
   const privateDocuments = useResource(() => documents.list(1, 0), []);
   const noDocuments = domain === '' && privateDocuments.data?.count === 0;
+  const canUpload = useRoleAtLeast('member');
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -152,12 +154,15 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
         {noDocuments && (
           <div class="empty-state" data-testid="no-documents">
             <p>
-              <strong>Your private knowledge base has no documents yet.</strong> Upload one to ask about it
+              <strong>Your private knowledge base has no documents yet.</strong>{' '}
+              {canUpload ? 'Upload one to ask about it' : 'A member of your team can upload some'}
               {domains.length > 0 ? ', or choose a public knowledge base above' : ''}.
             </p>
-            <Link to="documents" class="button primary">
-              Upload a document
-            </Link>
+            {canUpload && (
+              <Link to="documents" class="button primary">
+                Upload a document
+              </Link>
+            )}
           </div>
         )}
         <QuestionField

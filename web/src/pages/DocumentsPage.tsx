@@ -8,6 +8,7 @@ import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
 import { DocumentDialog } from '../components/PassageDialog';
 import { formatBytes, formatCount, formatNumber } from '../lib/format';
+import { useRoleAtLeast } from '../state';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
 
@@ -21,6 +22,8 @@ export function DocumentsPage() {
   const [opened, setOpened] = useState<DocumentRecord | null>(null);
   const [status, setStatus] = useState('');
   const page = list.data;
+  // A viewer reads the documents; uploading and deleting take a member.
+  const canWrite = useRoleAtLeast('member');
 
   return (
     <>
@@ -28,14 +31,16 @@ export function DocumentsPage() {
       <p class="lede">
         Your organization's private knowledge base. Ask it by choosing <em>Private knowledge base</em> on the Ask page.
       </p>
-      <UploadForm
-        onStart={() => setStatus('')}
-        onUploaded={(document) => {
-          setStatus(`“${document.title}” was added (${formatCount(document.chunk_count, 'chunk')}).`);
-          setOffset(0);
-          void list.reload();
-        }}
-      />
+      {canWrite && (
+        <UploadForm
+          onStart={() => setStatus('')}
+          onUploaded={(document) => {
+            setStatus(`“${document.title}” was added (${formatCount(document.chunk_count, 'chunk')}).`);
+            setOffset(0);
+            void list.reload();
+          }}
+        />
+      )}
       <section aria-labelledby="documents-heading">
         <div class="section-header">
           <h2 id="documents-heading">Your documents{page ? ` (${formatNumber(page.count)})` : ''}</h2>
@@ -44,7 +49,7 @@ export function DocumentsPage() {
           {status}
         </p>
         <ErrorText error={list.error} />
-        {page?.results.length === 0 && <p>No documents yet. Upload one above.</p>}
+        {page?.results.length === 0 && <p>{canWrite ? 'No documents yet. Upload one above.' : 'No documents yet.'}</p>}
         {page && page.results.length > 0 && (
           <table class="responsive-table">
             <caption class="visually-hidden">Private documents, newest first</caption>
@@ -75,16 +80,18 @@ export function DocumentsPage() {
                     <Time iso={document.created_at} />
                   </td>
                   <td class="actions">
-                    <button
-                      type="button"
-                      class="danger-outline"
-                      onClick={() => {
-                        setStatus('');
-                        setDeleting(document);
-                      }}
-                    >
-                      Delete<span class="visually-hidden"> {document.title}</span>
-                    </button>
+                    {canWrite && (
+                      <button
+                        type="button"
+                        class="danger-outline"
+                        onClick={() => {
+                          setStatus('');
+                          setDeleting(document);
+                        }}
+                      >
+                        Delete<span class="visually-hidden"> {document.title}</span>
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}

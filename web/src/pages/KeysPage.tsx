@@ -11,24 +11,11 @@ import { SecretKeyDialog } from '../components/SecretKeyDialog';
 import { Time } from '../components/Time';
 import { endOfLocalDay, localTimeZone, toDateInput } from '../lib/format';
 import { accessSummary, draftOf, settingsOf } from '../lib/key-settings';
+import { keyStatus, STATUS_LABEL } from '../lib/key-status';
+import { useRoleAtLeast } from '../state';
+import { OrganizationKeys } from '../components/OrganizationKeys';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
-
-export type KeyStatus = 'active' | 'expired' | 'revoked' | 'rotated';
-
-/** Rotated when another key replaced it; else expired when its expiry has passed; else revoked when inactive. */
-export function keyStatus(key: ApiKey, now = Date.now()): KeyStatus {
-  if (key.replaced_by) return 'rotated';
-  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
-  return key.is_active ? 'active' : 'revoked';
-}
-
-const STATUS_LABEL: Record<KeyStatus, string> = {
-  active: 'Active',
-  expired: 'Expired',
-  revoked: 'Revoked',
-  rotated: 'Rotated',
-};
 
 /** What the rotate dialog offers for how long the replaced key keeps working (the API allows up to a day). */
 const GRACE_PERIODS = [
@@ -57,6 +44,9 @@ export function KeysPage() {
   // Bumped after every change, so the audit log shows it.
   const [changes, setChanges] = useState(0);
   const changed = () => setChanges((count) => count + 1);
+  // A viewer sees its keys (made while a member, say) but makes and changes none; the log is an admin's.
+  const canManage = useRoleAtLeast('member');
+  const admin = useRoleAtLeast('admin');
 
   const finish = async (message: string) => {
     changed();
@@ -73,14 +63,16 @@ export function KeysPage() {
         is shown in full only once.
       </p>
 
-      <CreateKeyForm
-        onStart={() => setStatus('')}
-        onCreated={(key) => {
-          setRevealed({ key, replaced: null });
-          changed();
-          void list.reload();
-        }}
-      />
+      {canManage && (
+        <CreateKeyForm
+          onStart={() => setStatus('')}
+          onCreated={(key) => {
+            setRevealed({ key, replaced: null });
+            changed();
+            void list.reload();
+          }}
+        />
+      )}
 
       <section aria-labelledby="keys-heading">
         <div class="section-header">
@@ -93,8 +85,14 @@ export function KeysPage() {
           {status}
         </p>
         <ErrorText error={list.error} />
-        {list.data?.length === 0 && <p>No keys yet. Create one above.</p>}
-        {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={open} />}
+        {list.data?.length === 0 && (
+          <p>
+            {canManage
+              ? 'No keys yet. Create one above.'
+              : 'No keys. Your role in this organization cannot create any.'}
+          </p>
+        )}
+        {list.data && list.data.length > 0 && <KeyTable keys={list.data} onAction={canManage ? open : null} />}
         {!list.data && list.loading && <p aria-live="polite">Loading keys…</p>}
       </section>
 
@@ -149,7 +147,16 @@ export function KeysPage() {
           </p>
         </ConfirmDialog>
       )}
-      <KeyEventsLog changes={changes} />
+      {admin && (
+        <OrganizationKeys
+          changes={changes}
+          onRevoked={() => {
+            changed();
+            void list.reload();
+          }}
+        />
+      )}
+      {admin && <KeyEventsLog changes={changes} />}
 
       {revealed && (
         <SecretKeyDialog
@@ -259,7 +266,8 @@ function CreateKeyForm({ onStart, onCreated }: { onStart: () => void; onCreated:
   );
 }
 
-function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Action) => void }) {
+/** `onAction` null: the keys are only shown (a viewer's). */
+function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: ((action: Action) => void) | null }) {
   return (
     <table class="responsive-table keys-table">
       <caption class="visually-hidden">Your API keys, newest first</caption>
@@ -307,7 +315,7 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: Actio
                 {key.expires_at ? <Time iso={key.expires_at} /> : 'Never'}
               </td>
               <td class="actions">
-                {status === 'active' && (
+                {status === 'active' && onAction && (
                   <div class="button-row">
                     <button type="button" onClick={() => onAction({ kind: 'settings', key })}>
                       Settings<span class="visually-hidden"> of {key.name}</span>

@@ -6,6 +6,7 @@ import type { Domain, Organization } from '../api/types';
 import { ErrorText } from '../components/ErrorText';
 import { PageHeading } from '../components/PageHeading';
 import { Time } from '../components/Time';
+import { useRoleAtLeast } from '../state';
 import { useResource } from '../lib/use-resource';
 import { useAction } from '../lib/use-action';
 
@@ -13,6 +14,7 @@ export function OrganizationPage() {
   const current = useResource(() => organizations.current(), []);
   const domains = useResource(() => domainsApi.list(), []);
   const [organization, setOrganization] = useState<Organization | null>(null);
+  const admin = useRoleAtLeast('admin');
   useEffect(() => {
     if (current.data) setOrganization(current.data);
   }, [current.data]);
@@ -25,16 +27,31 @@ export function OrganizationPage() {
       {organization && (
         <>
           <p class="lede">
-            Created <Time iso={organization.created_at} dateOnly />. Only the organization's owner can change these
-            settings.
+            <strong>{organization.name}</strong>, created <Time iso={organization.created_at} dateOnly />. Only its
+            admins and owner can change these settings.
           </p>
-          <RenameForm organization={organization} onSaved={setOrganization} />
-          <AllowedDomainsForm
-            organization={organization}
-            domains={domains.data ?? []}
-            domainsError={domains.error}
-            onSaved={setOrganization}
-          />
+          {admin ? (
+            <>
+              <RenameForm organization={organization} onSaved={setOrganization} />
+              <AllowedDomainsForm
+                organization={organization}
+                domains={domains.data ?? []}
+                domainsError={domains.error}
+                onSaved={setOrganization}
+              />
+            </>
+          ) : (
+            <section aria-labelledby="domains-heading" class="card">
+              <h2 id="domains-heading">Allowed domains</h2>
+              <p data-testid="allowed-domains">
+                {organization.allowed_domains === null
+                  ? 'Every public domain may be queried.'
+                  : organization.allowed_domains.length === 0
+                    ? 'Only the private knowledge base may be queried.'
+                    : `Only these public domains may be queried: ${organization.allowed_domains.join(', ')}.`}
+              </p>
+            </section>
+          )}
         </>
       )}
       <SessionsCard />
