@@ -217,7 +217,11 @@ describe('teams: roles', () => {
 
   it('migrates existing data: every current owner becomes the owner member of its organization', async () => {
     const database = await createTestDatabase();
-    const before = migrations.slice(0, -1);
+    // Every migration before Teams: the data of a service that had no memberships yet.
+    const before = migrations.slice(
+      0,
+      migrations.findIndex((migration) => migration.name.startsWith('Teams')),
+    );
     const source = new DataSource({ type: 'postgres', url: database.url, migrations: before });
     await source.initialize();
     try {
