@@ -12,7 +12,8 @@ export function collectionIdsProblem(value: unknown, max = COLLECTION_IDS_MAX): 
   if (value.length === 0) return 'This list may not be empty.';
   if (value.length > max) return `Ensure this field has no more than ${max} elements.`;
   for (const id of value as unknown[])
-    if (typeof id !== 'string' || id.length === 0 || id.length > COLLECTION_ID_MAX) return 'Expected a list of collection ids.';
+    if (typeof id !== 'string' || id.length === 0 || id.length > COLLECTION_ID_MAX)
+      return 'Expected a list of collection ids.';
   return null;
 }
 
