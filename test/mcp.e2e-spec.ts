@@ -486,6 +486,18 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
         expect(textOf(result)).toContain(argument);
       }
       expect(textOf(await call(client, 'search', { query: 'x', filter: { year: { $foo: 1 } } }))).toContain('$foo');
+      // collection_ids: REST's words (collectionIdsProblem).
+      expect(textOf(await call(client, 'search', { query: 'x', collection_ids: [] }))).toContain(
+        'This list may not be empty. at collection_ids',
+      );
+      expect(
+        textOf(
+          await call(client, 'ask', { question: 'x', collection_ids: Array.from({ length: 21 }, () => 'default') }),
+        ),
+      ).toContain('Ensure this field has no more than 20 elements. at collection_ids');
+      expect(textOf(await call(client, 'search', { query: 'x', collection_ids: [''] }))).toContain(
+        'Expected a list of collection ids. at collection_ids',
+      );
       expect(await ledger()).toEqual([]);
     });
 
