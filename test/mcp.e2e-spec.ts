@@ -222,8 +222,17 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
   });
 
   describe('collections', () => {
-    type Result = { id: string; title: string; score: number; document_id: string };
-    type RestSource = { chunk_id: string; title: string; score: number };
+    interface Result {
+      id: string;
+      title: string;
+      score: number;
+      document_id: string;
+    }
+    interface RestSource {
+      chunk_id: string;
+      title: string;
+      score: number;
+    }
     const TURBINE = 'turbine maintenance';
     let acme: string;
     let globex: string;

@@ -142,7 +142,8 @@ export class KnowledgeTools {
     const server = new McpServer(
       { name: 'knowledge-query-service', version: serviceVersion() },
       {
-        instructions: 'Search, read and ask questions of a knowledge base: its private documents and public domains.',
+        instructions:
+          "Search, read and ask questions of a knowledge base: the organization's collections and the public domains (list_knowledge_bases names them).",
         jsonSchemaValidator: SCHEMA_VALIDATOR,
       },
     );
