@@ -118,7 +118,13 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
         expect(tool.outputSchema?.type).toBe('object');
       }
       const search = tools.find((tool) => tool.name === 'search')!;
-      expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['domain', 'filter', 'query', 'top_k']);
+      expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual([
+        'collection_ids',
+        'domain',
+        'filter',
+        'query',
+        'top_k',
+      ]);
       expect(search.inputSchema.required).toEqual(['query']);
       expect(client.getServerVersion()?.name).toBe('knowledge-query-service');
     });
@@ -187,26 +193,185 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
       expect(await ledger()).toEqual([{ operation: 'query', domain: 'zoo', credits: 1 }]);
     });
 
-    it('list_knowledge_bases: the private documents and the public domains the organization may ask', async () => {
+    it('list_knowledge_bases: the collections and the public domains the organization may ask', async () => {
+      const organizationId = await organizationIdOf(test, user.id);
       const all = structured(await call(client, 'list_knowledge_bases'));
       expect(all).toEqual({
         knowledge_bases: [
-          { domain: null, kind: 'private', name: expect.any(String), description: expect.any(String) },
-          { domain: 'secret-lab', kind: 'public', name: 'Domain secret-lab', description: '' },
-          { domain: 'zoo', kind: 'public', name: 'Domain zoo', description: '' },
+          { kind: 'collection', id: organizationId, name: 'default', description: null },
+          { kind: 'public', domain: 'secret-lab', name: 'Domain secret-lab', description: '' },
+          { kind: 'public', domain: 'zoo', name: 'Domain zoo', description: '' },
         ],
       });
       await allowDomains(['zoo']);
       const allowed = structured(await call(client, 'list_knowledge_bases')) as {
-        knowledge_bases: { domain: string }[];
+        knowledge_bases: { kind: string; domain?: string }[];
       };
-      expect(allowed.knowledge_bases.map((base) => base.domain)).toEqual([null, 'zoo']);
+      expect(allowed.knowledge_bases.map((base) => base.domain ?? base.kind)).toEqual(['collection', 'zoo']);
+      // The output schema states both shapes precisely: each kind with its own fields.
+      const { tools } = await client.listTools();
+      const listed = tools.find((tool) => tool.name === 'list_knowledge_bases')!;
+      expect(JSON.stringify(listed.outputSchema)).toContain('"collection"');
     });
 
     it('works with a JWT access token as with a key', async () => {
       const withJwt = await open(user.access);
       expect((await withJwt.listTools()).tools.map((tool) => tool.name).sort()).toEqual(ALL_TOOLS);
       expect(structured(await call(withJwt, 'search', { query: 'rotate' })).results).toHaveLength(1);
+    });
+  });
+
+  describe('collections', () => {
+    interface Result {
+      id: string;
+      title: string;
+      score: number;
+      document_id: string;
+    }
+    interface RestSource {
+      chunk_id: string;
+      title: string;
+      score: number;
+    }
+    const TURBINE = 'turbine maintenance';
+    let acme: string;
+    let globex: string;
+    let initech: string;
+    const docs: Record<string, string> = {};
+
+    const collection = async (name: string) =>
+      (await test.http().post('/v1/collections/').set(user.auth).send({ name }).expect(201)).body.id as string;
+    const upload = async (title: string, content: string, collection_id?: string) => {
+      docs[title] = (
+        await test.http().post('/v1/documents/').set(user.auth).send({ title, content, collection_id }).expect(201)
+      ).body.id;
+    };
+    const titles = (results: { title: string }[]) => results.map((result) => result.title).sort();
+    const searched = async (agent: Client, args: Record<string, unknown>) =>
+      (structured(await call(agent, 'search', { query: TURBINE, top_k: 10, ...args })) as { results: Result[] })
+        .results;
+    const asked = async (agent: Client, args: Record<string, unknown>) =>
+      (structured(await call(agent, 'ask', { question: `When is the ${TURBINE}?`, ...args })) as { sources: Result[] })
+        .sources;
+
+    beforeEach(async () => {
+      acme = await collection('Acme');
+      globex = await collection('Globex');
+      initech = await collection('Initech');
+      await upload('Acme manual', 'The turbine manual for Acme: turbine maintenance every spring.', acme);
+      await upload('Globex manual', 'The turbine manual for Globex: turbine blades are inspected monthly.', globex);
+      await upload('Initech manual', 'The turbine manual for Initech: turbine secrets nobody else may read.', initech);
+      await upload('Default manual', 'The turbine manual of the default collection: turbine maintenance history.');
+    });
+
+    it('search and ask: collection_ids asks those collections as one corpus, the same results and scores as REST', async () => {
+      const both = await searched(client, { collection_ids: [acme, globex] });
+      expect(titles(both)).toEqual(['Acme manual', 'Globex manual']);
+      const rest = await test
+        .http()
+        .post('/v1/search/')
+        .set(user.auth)
+        .send({ query: TURBINE, top_k: 10, collection_ids: [acme, globex] })
+        .expect(200);
+      const pairs = (rest.body.results as RestSource[]).map((source) => [source.chunk_id, source.score]);
+      expect(both.map((result) => [result.id, result.score])).toEqual(pairs);
+      // Without collection_ids, or with "default": the default collection only, as on REST.
+      expect(titles(await searched(client, {}))).toEqual(['Default manual']);
+      expect(titles(await searched(client, { collection_ids: ['default'] }))).toEqual(['Default manual']);
+
+      const sources = await asked(client, { collection_ids: [acme, initech] });
+      expect(titles(sources)).toEqual(['Acme manual', 'Initech manual']);
+      const query = await test
+        .http()
+        .post('/v1/query/')
+        .set(user.auth)
+        .send({ query: `When is the ${TURBINE}?`, collection_ids: [acme, initech] })
+        .expect(200);
+      expect(sources.map((source) => [source.id, source.score])).toEqual(
+        (query.body.sources as RestSource[]).map((source) => [source.chunk_id, source.score]),
+      );
+      expect(await ledger()).toEqual([
+        { operation: 'search', domain: null, credits: 1 },
+        { operation: 'search', domain: null, credits: 1 },
+        { operation: 'search', domain: null, credits: 1 },
+        { operation: 'search', domain: null, credits: 1 },
+        { operation: 'query', domain: null, credits: 1 },
+        { operation: 'query', domain: null, credits: 1 },
+      ]);
+    });
+
+    it("domain with collection_ids, an unknown or another organization's collection: REST's refusal as a tool error", async () => {
+      const BOTH =
+        'Give either domain or collection_ids, not both: a question asks a public domain or your collections.';
+      const other = await signUp(test);
+      const foreign = (await test.http().post('/v1/collections/').set(other.auth).send({ name: 'B' }).expect(201)).body
+        .id as string;
+      const cases: [Record<string, unknown>, number][] = [
+        [{ domain: 'zoo', collection_ids: [acme] }, 400],
+        [{ collection_ids: [acme, foreign] }, 404],
+        [{ collection_ids: ['00000000-0000-4000-8000-000000000000'] }, 404],
+        [{ collection_ids: ['nope'] }, 404],
+      ];
+      for (const [args, status] of cases) {
+        const rest = await test
+          .http()
+          .post('/v1/search/')
+          .set(user.auth)
+          .send({ query: TURBINE, ...args })
+          .expect(status);
+        expect(refusal(await call(client, 'search', { query: TURBINE, ...args }))).toEqual({ status, ...rest.body });
+        expect(refusal(await call(client, 'ask', { question: TURBINE, ...args }))).toEqual({ status, ...rest.body });
+      }
+      expect(refusal(await call(client, 'search', { query: TURBINE, domain: 'zoo', collection_ids: [acme] }))).toEqual({
+        status: 400,
+        detail: `collection_ids: ${BOTH}`,
+        fields: { collection_ids: [BOTH] },
+      });
+      expect(refusal(await call(client, 'ask', { question: TURBINE, collection_ids: ['nope'] }))).toEqual({
+        status: 404,
+        detail: 'Collection "nope" not found.',
+      });
+      expect(await ledger()).toEqual([]);
+    });
+
+    it('a key limited to collections: every tool keeps to its own collections', async () => {
+      const limited = await open((await partnerKey(test, user, { collection_ids: [acme, globex] })).key);
+      // search and ask: its own collections by default, any of them by name.
+      expect(titles(await searched(limited, {}))).toEqual(['Acme manual', 'Globex manual']);
+      expect(titles(await asked(limited, {}))).toEqual(['Acme manual', 'Globex manual']);
+      expect(titles(await searched(limited, { collection_ids: [globex] }))).toEqual(['Globex manual']);
+      // Another collection, the default one included: the REST 404, never a passage.
+      for (const id of [initech, 'default', user.id]) {
+        const notFound = { status: 404, detail: `Collection ${JSON.stringify(id)} not found.` };
+        expect(refusal(await call(limited, 'search', { query: TURBINE, collection_ids: [acme, id] }))).toEqual(
+          notFound,
+        );
+        expect(refusal(await call(limited, 'ask', { question: TURBINE, collection_ids: [id] }))).toEqual(notFound);
+      }
+      // fetch: a document or passage of another collection is not found; its own are read.
+      const initechPassage = (await searched(client, { collection_ids: [initech] }))[0].id;
+      const defaultPassage = (await searched(client, {}))[0].id;
+      for (const id of [docs['Initech manual'], initechPassage, docs['Default manual'], defaultPassage]) {
+        const fetched = await call(limited, 'fetch', { id });
+        expect(JSON.stringify(fetched)).not.toContain('turbine');
+        expect(refusal(fetched)).toEqual({ status: 404, detail: `Document "${id}" not found.` });
+      }
+      const own = (await searched(limited, { collection_ids: [acme] }))[0];
+      expect(structured(await call(limited, 'fetch', { id: own.id }))).toMatchObject({
+        id: docs['Acme manual'],
+        title: 'Acme manual',
+      });
+      // A public domain's documents stay readable, as asking the domain is.
+      expect(structured(await call(limited, 'fetch', { id: zooIds[0] }))).toMatchObject({ title: 'Penguins' });
+      // list_knowledge_bases: only its own collections, beside the public domains.
+      expect(structured(await call(limited, 'list_knowledge_bases'))).toEqual({
+        knowledge_bases: [
+          { kind: 'collection', id: acme, name: 'Acme', description: null },
+          { kind: 'collection', id: globex, name: 'Globex', description: null },
+          { kind: 'public', domain: 'secret-lab', name: 'Domain secret-lab', description: '' },
+          { kind: 'public', domain: 'zoo', name: 'Domain zoo', description: '' },
+        ],
+      });
     });
   });
 
@@ -312,7 +477,14 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
         ['search', { query: 'penguins', top_k: 0 }, 'top_k'],
         ['search', { query: 'penguins', top_k: 'five' }, 'top_k'],
         ['search', { query: 'penguins', filter: { year: { $foo: 1 } } }, 'filter'],
-        ['search', { query: 'penguins', collection_ids: ['x'] }, 'collection_ids'],
+        ['search', { query: 'penguins', collection_ids: [] }, 'collection_ids'],
+        ['search', { query: 'penguins', collection_ids: 'default' }, 'collection_ids'],
+        [
+          'ask',
+          { question: 'penguins?', collection_ids: Array.from({ length: 21 }, () => 'default') },
+          'collection_ids',
+        ],
+        ['search', { query: 'penguins', collections: ['default'] }, 'collections'],
         ['ask', { question: 'x'.repeat(4001) }, 'question'],
         ['ask', { question: 'penguins?', domain: 7 }, 'domain'],
         ['fetch', {}, 'id'],
@@ -323,6 +495,18 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
         expect(textOf(result)).toContain(argument);
       }
       expect(textOf(await call(client, 'search', { query: 'x', filter: { year: { $foo: 1 } } }))).toContain('$foo');
+      // collection_ids: REST's words (collectionIdsProblem).
+      expect(textOf(await call(client, 'search', { query: 'x', collection_ids: [] }))).toContain(
+        'This list may not be empty. at collection_ids',
+      );
+      expect(
+        textOf(
+          await call(client, 'ask', { question: 'x', collection_ids: Array.from({ length: 21 }, () => 'default') }),
+        ),
+      ).toContain('Ensure this field has no more than 20 elements. at collection_ids');
+      expect(textOf(await call(client, 'search', { query: 'x', collection_ids: [''] }))).toContain(
+        'Expected a list of collection ids. at collection_ids',
+      );
       expect(await ledger()).toEqual([]);
     });
 

@@ -4,6 +4,7 @@ import { type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelco
 import { z } from 'zod';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { creditHeaders } from '../billing/credit-headers.js';
+import { CollectionsService } from '../collections/collections.service.js';
 import type { Reservation } from '../billing/quota.service.js';
 import { ApiError, MissingScopeError, ServiceUnavailableError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
@@ -47,8 +48,6 @@ export interface ToolContext {
  */
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
-const PRIVATE_DESCRIPTION = "The organization's private documents: omit `domain` (or pass null) to ask them.";
-
 type ToolName = 'search' | 'ask' | 'fetch' | 'list_knowledge_bases';
 
 /** The scope each tool needs of an API key (null: any credential), as the REST route it mirrors. */
@@ -71,7 +70,7 @@ function toolConfigs(config: AppConfig) {
     search: {
       title: 'Search the knowledge base',
       description:
-        "Passages matching a query, best first, from the organization's private documents or a public domain. Each result's id can be given to fetch for the whole document.",
+        "Passages matching a query, best first, from the organization's collections (collection_ids) or a public domain (domain). Each result's id can be given to fetch for the whole document.",
       inputSchema: SEARCH_INPUT,
       outputSchema: SEARCH_OUTPUT,
       annotations: READ_ONLY,
@@ -93,7 +92,7 @@ function toolConfigs(config: AppConfig) {
     list_knowledge_bases: {
       title: 'List the knowledge bases',
       description:
-        "What search and ask can be asked about: the organization's private documents and the public domains it may ask.",
+        "What search and ask can be asked about: the organization's collections the caller may reach (their ids go in collection_ids) and the public domains it may ask (their slugs go in domain).",
       inputSchema: LIST_INPUT,
       outputSchema: LIST_OUTPUT,
       annotations: READ_ONLY,
@@ -124,6 +123,7 @@ export class KnowledgeTools {
     private readonly searches: SearchService,
     private readonly queries: QueryService,
     private readonly knowledgeBases: KnowledgeBaseService,
+    private readonly collections: CollectionsService,
     private readonly documents: ReadableDocuments,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -142,7 +142,8 @@ export class KnowledgeTools {
     const server = new McpServer(
       { name: 'knowledge-query-service', version: serviceVersion() },
       {
-        instructions: 'Search, read and ask questions of a knowledge base: its private documents and public domains.',
+        instructions:
+          "Search, read and ask questions of a knowledge base: the organization's collections and the public domains (list_knowledge_bases names them).",
         jsonSchemaValidator: SCHEMA_VALIDATOR,
       },
     );
@@ -166,11 +167,18 @@ export class KnowledgeTools {
 
   private async search(
     context: ToolContext,
-    args: { query: string; domain?: string | null; top_k?: number; filter?: Record<string, unknown> | null },
+    args: {
+      query: string;
+      collection_ids?: string[] | null;
+      domain?: string | null;
+      top_k?: number;
+      filter?: Record<string, unknown> | null;
+    },
   ) {
     const outcome = await this.searches.search(context.caller, {
       text: args.query,
       domain: args.domain,
+      collectionIds: args.collection_ids,
       topK: args.top_k ?? 5,
       filter: args.filter as MetadataFilter | null | undefined,
     });
@@ -180,11 +188,17 @@ export class KnowledgeTools {
 
   private async ask(
     context: ToolContext,
-    args: { question: string; domain?: string | null; filter?: Record<string, unknown> | null },
+    args: {
+      question: string;
+      collection_ids?: string[] | null;
+      domain?: string | null;
+      filter?: Record<string, unknown> | null;
+    },
   ) {
     const prepared = await this.queries.prepare(context.caller, {
       text: args.question,
       domain: args.domain,
+      collectionIds: args.collection_ids,
       topK: 5,
       filter: args.filter as MetadataFilter | null | undefined,
       operation: 'query',
@@ -213,14 +227,23 @@ export class KnowledgeTools {
     };
   }
 
+  /** What GET /v1/models offers too: the collections the caller may reach, and the public domains it may ask. */
   private async list(caller: Principal) {
-    const { organization, domains } = await this.knowledgeBases.askable(caller);
+    const [collections, { domains }] = await Promise.all([
+      this.collections.reachableList(caller),
+      this.knowledgeBases.askable(caller),
+    ]);
     return {
       knowledge_bases: [
-        { domain: null, kind: 'private' as const, name: organization.name, description: PRIVATE_DESCRIPTION },
+        ...collections.map((collection) => ({
+          kind: 'collection' as const,
+          id: collection.id,
+          name: collection.name,
+          description: collection.description,
+        })),
         ...domains.map((domain) => ({
-          domain: domain.slug,
           kind: 'public' as const,
+          domain: domain.slug,
           name: domain.name,
           description: domain.description,
         })),

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CollectionsModule } from '../collections/collections.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { QueryModule } from '../query/query.module.js';
@@ -8,7 +9,7 @@ import { ReadableDocuments } from './readable-documents.js';
 
 /** The knowledge base as Model Context Protocol tools (search, fetch, ask, list_knowledge_bases) for AI agents. */
 @Module({
-  imports: [DocumentsModule, DomainsModule, QueryModule],
+  imports: [CollectionsModule, DocumentsModule, DomainsModule, QueryModule],
   controllers: [McpController],
   providers: [KnowledgeTools, ReadableDocuments],
 })

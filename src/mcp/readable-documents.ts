@@ -8,9 +8,11 @@ import { DomainsService } from '../domains/domains.service.js';
 import { KnowledgeBaseService } from '../query/knowledge-base.service.js';
 
 /**
- * The documents a caller may read whole: its organization's own, and those of the public domains it may
- * ask (active, within `allowed_domains`: the same 404 and 403 as asking the domain). Another
- * organization's document, an inactive domain's and a missing one are the same 404.
+ * The documents a caller may read whole: its organization's own (for an API key limited to collections,
+ * only those of its collections), and those of the public domains it may ask (active, within
+ * `allowed_domains`: the same 404 and 403 as asking the domain). Another organization's document, another
+ * collection's for a limited key, an inactive domain's and a missing one are the same 404, as
+ * GET /v1/documents/{id}/ answers.
  */
 @Injectable()
 export class ReadableDocuments {
@@ -28,6 +30,8 @@ export class ReadableDocuments {
     if (!document) throw notFound;
     if (document.organizationId !== null) {
       if (document.organizationId !== caller.organizationId) throw notFound;
+      const limit = caller.collectionIds;
+      if (limit && (document.collectionId === null || !limit.includes(document.collectionId))) throw notFound;
       return document;
     }
     const domain = document.domainId ? await this.domains.findActiveById(document.domainId) : null;

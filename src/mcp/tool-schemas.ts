@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { MAX_QUERY_CHARACTERS, MAX_TOP_K } from '../query/dto/query.dto.js';
 import { FILTER_FIELDS_MAX, metadataFilterProblem } from '../retrieval/metadata-filter.js';
 import { unstorableText } from '../common/validation.js';
+import { COLLECTION_IDS_MAX } from '../collections/collections.service.js';
+import { COLLECTION_ID_MAX } from '../collections/dto/collection-ids.field.js';
 
 /*
  * The tools' arguments and results, stated once in zod: the SDK validates the arguments with them (a bad
  * one is a tool error naming it: "… at top_k") and publishes them as each tool's inputSchema and
- * outputSchema. Inputs are strict: an argument this server does not know (`collection_ids` before
- * collections exist here) is refused by name rather than silently ignored.
+ * outputSchema. Inputs are strict: an argument this server does not know is refused by name rather than
+ * silently ignored.
  */
 
 const notBlank = (text: string) => text.trim().length > 0;
@@ -32,7 +34,23 @@ const domain = z
   .superRefine(storable)
   .nullable()
   .optional()
-  .describe("A public domain's slug (see list_knowledge_bases). Absent or null: the organization's private documents.");
+  .describe(
+    "A public domain's slug (see list_knowledge_bases). Absent or null: the organization's collections (collection_ids). Not with collection_ids.",
+  );
+
+/** REST's `collection_ids` (collectionIdsProblem's words): 1 to 20 ids, each a collection's id or `default`. */
+const NOT_COLLECTION_IDS = 'Expected a list of collection ids.';
+const collectionIds = z
+  .array(z.string(NOT_COLLECTION_IDS).min(1, NOT_COLLECTION_IDS).max(COLLECTION_ID_MAX, NOT_COLLECTION_IDS), {
+    error: NOT_COLLECTION_IDS,
+  })
+  .min(1, 'This list may not be empty.')
+  .max(COLLECTION_IDS_MAX, `Ensure this field has no more than ${COLLECTION_IDS_MAX} elements.`)
+  .nullable()
+  .optional()
+  .describe(
+    `1 to ${COLLECTION_IDS_MAX} collection ids (see list_knowledge_bases; "default" stands for the default collection), ranked as one corpus. Absent or null: the default collection, or for an API key limited to collections, all of its own. Not with domain.`,
+  );
 
 /** The same rules as REST's `filter` (metadataFilterProblem), so the same filters pass and fail. */
 const filter = z
@@ -49,6 +67,7 @@ const filter = z
 
 export const SEARCH_INPUT = z.strictObject({
   query: question('What to look for, in words.'),
+  collection_ids: collectionIds,
   domain,
   top_k: z
     .number()
@@ -66,6 +85,7 @@ export const FETCH_INPUT = z.strictObject({
 
 export const ASK_INPUT = z.strictObject({
   question: question('The question to answer from the knowledge base.'),
+  collection_ids: collectionIds,
   domain,
   filter,
 });
@@ -104,16 +124,24 @@ export const ASK_OUTPUT = z.object({
   credits_remaining: z.number(),
 });
 
+const LISTED_COLLECTION = z.object({
+  kind: z.literal('collection'),
+  id: z.string().describe('What to pass in `collection_ids` to search and ask.'),
+  name: z.string(),
+  description: z.string().nullable(),
+});
+
+const LISTED_DOMAIN = z.object({
+  kind: z.literal('public'),
+  domain: z.string().describe('What to pass as `domain` to search and ask.'),
+  name: z.string(),
+  description: z.string(),
+});
+
 export const LIST_OUTPUT = z.object({
-  knowledge_bases: z.array(
-    z.object({
-      domain: z
-        .string()
-        .nullable()
-        .describe('What to pass as `domain` to search and ask (null: the private documents).'),
-      kind: z.enum(['private', 'public']),
-      name: z.string(),
-      description: z.string(),
-    }),
-  ),
+  knowledge_bases: z
+    .array(z.discriminatedUnion('kind', [LISTED_COLLECTION, LISTED_DOMAIN]))
+    .describe(
+      "The organization's collections the caller may reach (oldest first, `default` leading), then the public domains it may ask.",
+    ),
 });

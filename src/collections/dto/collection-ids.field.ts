@@ -3,7 +3,7 @@ import { fieldRule, StringField } from '../../common/validation.js';
 import { COLLECTION_IDS_MAX } from '../collections.service.js';
 
 /** What one id may be: a UUID, or `default` (longer strings are unknown collections: a 404 names them). */
-const ID_MAX = 100;
+export const COLLECTION_ID_MAX = 100;
 
 /** Null when `value` is an acceptable list of collection ids (absent or null: the default), else what is wrong. */
 export function collectionIdsProblem(value: unknown, max = COLLECTION_IDS_MAX): string | null {
@@ -12,7 +12,8 @@ export function collectionIdsProblem(value: unknown, max = COLLECTION_IDS_MAX): 
   if (value.length === 0) return 'This list may not be empty.';
   if (value.length > max) return `Ensure this field has no more than ${max} elements.`;
   for (const id of value as unknown[])
-    if (typeof id !== 'string' || id.length === 0 || id.length > ID_MAX) return 'Expected a list of collection ids.';
+    if (typeof id !== 'string' || id.length === 0 || id.length > COLLECTION_ID_MAX)
+      return 'Expected a list of collection ids.';
   return null;
 }
 
@@ -20,7 +21,7 @@ export function collectionIdsProblem(value: unknown, max = COLLECTION_IDS_MAX): 
 export function CollectionIdsField(description?: string) {
   return fieldRule('collectionIds', (value) => collectionIdsProblem(value), {
     type: 'array',
-    items: { type: 'string', maxLength: ID_MAX },
+    items: { type: 'string', maxLength: COLLECTION_ID_MAX },
     minItems: 1,
     maxItems: COLLECTION_IDS_MAX,
     nullable: true,
@@ -35,10 +36,10 @@ export function CollectionIdsField(description?: string) {
 /** `collection_id` of an upload: the collection the documents go into. */
 export function CollectionIdField() {
   return (target: object, property: string) => {
-    StringField({ optional: true, max: ID_MAX })(target, property);
+    StringField({ optional: true, max: COLLECTION_ID_MAX })(target, property);
     ApiPropertyOptional({
       type: 'string',
-      maxLength: ID_MAX,
+      maxLength: COLLECTION_ID_MAX,
       nullable: true,
       description:
         'The collection to store into. Default: `default` (`"default"` may stand for its id), or for an API key limited to collections, the first of its own. Unknown or out of the key\'s reach: 404.',
