@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { KeyChangeListener } from '../api-keys/key-change-listener.js';
 import { BoundedCache } from '../common/bounded-cache.js';
 import type { TeamRole } from '../common/roles.js';
-import { MEMBERSHIP_CHANGE_CHANNEL, MembershipsRepository } from '../organizations/memberships.repository.js';
+import {
+  MEMBERSHIP_CHANGE_CHANNEL,
+  MembershipsRepository,
+  type OrganizationOfUserRow,
+} from '../organizations/memberships.repository.js';
 import { ACCOUNT_CACHE_MAX_ENTRIES, ACCOUNT_CACHE_TTL_MS, UNSYNCED_ACCOUNT_CACHE_TTL_MS } from './account-cache.js';
 
 /**
@@ -20,6 +24,11 @@ export class MembershipCache {
     maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
     ttlMs: ACCOUNT_CACHE_TTL_MS,
   });
+  /** Each user's organizations as last read: `GET /auth/users/me/` answers them while the database is down. */
+  private readonly lastOrganizationLists = new BoundedCache<string, OrganizationOfUserRow[]>({
+    maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
+    ttlMs: ACCOUNT_CACHE_TTL_MS,
+  });
   private synced = false;
 
   constructor(
@@ -27,10 +36,16 @@ export class MembershipCache {
     changes: KeyChangeListener,
   ) {
     changes.subscribe(MEMBERSHIP_CHANGE_CHANNEL, {
-      changed: (payload) => this.cache.delete(payload),
+      changed: (payload) => {
+        this.cache.delete(payload);
+        this.lastOrganizationLists.delete(payload.slice(payload.indexOf(':') + 1));
+      },
       setSynced: (synced) => {
         this.synced = synced;
-        if (synced) this.cache.clear();
+        if (synced) {
+          this.cache.clear();
+          this.lastOrganizationLists.clear();
+        }
       },
     });
   }
@@ -50,6 +65,24 @@ export class MembershipCache {
 
   forget(organizationId: string, userId: string): void {
     this.cache.delete(`${organizationId}:${userId}`);
+    this.lastOrganizationLists.delete(userId);
+  }
+
+  /**
+   * Every organization the user belongs to, read fresh (a rename shows at once); while the database
+   * cannot answer, the list last read within the account cache's lifetime, so that `me` keeps answering
+   * through an outage as the credential check does. A membership change forgets it, as it does the role.
+   */
+  async organizationsOf(userId: string): Promise<OrganizationOfUserRow[]> {
+    try {
+      const organizations = await this.memberships.organizationsOf(userId);
+      this.lastOrganizationLists.set(userId, organizations);
+      return organizations;
+    } catch (error) {
+      const last = this.lastOrganizationLists.get(userId);
+      if (last) return last;
+      throw error;
+    }
   }
 
   get size(): number {

@@ -7,7 +7,7 @@ import { NotFoundError, PermissionDeniedError, ValidationFailedError } from '../
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
 import { LimitPerAddress } from '../rate-limit/limit-per-address.js';
-import { MembershipsRepository } from '../organizations/memberships.repository.js';
+import { MembershipCache } from './membership-cache.js';
 import { AccountCache } from './account-cache.js';
 import { RegisterDto } from './dto/auth.dto.js';
 import { CurrentUserResponse, RegisteredUserResponse } from './dto/auth.response.js';
@@ -20,7 +20,7 @@ export class UsersController {
   constructor(
     private readonly users: UsersService,
     private readonly accounts: AccountCache,
-    private readonly memberships: MembershipsRepository,
+    private readonly memberships: MembershipCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
