@@ -55,7 +55,8 @@ export class TokensService {
    */
   private async stillMember(claims: TokenClaims): Promise<void> {
     const organizationId = claims.organization_id ?? (await this.accounts.get(claims.user_id))?.organizationId;
-    if (!organizationId || !(await this.memberships.roleOf(organizationId, claims.user_id)))
+    // Issued before the user (re)joined that organization (`iat`): from a membership that ended.
+    if (!organizationId || !(await this.memberships.roleOf(organizationId, claims.user_id, claims.iat)))
       throw new TokenInvalidError();
   }
 

@@ -104,7 +104,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     // Signed out everywhere (or promoted, or a new password) since this token was issued.
     if (!account || issuedBeforeCutOff(issuedAt, account.tokensValidAfter)) throw new AccessTokenInvalidError();
     const organizationId = tokenOrganizationId ?? account.organizationId;
-    const role = await this.memberships.roleOf(organizationId, userId);
+    // Issued before the user (re)joined that organization: from a membership that ended.
+    const role = await this.memberships.roleOf(organizationId, userId, issuedAt);
     if (!role) throw new AccessTokenInvalidError();
     return principalOf({ account, organizationId, role });
   }
