@@ -44,7 +44,8 @@ export class MembershipCache {
     const membership = await this.membershipOf(organizationId, userId);
     if (!membership) return null;
     // Every token this service signs carries `iat`.
-    if (Number.isFinite(issuedAtSecond) && (issuedAtSecond as number) < membership.joinedAtSecond) return null;
+    if (issuedAtSecond !== undefined && Number.isFinite(issuedAtSecond) && issuedAtSecond < membership.joinedAtSecond)
+      return null;
     return membership.role;
   }
 

@@ -49,7 +49,7 @@ export class MembershipsRepository {
          FROM memberships WHERE organization_id = $1 AND user_id = $2`,
       [organizationId, userId],
     );
-    return rows[0] ? { role: rows[0].role, joinedAtSecond: Number(rows[0].joined_at_second) } : null;
+    return rows[0] ? { role: rows[0].role, joinedAtSecond: rows[0].joined_at_second } : null;
   }
 
   /** The membership, locked until the transaction ends; null when there is none. */
