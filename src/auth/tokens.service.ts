@@ -149,6 +149,8 @@ export class TokensService {
     ) {
       throw new TokenInvalidError();
     }
+    // Lower-cased as stored (a cache keyed on another spelling would not hear of a removal).
+    if (claims.organization_id !== undefined) claims.organization_id = claims.organization_id.toLowerCase();
     return claims as TokenClaims;
   }
 

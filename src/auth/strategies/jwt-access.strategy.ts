@@ -75,7 +75,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     ) {
       throw new AccessTokenInvalidError();
     }
-    const organizationId = claims.organization_id ?? null;
+    // Lower-cased as stored (a cache keyed on another spelling would not hear of a removal).
+    const organizationId = claims.organization_id?.toLowerCase() ?? null;
     const principal = await this.principalFor(userId, claims.iat, organizationId);
     // passport-jwt verified this token, read once (credential.ts) for everyone.
     const token = presentedJwt(request);
