@@ -165,6 +165,29 @@ describe('teams: members', () => {
     await test.http().post('/auth/jwt/refresh/').send({ refresh: fresh.refresh }).expect(200);
   });
 
+  it('leaves no working key to a member removed while it was creating keys (each one made is revoked)', async () => {
+    const member = await addMember(test, owner, 'member');
+    const memberId = await userId(test, member);
+    // Sent now (a supertest request leaves only when awaited), racing the removal.
+    const creates = Array.from({ length: 10 }, async (_, i) =>
+      test
+        .http()
+        .post('/v1/billings/api-keys/')
+        .set(member.auth)
+        .send({ name: `racing ${i}` }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await test.http().delete(`${MEMBERS}${memberId}/`).set(owner.auth).expect(204);
+    const answers = await Promise.all(creates);
+    // Each create ran before the removal (its key then revoked with the others) or after it (refused).
+    for (const answer of answers) expect([201, 401, 403]).toContain(answer.status);
+    const { rows } = await test.db.query(
+      'SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL',
+      [organizationId, memberId],
+    );
+    expect(rows[0].n).toBe(0);
+  });
+
   it("keeps a member's chat sessions in the organization they were made in (a removed member loses them)", async () => {
     const member = await addMember(test, owner, 'member');
     const session = (
