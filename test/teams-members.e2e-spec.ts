@@ -1,6 +1,6 @@
-import { createKey, type SignedInUser, signUp, startTestApp, type TestApp } from './support/app.js';
+import { createKey, type SignedInUser, signIn, signUp, startTestApp, type TestApp } from './support/app.js';
 import { API_KEY_MESSAGE, ISO_MICROS, JWT_INVALID, keyWorks } from './support/core.js';
-import { addMember, MEMBERS, organizationOf, PERMISSION_DENIED } from './support/teams.js';
+import { ACCEPT, addMember, invite, MEMBERS, organizationOf, PERMISSION_DENIED, switchTo } from './support/teams.js';
 
 const TRANSFER = '/v1/organizations/current/transfer-ownership/';
 const EVENTS = '/v1/organizations/current/events/';
@@ -142,6 +142,50 @@ describe('teams: members', () => {
     expect(ownerRemoved.body).toEqual({
       detail: 'The owner cannot be removed from the organization; transfer ownership first.',
     });
+  });
+
+  it('keeps the tokens issued before a removal stopped when the member is invited back', async () => {
+    const member = await addMember(test, owner, 'member');
+    const memberId = await userId(test, member);
+    await test.http().delete(`${MEMBERS}${memberId}/`).set(owner.auth).expect(204);
+    // Joining again happens in a later second than the old tokens' `iat` (whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const rejoined = await signIn(test, member.email, member.password);
+    const { token } = await invite(test, owner, member.email, 'viewer');
+    await test.http().post(ACCEPT).set(rejoined.auth).send({ token }).expect(200);
+
+    const oldAccess = await test.http().get('/auth/users/me/').set(member.auth).expect(401);
+    expect(oldAccess.body).toEqual(JWT_INVALID);
+    const oldRefresh = await test.http().post('/auth/jwt/refresh/').send({ refresh: member.refresh }).expect(401);
+    expect(oldRefresh.body.code).toBe('token_not_valid');
+    // Tokens issued for the new membership act there, with its role.
+    const fresh = await switchTo(test, rejoined, organizationId);
+    const me = await test.http().get('/auth/users/me/').set(fresh.auth).expect(200);
+    expect(me.body).toMatchObject({ organization_id: organizationId, role: 'viewer' });
+    await test.http().post('/auth/jwt/refresh/').send({ refresh: fresh.refresh }).expect(200);
+  });
+
+  it('leaves no working key to a member removed while it was creating keys (each one made is revoked)', async () => {
+    const member = await addMember(test, owner, 'member');
+    const memberId = await userId(test, member);
+    // Sent now (a supertest request leaves only when awaited), racing the removal.
+    const creates = Array.from({ length: 10 }, async (_, i) =>
+      test
+        .http()
+        .post('/v1/billings/api-keys/')
+        .set(member.auth)
+        .send({ name: `racing ${i}` }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await test.http().delete(`${MEMBERS}${memberId}/`).set(owner.auth).expect(204);
+    const answers = await Promise.all(creates);
+    // Each create ran before the removal (its key then revoked with the others) or after it (refused).
+    for (const answer of answers) expect([201, 401, 403]).toContain(answer.status);
+    const { rows } = await test.db.query(
+      'SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL',
+      [organizationId, memberId],
+    );
+    expect(rows[0].n).toBe(0);
   });
 
   it("keeps a member's chat sessions in the organization they were made in (a removed member loses them)", async () => {

@@ -142,6 +142,40 @@ describe('teams: roles', () => {
   });
 
   describe('the active organization in the JWT', () => {
+    it('acts in the organization as stored whatever the case of organization_id at sign-in: a removal stops it at once', async () => {
+      const guest = await addMember(test, owner, 'member');
+      const guestId = (await test.http().get('/auth/users/me/').set(guest.auth).expect(200)).body.id;
+      const signedIn = await test
+        .http()
+        .post('/auth/jwt/create/')
+        .send({ email: guest.email, password: guest.password, organization_id: organizationId.toUpperCase() })
+        .expect(200);
+      expect(decodeClaims(signedIn.body.access).organization_id).toBe(organizationId);
+      const auth = bearer(signedIn.body.access);
+      expect((await test.http().get('/auth/users/me/').set(auth).expect(200)).body.organization_id).toBe(
+        organizationId,
+      );
+
+      await test.http().delete(`${MEMBERS}${guestId}/`).set(owner.auth).expect(204);
+      expect((await test.http().get('/v1/documents/').set(auth).expect(401)).body).toEqual(JWT_INVALID);
+      await test.http().post('/auth/jwt/refresh/').send({ refresh: signedIn.body.refresh }).expect(401);
+    });
+
+    it('refuses at once, after a removal, a token that carries its organization_id in upper case', async () => {
+      const guest = await addMember(test, owner, 'member');
+      const claims = decodeClaims(guest.access);
+      const upper = signToken({ ...claims, organization_id: organizationId.toUpperCase() });
+      expect((await test.http().get('/auth/users/me/').set(bearer(upper)).expect(200)).body.organization_id).toBe(
+        organizationId,
+      );
+      await test
+        .http()
+        .delete(`${MEMBERS}${String(claims.user_id)}/`)
+        .set(owner.auth)
+        .expect(204);
+      expect((await test.http().get('/v1/documents/').set(bearer(upper)).expect(401)).body).toEqual(JWT_INVALID);
+    });
+
     it('switches to an organization one belongs to, and not to another (404)', async () => {
       const guest = await signUp(test);
       const ownOrganization = await organizationOf(test, guest);

@@ -7,6 +7,7 @@ import type { ApiKeyScope } from '../common/scopes.js';
 import { preciseNow, toIsoMicros } from '../common/timestamps.js';
 import { ApiKey } from './api-key.entity.js';
 import { KEY_CHANGE_CHANNEL } from './key-change-listener.js';
+import type { TeamRole } from '../common/roles.js';
 
 /** A key as authentication needs it: whose it is, and until when it works (null: no end). */
 export interface UsableKeyRow {
@@ -104,6 +105,19 @@ export class ApiKeysRepository {
       [keyIds],
     );
     return new Map(rows.map((row) => [row.api_key_id, row.credits_used]));
+  }
+
+  /**
+   * The user's role in the organization, its membership row share-locked until the transaction ends
+   * (null: not a member). A removal locks that row first and revokes the member's keys in the same
+   * transaction: a key inserted under this lock is either seen and revoked by it, or not made.
+   */
+  async lockMembershipRole(manager: EntityManager, organizationId: string, userId: string): Promise<TeamRole | null> {
+    const rows: { role: TeamRole }[] = await manager.query(
+      'SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2 FOR SHARE',
+      [organizationId, userId],
+    );
+    return rows[0]?.role ?? null;
   }
 
   /**

@@ -3,7 +3,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { CollectionsService } from '../collections/collections.service.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
-import { BadRequestError, NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { BadRequestError, NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
+import { roleAtLeast } from '../common/roles.js';
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import type { ApiKeyEvent, KeyAction, KeyChanges } from './api-key-event.entity.js';
@@ -71,6 +72,7 @@ export class ApiKeysService {
     if (input.collectionIds)
       input = { ...input, collectionIds: await this.collectionsOf(owner.organizationId, input.collectionIds) };
     const { key, record } = await this.dataSource.transaction(async (manager) => {
+      await this.lockMember(manager, owner.organizationId, owner.userId);
       // Concurrent creates of one organization queue here, so the count is exact. Rotations are not
       // counted: each retires one active key as it adds one (the old key in its grace period is no
       // longer active), so the cap never blocks replacing a key.
@@ -280,6 +282,16 @@ export class ApiKeysService {
    * any key of it) under a row lock, tells every instance about it on commit, and drops it from this
    * instance's cache. Someone else's key is a 404, like a missing one.
    */
+  /**
+   * The guard read the caller's role from a cache: a member removed (or made a viewer) meanwhile makes
+   * or changes no key. The membership row stays share-locked (taken first, as a removal takes it before
+   * the member's keys): a removal waits for this transaction and then revokes what it made.
+   */
+  private async lockMember(manager: EntityManager, organizationId: string, userId: string): Promise<void> {
+    const role = await this.keys.lockMembershipRole(manager, organizationId, userId);
+    if (!role || !roleAtLeast(role, 'member')) throw new PermissionDeniedError();
+  }
+
   private async withLockedKey(
     holder: KeyHolder | { organizationId: string },
     keyId: string,
@@ -287,6 +299,7 @@ export class ApiKeysService {
   ): Promise<ApiKey> {
     try {
       return await this.dataSource.transaction(async (manager) => {
+        if ('userId' in holder) await this.lockMember(manager, holder.organizationId, holder.userId);
         const key = await this.keys.lockOwned(manager, holder, keyId);
         if (!key) throw NotFoundError.named('API key', keyId);
         const result = await change(manager, key);

@@ -20,7 +20,7 @@ import { ACCOUNT_CACHE_MAX_ENTRIES, ACCOUNT_CACHE_TTL_MS, UNSYNCED_ACCOUNT_CACHE
  */
 @Injectable()
 export class MembershipCache {
-  private readonly cache = new BoundedCache<string, TeamRole | null>({
+  private readonly cache = new BoundedCache<string, { role: TeamRole; joinedAtSecond: number } | null>({
     maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
     ttlMs: ACCOUNT_CACHE_TTL_MS,
   });
@@ -50,17 +50,34 @@ export class MembershipCache {
     });
   }
 
-  async roleOf(organizationId: string, userId: string): Promise<TeamRole | null> {
+  /**
+   * The user's role in the organization now; null when not a member. With `issuedAtSecond` (a token's
+   * `iat`), also null when the membership began after the token was issued: a token from an earlier
+   * membership (one that ended by a removal or a leave) does not act again when the user joins again.
+   */
+  async roleOf(organizationId: string, userId: string, issuedAtSecond?: number): Promise<TeamRole | null> {
+    const membership = await this.membershipOf(organizationId, userId);
+    if (!membership) return null;
+    // Every token this service signs carries `iat`.
+    if (issuedAtSecond !== undefined && Number.isFinite(issuedAtSecond) && issuedAtSecond < membership.joinedAtSecond)
+      return null;
+    return membership.role;
+  }
+
+  private async membershipOf(
+    organizationId: string,
+    userId: string,
+  ): Promise<{ role: TeamRole; joinedAtSecond: number } | null> {
     const key = `${organizationId}:${userId}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const generationAtLookup = this.cache.generation;
-    const role = await this.memberships.roleOf(organizationId, userId);
-    this.cache.set(key, role, {
+    const membership = await this.memberships.membershipOf(organizationId, userId);
+    this.cache.set(key, membership, {
       generationAtLookup,
       ttlMs: this.synced ? ACCOUNT_CACHE_TTL_MS : UNSYNCED_ACCOUNT_CACHE_TTL_MS,
     });
-    return role;
+    return membership;
   }
 
   forget(organizationId: string, userId: string): void {

@@ -55,7 +55,8 @@ export class TokensService {
    */
   private async stillMember(claims: TokenClaims): Promise<void> {
     const organizationId = claims.organization_id ?? (await this.accounts.get(claims.user_id))?.organizationId;
-    if (!organizationId || !(await this.memberships.roleOf(organizationId, claims.user_id)))
+    // Issued before the user (re)joined that organization (`iat`): from a membership that ended.
+    if (!organizationId || !(await this.memberships.roleOf(organizationId, claims.user_id, claims.iat)))
       throw new TokenInvalidError();
   }
 
@@ -148,6 +149,8 @@ export class TokensService {
     ) {
       throw new TokenInvalidError();
     }
+    // Lower-cased as stored (a cache keyed on another spelling would not hear of a removal).
+    if (claims.organization_id !== undefined) claims.organization_id = claims.organization_id.toLowerCase();
     return claims as TokenClaims;
   }
 

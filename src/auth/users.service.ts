@@ -83,8 +83,10 @@ export class UsersService implements OnApplicationBootstrap {
    */
   async organizationForSignIn(user: User, requested: string | null): Promise<string> {
     if (requested) {
-      if (!(await this.memberships.roleOf(requested, user.id))) throw NotFoundError.named('Organization', requested);
-      return requested;
+      // As stored: the token's organization is every cache's key and every comparison's operand.
+      const id = requested.toLowerCase();
+      if (!(await this.memberships.roleOf(id, user.id))) throw NotFoundError.named('Organization', requested);
+      return id;
     }
     for (const candidate of [user.lastOrganizationId, user.organizationId]) {
       if (candidate && (await this.memberships.roleOf(candidate, user.id))) return candidate;

@@ -36,13 +36,20 @@ export class MembershipsRepository {
     await this.announce(manager, organizationId, userId);
   }
 
-  /** The user's role in the organization, or null when not a member (or the account is inactive). */
-  async roleOf(organizationId: string, userId: string): Promise<TeamRole | null> {
-    const rows: { role: TeamRole }[] = await this.dataSource.query(
-      'SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2',
+  /**
+   * The user's role in the organization and the second its membership began (whole seconds, as a
+   * token's `iat`), or null when not a member.
+   */
+  async membershipOf(
+    organizationId: string,
+    userId: string,
+  ): Promise<{ role: TeamRole; joinedAtSecond: number } | null> {
+    const rows: { role: TeamRole; joined_at_second: number }[] = await this.dataSource.query(
+      `SELECT role, floor(extract(epoch FROM joined_at))::float8 AS joined_at_second
+         FROM memberships WHERE organization_id = $1 AND user_id = $2`,
       [organizationId, userId],
     );
-    return rows[0]?.role ?? null;
+    return rows[0] ? { role: rows[0].role, joinedAtSecond: rows[0].joined_at_second } : null;
   }
 
   /** The membership, locked until the transaction ends; null when there is none. */

@@ -75,7 +75,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     ) {
       throw new AccessTokenInvalidError();
     }
-    const organizationId = claims.organization_id ?? null;
+    // Lower-cased as stored (a cache keyed on another spelling would not hear of a removal).
+    const organizationId = claims.organization_id?.toLowerCase() ?? null;
     const principal = await this.principalFor(userId, claims.iat, organizationId);
     // passport-jwt verified this token, read once (credential.ts) for everyone.
     const token = presentedJwt(request);
@@ -104,7 +105,8 @@ export class JwtAccessStrategy extends PassportStrategy(Strategy, 'jwt') {
     // Signed out everywhere (or promoted, or a new password) since this token was issued.
     if (!account || issuedBeforeCutOff(issuedAt, account.tokensValidAfter)) throw new AccessTokenInvalidError();
     const organizationId = tokenOrganizationId ?? account.organizationId;
-    const role = await this.memberships.roleOf(organizationId, userId);
+    // Issued before the user (re)joined that organization: from a membership that ended.
+    const role = await this.memberships.roleOf(organizationId, userId, issuedAt);
     if (!role) throw new AccessTokenInvalidError();
     return principalOf({ account, organizationId, role });
   }
