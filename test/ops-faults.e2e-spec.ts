@@ -80,6 +80,8 @@ describe('database outage and recovery', () => {
   });
 
   async function outageAndRecovery(mode: 'fast' | 'immediate'): Promise<void> {
+    // Alice looks at who she is (her account, role and organizations are cached from here on).
+    await test.http().get('/auth/users/me/').set(alice.auth).expect(200);
     await sleep(300);
     await cluster.stop(mode);
 

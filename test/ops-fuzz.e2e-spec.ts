@@ -195,8 +195,11 @@ describe('fuzzing every JSON endpoint', () => {
     const problem = (why: string) =>
       failures.push(`${label}: ${why} (status ${response.status}, body ${response.text.slice(0, 200)})`);
     if (response.status >= 500) problem('server error');
-    if (response.status >= 400 && typeof (response.body as { detail?: unknown })?.detail !== 'string')
-      problem('error without a detail string');
+    // MCP's transport answers its own refusals in JSON-RPC's error shape, which MCP clients read: its
+    // message names the problem. What the pipeline refuses before it (body size, depth, JSON) has `detail`.
+    const body = response.body as { detail?: unknown; error?: { message?: unknown } } | undefined;
+    const detail = body?.detail ?? (label.startsWith('POST /mcp') ? body?.error?.message : undefined);
+    if (response.status >= 400 && typeof detail !== 'string') problem('error without a detail string');
     if (response.status >= 400 && (await databaseFingerprint(test.db)) !== before)
       problem('a refused request changed stored data');
     if (

@@ -24,7 +24,15 @@ export class MembershipCache {
     maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
     ttlMs: ACCOUNT_CACHE_TTL_MS,
   });
-  /** Each user's organizations as last read: `GET /auth/users/me/` answers them while the database is down. */
+  /** Each user's organizations, for `GET /auth/users/me/`. */
+  private readonly organizationLists = new BoundedCache<string, OrganizationOfUserRow[]>({
+    maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
+    ttlMs: ACCOUNT_CACHE_TTL_MS,
+  });
+  /**
+   * The list last read for each user, answered only while the database cannot answer: not cleared when
+   * the change listener reconnects (its entries would then live a second), only by a membership change.
+   */
   private readonly lastOrganizationLists = new BoundedCache<string, OrganizationOfUserRow[]>({
     maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
     ttlMs: ACCOUNT_CACHE_TTL_MS,
@@ -38,13 +46,15 @@ export class MembershipCache {
     changes.subscribe(MEMBERSHIP_CHANGE_CHANNEL, {
       changed: (payload) => {
         this.cache.delete(payload);
-        this.lastOrganizationLists.delete(payload.slice(payload.indexOf(':') + 1));
+        const userId = payload.slice(payload.indexOf(':') + 1);
+        this.organizationLists.delete(userId);
+        this.lastOrganizationLists.delete(userId);
       },
       setSynced: (synced) => {
         this.synced = synced;
         if (synced) {
           this.cache.clear();
-          this.lastOrganizationLists.clear();
+          this.organizationLists.clear();
         }
       },
     });
@@ -82,24 +92,34 @@ export class MembershipCache {
 
   forget(organizationId: string, userId: string): void {
     this.cache.delete(`${organizationId}:${userId}`);
+    this.organizationLists.delete(userId);
     this.lastOrganizationLists.delete(userId);
   }
 
   /**
-   * Every organization the user belongs to, read fresh (a rename shows at once); while the database
-   * cannot answer, the list last read within the account cache's lifetime, so that `me` keeps answering
-   * through an outage as the credential check does. A membership change forgets it, as it does the role.
+   * Every organization the user belongs to (`GET /auth/users/me/`), cached as the role is and forgotten
+   * with it on a membership change, so `me` needs no statement of its own and answers through a database
+   * outage; a renamed organization shows its new name here within the cache's lifetime.
    */
   async organizationsOf(userId: string): Promise<OrganizationOfUserRow[]> {
+    const cached = this.organizationLists.get(userId);
+    if (cached) return cached;
+    const generationAtLookup = this.organizationLists.generation;
+    const lastGenerationAtLookup = this.lastOrganizationLists.generation;
+    let organizations: OrganizationOfUserRow[];
     try {
-      const organizations = await this.memberships.organizationsOf(userId);
-      this.lastOrganizationLists.set(userId, organizations);
-      return organizations;
+      organizations = await this.memberships.organizationsOf(userId);
     } catch (error) {
       const last = this.lastOrganizationLists.get(userId);
       if (last) return last;
       throw error;
     }
+    this.lastOrganizationLists.set(userId, organizations, { generationAtLookup: lastGenerationAtLookup });
+    this.organizationLists.set(userId, organizations, {
+      generationAtLookup,
+      ttlMs: this.synced ? ACCOUNT_CACHE_TTL_MS : UNSYNCED_ACCOUNT_CACHE_TTL_MS,
+    });
+    return organizations;
   }
 
   get size(): number {
