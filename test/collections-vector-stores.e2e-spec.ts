@@ -145,6 +145,26 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect(noFile).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('a filter key "__proto__" or "constructor" is an ordinary attribute name (no prototype pollution, no crash)', async () => {
+    const store = await openai.vectorStores.create({ name: 'Proto' });
+    const file = await openai.files.create({
+      file: await toFile(Buffer.from('Printers jam when the tray is empty.'), 'printers.txt'),
+      purpose: 'assistants',
+    });
+    await openai.vectorStores.files.createAndPoll(store.id, { file_id: file.id });
+    for (const key of ['__proto__', 'constructor', 'toString'])
+      for (let i = 0; i < 2; i++) {
+        const page = await openai.vectorStores.search(store.id, {
+          query: 'printers',
+          filters: { type: 'eq', key, value: 1 },
+        });
+        expect(page.data).toEqual([]);
+      }
+    expect(({} as Record<string, unknown>).$eq).toBeUndefined();
+    await test.http().get('/health/').expect(200);
+    expect((await openai.vectorStores.search(store.id, { query: 'printers' })).data).toHaveLength(1);
+  });
+
   it("a key limited to collections reaches only its own stores, and never another's passage", async () => {
     const mine = await openai.vectorStores.create({ name: 'Mine' });
     const theirs = await openai.vectorStores.create({ name: 'Theirs' });
