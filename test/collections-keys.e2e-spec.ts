@@ -190,6 +190,39 @@ describe('API keys limited to collections', () => {
       expect(denied.body).toEqual(notFound('Collection', other));
     });
 
+    it("chat sessions: a session opened by a wider caller (its user's JWT) is a 404 to the key, never its answers", async () => {
+      const wide = (await http().post('/v1/chat/sessions/').set(alice.auth).send({}).expect(201)).body.id;
+      const asked = await http()
+        .post(`/v1/chat/sessions/${wide}/messages/`)
+        .set(alice.auth)
+        .send({ content: 'turbine secrets', collection_ids: [other] })
+        .expect(201);
+      expect(titlesOf(asked.body.assistant_message.sources)).toEqual(['Initech manual']);
+      for (const path of [`/v1/chat/sessions/${wide}/`, `/v1/chat/sessions/${wide}/messages/`])
+        expect((await http().get(path).set(limited).expect(404)).body).toEqual(notFound('Session', wide));
+      await http().post(`/v1/chat/sessions/${wide}/messages/`).set(limited).send({ content: 'again' }).expect(404);
+      await http().delete(`/v1/chat/sessions/${wide}/`).set(limited).expect(404);
+      const listed = await http().get('/v1/chat/sessions/').set(limited).expect(200);
+      expect(listed.body.results.map((s: { id: string }) => s.id)).not.toContain(wide);
+    });
+
+    it("chat sessions: the key's own session, asked by its user's JWT, still asks only the key's collections", async () => {
+      const own = (await http().post('/v1/chat/sessions/').set(limited).send({}).expect(201)).body.id;
+      const denied = await http()
+        .post(`/v1/chat/sessions/${own}/messages/`)
+        .set(alice.auth)
+        .send({ content: 'turbine secrets', collection_ids: [other] })
+        .expect(404);
+      expect(denied.body).toEqual(notFound('Collection', other));
+      const asked = await http()
+        .post(`/v1/chat/sessions/${own}/messages/`)
+        .set(alice.auth)
+        .send({ content: 'turbine manual' })
+        .expect(201);
+      expect(titlesOf(asked.body.assistant_message.sources)).toEqual(['Acme manual', 'Globex manual']);
+      await http().get(`/v1/chat/sessions/${own}/messages/`).set(limited).expect(200);
+    });
+
     it('completions: `private` asks its own collections; another collection as model is a 404', async () => {
       const ask = (model: string) =>
         http()
@@ -297,6 +330,34 @@ describe('API keys limited to collections', () => {
       }
       const stored = await test.db.query(`SELECT count(*)::int AS n FROM documents WHERE title IN ('X', 'x.txt')`);
       expect(stored.rows[0].n).toBe(0);
+    });
+  });
+
+  describe('files', () => {
+    it('a file uploaded by a wider caller and attached nowhere is a 404 to the key: not listed, read, attached or deleted', async () => {
+      const uploaded = await http()
+        .post('/v1/files')
+        .set(alice.auth)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('The Initech payroll: turbine bonuses.'), 'payroll.txt')
+        .expect(201);
+      const id = uploaded.body.id as string;
+      const listed = await http().get('/v1/files').set(limited).expect(200);
+      expect(listed.body.data.map((f: { id: string }) => f.id)).not.toContain(id);
+      await http().get(`/v1/files/${id}`).set(limited).expect(404);
+      await http().post(`/v1/vector_stores/${acme}/files`).set(limited).send({ file_id: id }).expect(404);
+      await http().delete(`/v1/files/${id}`).set(limited).expect(404);
+      await http().get(`/v1/files/${id}`).set(alice.auth).expect(200);
+      // The key's own upload it reaches; so does a file attached to one of its collections.
+      const mine = await http()
+        .post('/v1/files')
+        .set(limited)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('Acme turbine notes.'), 'notes.txt')
+        .expect(201);
+      await http().get(`/v1/files/${mine.body.id}`).set(limited).expect(200);
+      await http().post(`/v1/vector_stores/${acme}/files`).set(alice.auth).send({ file_id: id }).expect(201);
+      await http().get(`/v1/files/${id}`).set(limited).expect(200);
     });
   });
 

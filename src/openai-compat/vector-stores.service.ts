@@ -112,6 +112,7 @@ export class VectorStoresService {
         bytes: content.length,
       },
       content,
+      caller.collectionIds ?? null,
     );
   }
 
