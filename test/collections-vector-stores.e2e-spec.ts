@@ -165,6 +165,20 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect((await openai.vectorStores.search(store.id, { query: 'printers' })).data).toHaveLength(1);
   });
 
+  it('a filename with NUL characters or a path is stored without them (no 500); a huge one is cut', async () => {
+    const key = (await createKey(test, user)).key;
+    const upload = (filename: string) =>
+      test
+        .http()
+        .post('/v1/files')
+        .set('Authorization', `Bearer ${key}`)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('Hello.'), { filename, contentType: 'text/plain' });
+    expect((await upload('a\u0000b.txt').expect(201)).body.filename).toBe('ab.txt');
+    expect((await upload('../../etc/passwd.txt').expect(201)).body.filename).toBe('passwd.txt');
+    expect((await upload(`${'x'.repeat(5000)}.txt`).expect(201)).body.filename).toHaveLength(300);
+  });
+
   it("a key limited to collections reaches only its own stores, and never another's passage", async () => {
     const mine = await openai.vectorStores.create({ name: 'Mine' });
     const theirs = await openai.vectorStores.create({ name: 'Theirs' });

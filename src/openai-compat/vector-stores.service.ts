@@ -106,8 +106,9 @@ export class VectorStoresService {
     return this.repository.insertFile(
       {
         organization_id: caller.organizationId,
-        filename: (file.originalname || 'upload').slice(0, TITLE_MAX),
-        mimetype: (file.mimetype || 'application/octet-stream').slice(0, 200),
+        // PostgreSQL's text holds no NUL character (as the documents' upload strips it from a title).
+        filename: ((file.originalname || '').replace(/\u0000/g, '').trim() || 'upload').slice(0, TITLE_MAX),
+        mimetype: ((file.mimetype || '').replace(/\u0000/g, '') || 'application/octet-stream').slice(0, 200),
         purpose,
         bytes: content.length,
       },
