@@ -333,6 +333,41 @@ describe('API keys limited to collections', () => {
     });
   });
 
+  describe('Idempotency-Key', () => {
+    it("another key's stored answer is never replayed to a key limited to other collections (422)", async () => {
+      const initech = await partnerKey(test, alice, { collection_ids: [other] });
+      const body = { query: 'turbine secrets' };
+      const first = await http()
+        .post('/v1/search/')
+        .set(bearer(initech.key))
+        .set('Idempotency-Key', 'shared-1')
+        .send(body)
+        .expect(200);
+      expect(first.body.results.map((s: Source) => s.title)).toEqual(['Initech manual']);
+      const replayed = await http().post('/v1/search/').set(limited).set('Idempotency-Key', 'shared-1').send(body);
+      expect(replayed.status).toBe(422);
+      expect(replayed.body).toEqual({ detail: 'This Idempotency-Key was already used with a different request.' });
+      const path = `/v1/vector_stores/${other}/search`;
+      await http()
+        .post(path)
+        .set(bearer(initech.key))
+        .set('Idempotency-Key', 'shared-2')
+        .send({ query: 'turbine' })
+        .expect(200);
+      const store = await http().post(path).set(limited).set('Idempotency-Key', 'shared-2').send({ query: 'turbine' });
+      expect(store.status).toBe(422);
+      expect(JSON.stringify(store.body)).not.toContain('Initech');
+      // The same key again is still a replay.
+      const again = await http()
+        .post('/v1/search/')
+        .set(bearer(initech.key))
+        .set('Idempotency-Key', 'shared-1')
+        .send(body)
+        .expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+    });
+  });
+
   describe('files', () => {
     it('a file uploaded by a wider caller and attached nowhere is a 404 to the key: not listed, read, attached or deleted', async () => {
       const uploaded = await http()
