@@ -179,6 +179,26 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect((await upload(`${'x'.repeat(5000)}.txt`).expect(201)).body.filename).toHaveLength(300);
   });
 
+  it("another organization's file or store as `after`/`before` is an unknown cursor (no oracle of its existence)", async () => {
+    const stranger = await signUp(test);
+    const theirs = clientFor(test, (await createKey(test, stranger)).key);
+    const file = await theirs.files.create({
+      file: await toFile(Buffer.from('Theirs.'), 'theirs.txt'),
+      purpose: 'assistants',
+    });
+    const store = await theirs.vectorStores.create({ name: 'Theirs' });
+    await openai.files.create({ file: await toFile(Buffer.from('Mine.'), 'mine.txt'), purpose: 'assistants' });
+    const key = (await createKey(test, user)).key;
+    for (const [path, id] of [
+      ['/v1/files', file.id],
+      ['/v1/vector_stores', store.id],
+    ])
+      for (const cursor of ['after', 'before']) {
+        const page = await test.http().get(`${path}?${cursor}=${id}`).set('Authorization', `Bearer ${key}`).expect(200);
+        expect(page.body.data).toEqual([]);
+      }
+  });
+
   it("a key limited to collections reaches only its own stores, and never another's passage", async () => {
     const mine = await openai.vectorStores.create({ name: 'Mine' });
     const theirs = await openai.vectorStores.create({ name: 'Theirs' });

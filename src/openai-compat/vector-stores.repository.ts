@@ -89,7 +89,7 @@ export class VectorStoresRepository {
 
   async stores(organizationId: string, reach: readonly string[] | null, window: ListWindow): Promise<VectorStoreRow[]> {
     const params: unknown[] = [organizationId, reach];
-    const page = windowSql('c', 'collections', 'id', window, 3);
+    const page = windowSql('c', 'collections', 'id', window, 3, ' AND organization_id = $1');
     return this.dataSource.query(
       `SELECT ${STORE_COLUMNS} FROM collections c
         WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))${page.sql}`,
@@ -130,7 +130,7 @@ export class VectorStoresRepository {
     window: ListWindow,
     purpose?: string,
   ): Promise<FileRow[]> {
-    const page = windowSql('f', 'files', 'id', window, 4);
+    const page = windowSql('f', 'files', 'id', window, 4, ' AND organization_id = $1');
     return this.dataSource.query(
       `SELECT f.id, f.organization_id, f.filename, f.mimetype, f.purpose, f.bytes, f.created_at FROM files f
         WHERE f.organization_id = $1 AND ($3::text IS NULL OR f.purpose = $3)
