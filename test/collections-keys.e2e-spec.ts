@@ -333,6 +333,43 @@ describe('API keys limited to collections', () => {
     });
   });
 
+  describe('MCP', () => {
+    it('fetch: a document (or a passage) of another collection is a tool error, never its text', async () => {
+      const passage = (
+        await http()
+          .post('/v1/search/')
+          .set(alice.auth)
+          .send({ query: 'turbine secrets', collection_ids: [other] })
+          .expect(200)
+      ).body.results[0].chunk_id as string;
+      for (const id of [docs['Initech manual'], passage, docs['Default manual']]) {
+        const answer = await http()
+          .post('/mcp')
+          .set(limited)
+          .set('Accept', 'application/json, text/event-stream')
+          .set('MCP-Protocol-Version', '2025-06-18')
+          .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fetch', arguments: { id } } });
+        expect(answer.status).toBe(200);
+        expect(answer.text).not.toContain('nobody else may read');
+        expect(answer.text).not.toContain('turbine history');
+        expect(answer.body.result.isError).toBe(true);
+      }
+      const own = await http()
+        .post('/mcp')
+        .set(limited)
+        .set('Accept', 'application/json, text/event-stream')
+        .set('MCP-Protocol-Version', '2025-06-18')
+        .send({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'fetch', arguments: { id: docs['Acme manual'] } },
+        })
+        .expect(200);
+      expect(own.body.result.structuredContent.title).toBe('Acme manual');
+    });
+  });
+
   describe('Idempotency-Key', () => {
     it("another key's stored answer is never replayed to a key limited to other collections (422)", async () => {
       const initech = await partnerKey(test, alice, { collection_ids: [other] });

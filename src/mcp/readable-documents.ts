@@ -8,7 +8,8 @@ import { DomainsService } from '../domains/domains.service.js';
 import { KnowledgeBaseService } from '../query/knowledge-base.service.js';
 
 /**
- * The documents a caller may read whole: its organization's own, and those of the public domains it may
+ * The documents a caller may read whole: its organization's own (for a key limited to collections, those
+ * of its collections), and those of the public domains it may
  * ask (active, within `allowed_domains`: the same 404 and 403 as asking the domain). Another
  * organization's document, an inactive domain's and a missing one are the same 404.
  */
@@ -28,6 +29,9 @@ export class ReadableDocuments {
     if (!document) throw notFound;
     if (document.organizationId !== null) {
       if (document.organizationId !== caller.organizationId) throw notFound;
+      // A key limited to collections reads only theirs (another collection's document is as missing).
+      if (caller.collectionIds && !(document.collectionId && caller.collectionIds.includes(document.collectionId)))
+        throw notFound;
       return document;
     }
     const domain = document.domainId ? await this.domains.findActiveById(document.domainId) : null;
