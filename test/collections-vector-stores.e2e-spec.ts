@@ -199,6 +199,36 @@ describe('OpenAI vector stores (collections) with the official client', () => {
       }
   });
 
+  it('a file id that is not one (attach, retrieve, detach, file_ids on create) is a 404 naming it, not a 500', async () => {
+    const store = await openai.vectorStores.create({ name: 'Ids' });
+    const key = (await createKey(test, user)).key;
+    const auth = { Authorization: `Bearer ${key}` };
+    for (const id of ['not-a-uuid', '%00']) {
+      const shown = decodeURIComponent(id);
+      const expected = { detail: `File ${JSON.stringify(shown)} not found.` };
+      const retrieved = await test.http().get(`/v1/vector_stores/${store.id}/files/${id}`).set(auth).expect(404);
+      expect(retrieved.body).toMatchObject(expected);
+      await test.http().delete(`/v1/vector_stores/${store.id}/files/${id}`).set(auth).expect(404);
+      if (id === '%00') continue; // in a JSON body, a NUL character is a 400 naming the field
+      const attached = await test
+        .http()
+        .post(`/v1/vector_stores/${store.id}/files`)
+        .set(auth)
+        .send({ file_id: shown })
+        .expect(404);
+      expect(attached.body).toMatchObject(expected);
+    }
+    const created = await test
+      .http()
+      .post('/v1/vector_stores')
+      .set(auth)
+      .send({ name: 'With files', file_ids: ['nope'] })
+      .expect(404);
+    expect(created.body).toMatchObject({ detail: 'File "nope" not found.' });
+    // Refused before anything is made: the name is still free.
+    await test.http().post('/v1/vector_stores').set(auth).send({ name: 'With files' }).expect(201);
+  });
+
   it("a key limited to collections reaches only its own stores, and never another's passage", async () => {
     const mine = await openai.vectorStores.create({ name: 'Mine' });
     const theirs = await openai.vectorStores.create({ name: 'Theirs' });

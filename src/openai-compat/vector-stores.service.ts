@@ -6,6 +6,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CollectionsService } from '../collections/collections.service.js';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { isUuid } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { DocumentsService } from '../documents/documents.service.js';
@@ -63,6 +64,8 @@ export class VectorStoresService {
     caller: Principal,
     input: { name?: string | null; description?: string | null; metadata?: Attributes | null; fileIds?: string[] },
   ): Promise<VectorStoreRow> {
+    // Every file is checked first, so an unknown one is a 404 before the store is made.
+    for (const fileId of input.fileIds ?? []) await this.file(caller, fileId);
     const name = input.name ?? `Vector store ${randomBytes(4).toString('hex')}`;
     const created = await this.collections.create(caller, {
       name,
@@ -125,7 +128,9 @@ export class VectorStoresService {
   }
 
   async file(caller: Principal, id: string): Promise<FileRow> {
-    const file = await this.repository.file(caller.organizationId, caller.collectionIds ?? null, id.toLowerCase());
+    const file = isUuid(id)
+      ? await this.repository.file(caller.organizationId, caller.collectionIds ?? null, id.toLowerCase())
+      : null;
     if (!file) throw NotFoundError.named('File', id);
     return file;
   }
@@ -175,7 +180,7 @@ export class VectorStoresService {
 
   async attachment(caller: Principal, storeId: string, fileId: string): Promise<VectorStoreFileRow> {
     const collection = await this.reach(caller, storeId);
-    const row = await this.repository.attachment(collection, fileId.toLowerCase());
+    const row = isUuid(fileId) ? await this.repository.attachment(collection, fileId.toLowerCase()) : null;
     if (!row) throw NotFoundError.named('File', fileId);
     return row;
   }
