@@ -370,6 +370,20 @@ describe('API keys limited to collections', () => {
     });
   });
 
+  describe('webhooks', () => {
+    it("cannot manage the organization's webhooks (their events name every collection's documents): 403", async () => {
+      const denied = { detail: 'You do not have permission to perform this action.' };
+      expect((await http().get('/v1/webhooks/').set(limited).expect(403)).body).toEqual(denied);
+      const created = await http()
+        .post('/v1/webhooks/')
+        .set(limited)
+        .send({ url: 'https://hooks.example.com/kqs', events: ['document.indexed'] })
+        .expect(403);
+      expect(created.body).toEqual(denied);
+      await http().get('/v1/webhooks/').set(alice.auth).expect(200);
+    });
+  });
+
   describe('Idempotency-Key', () => {
     it("another key's stored answer is never replayed to a key limited to other collections (422)", async () => {
       const initech = await partnerKey(test, alice, { collection_ids: [other] });
