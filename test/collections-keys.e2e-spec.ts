@@ -370,6 +370,27 @@ describe('API keys limited to collections', () => {
     });
   });
 
+  describe('the organization', () => {
+    it("cannot do an admin's work (invite, change members, PATCH the organization), even its owner's key: 403", async () => {
+      const denied = { detail: 'You do not have permission to perform this action.' };
+      const invited = await http()
+        .post('/v1/organizations/current/invitations/')
+        .set(limited)
+        .send({ email: 'new-admin@example.com', role: 'admin' })
+        .expect(403);
+      expect(invited.body).toEqual(denied);
+      const patched = await http()
+        .patch('/v1/organizations/current/')
+        .set(limited)
+        .send({ allowed_domains: [] })
+        .expect(403);
+      expect(patched.body).toEqual(denied);
+      await http().get('/v1/organizations/current/invitations/').set(limited).expect(403);
+      // What a viewer may read stays readable.
+      await http().get('/v1/organizations/current/').set(limited).expect(200);
+    });
+  });
+
   describe('webhooks', () => {
     it("cannot manage the organization's webhooks (their events name every collection's documents): 403", async () => {
       const denied = { detail: 'You do not have permission to perform this action.' };
