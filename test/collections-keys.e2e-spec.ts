@@ -190,6 +190,39 @@ describe('API keys limited to collections', () => {
       expect(denied.body).toEqual(notFound('Collection', other));
     });
 
+    it("chat sessions: a session opened by a wider caller (its user's JWT) is a 404 to the key, never its answers", async () => {
+      const wide = (await http().post('/v1/chat/sessions/').set(alice.auth).send({}).expect(201)).body.id;
+      const asked = await http()
+        .post(`/v1/chat/sessions/${wide}/messages/`)
+        .set(alice.auth)
+        .send({ content: 'turbine secrets', collection_ids: [other] })
+        .expect(201);
+      expect(titlesOf(asked.body.assistant_message.sources)).toEqual(['Initech manual']);
+      for (const path of [`/v1/chat/sessions/${wide}/`, `/v1/chat/sessions/${wide}/messages/`])
+        expect((await http().get(path).set(limited).expect(404)).body).toEqual(notFound('Session', wide));
+      await http().post(`/v1/chat/sessions/${wide}/messages/`).set(limited).send({ content: 'again' }).expect(404);
+      await http().delete(`/v1/chat/sessions/${wide}/`).set(limited).expect(404);
+      const listed = await http().get('/v1/chat/sessions/').set(limited).expect(200);
+      expect(listed.body.results.map((s: { id: string }) => s.id)).not.toContain(wide);
+    });
+
+    it("chat sessions: the key's own session, asked by its user's JWT, still asks only the key's collections", async () => {
+      const own = (await http().post('/v1/chat/sessions/').set(limited).send({}).expect(201)).body.id;
+      const denied = await http()
+        .post(`/v1/chat/sessions/${own}/messages/`)
+        .set(alice.auth)
+        .send({ content: 'turbine secrets', collection_ids: [other] })
+        .expect(404);
+      expect(denied.body).toEqual(notFound('Collection', other));
+      const asked = await http()
+        .post(`/v1/chat/sessions/${own}/messages/`)
+        .set(alice.auth)
+        .send({ content: 'turbine manual' })
+        .expect(201);
+      expect(titlesOf(asked.body.assistant_message.sources)).toEqual(['Acme manual', 'Globex manual']);
+      await http().get(`/v1/chat/sessions/${own}/messages/`).set(limited).expect(200);
+    });
+
     it('completions: `private` asks its own collections; another collection as model is a 404', async () => {
       const ask = (model: string) =>
         http()
@@ -297,6 +330,141 @@ describe('API keys limited to collections', () => {
       }
       const stored = await test.db.query(`SELECT count(*)::int AS n FROM documents WHERE title IN ('X', 'x.txt')`);
       expect(stored.rows[0].n).toBe(0);
+    });
+  });
+
+  describe('MCP', () => {
+    it('fetch: a document (or a passage) of another collection is a tool error, never its text', async () => {
+      const passage = (
+        await http()
+          .post('/v1/search/')
+          .set(alice.auth)
+          .send({ query: 'turbine secrets', collection_ids: [other] })
+          .expect(200)
+      ).body.results[0].chunk_id as string;
+      for (const id of [docs['Initech manual'], passage, docs['Default manual']]) {
+        const answer = await http()
+          .post('/mcp')
+          .set(limited)
+          .set('Accept', 'application/json, text/event-stream')
+          .set('MCP-Protocol-Version', '2025-06-18')
+          .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fetch', arguments: { id } } });
+        expect(answer.status).toBe(200);
+        expect(answer.text).not.toContain('nobody else may read');
+        expect(answer.text).not.toContain('turbine history');
+        expect(answer.body.result.isError).toBe(true);
+      }
+      const own = await http()
+        .post('/mcp')
+        .set(limited)
+        .set('Accept', 'application/json, text/event-stream')
+        .set('MCP-Protocol-Version', '2025-06-18')
+        .send({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'fetch', arguments: { id: docs['Acme manual'] } },
+        })
+        .expect(200);
+      expect(own.body.result.structuredContent.title).toBe('Acme manual');
+    });
+  });
+
+  describe('the organization', () => {
+    it("cannot do an admin's work (invite, change members, PATCH the organization), even its owner's key: 403", async () => {
+      const denied = { detail: 'You do not have permission to perform this action.' };
+      const invited = await http()
+        .post('/v1/organizations/current/invitations/')
+        .set(limited)
+        .send({ email: 'new-admin@example.com', role: 'admin' })
+        .expect(403);
+      expect(invited.body).toEqual(denied);
+      const patched = await http()
+        .patch('/v1/organizations/current/')
+        .set(limited)
+        .send({ allowed_domains: [] })
+        .expect(403);
+      expect(patched.body).toEqual(denied);
+      await http().get('/v1/organizations/current/invitations/').set(limited).expect(403);
+      // What a viewer may read stays readable.
+      await http().get('/v1/organizations/current/').set(limited).expect(200);
+    });
+  });
+
+  describe('webhooks', () => {
+    it("cannot manage the organization's webhooks (their events name every collection's documents): 403", async () => {
+      const denied = { detail: 'You do not have permission to perform this action.' };
+      expect((await http().get('/v1/webhooks/').set(limited).expect(403)).body).toEqual(denied);
+      const created = await http()
+        .post('/v1/webhooks/')
+        .set(limited)
+        .send({ url: 'https://hooks.example.com/kqs', events: ['document.indexed'] })
+        .expect(403);
+      expect(created.body).toEqual(denied);
+      await http().get('/v1/webhooks/').set(alice.auth).expect(200);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it("another key's stored answer is never replayed to a key limited to other collections (422)", async () => {
+      const initech = await partnerKey(test, alice, { collection_ids: [other] });
+      const body = { query: 'turbine secrets' };
+      const first = await http()
+        .post('/v1/search/')
+        .set(bearer(initech.key))
+        .set('Idempotency-Key', 'shared-1')
+        .send(body)
+        .expect(200);
+      expect(first.body.results.map((s: Source) => s.title)).toEqual(['Initech manual']);
+      const replayed = await http().post('/v1/search/').set(limited).set('Idempotency-Key', 'shared-1').send(body);
+      expect(replayed.status).toBe(422);
+      expect(replayed.body).toEqual({ detail: 'This Idempotency-Key was already used with a different request.' });
+      const path = `/v1/vector_stores/${other}/search`;
+      await http()
+        .post(path)
+        .set(bearer(initech.key))
+        .set('Idempotency-Key', 'shared-2')
+        .send({ query: 'turbine' })
+        .expect(200);
+      const store = await http().post(path).set(limited).set('Idempotency-Key', 'shared-2').send({ query: 'turbine' });
+      expect(store.status).toBe(422);
+      expect(JSON.stringify(store.body)).not.toContain('Initech');
+      // The same key again is still a replay.
+      const again = await http()
+        .post('/v1/search/')
+        .set(bearer(initech.key))
+        .set('Idempotency-Key', 'shared-1')
+        .send(body)
+        .expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+    });
+  });
+
+  describe('files', () => {
+    it('a file uploaded by a wider caller and attached nowhere is a 404 to the key: not listed, read, attached or deleted', async () => {
+      const uploaded = await http()
+        .post('/v1/files')
+        .set(alice.auth)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('The Initech payroll: turbine bonuses.'), 'payroll.txt')
+        .expect(201);
+      const id = uploaded.body.id as string;
+      const listed = await http().get('/v1/files').set(limited).expect(200);
+      expect(listed.body.data.map((f: { id: string }) => f.id)).not.toContain(id);
+      await http().get(`/v1/files/${id}`).set(limited).expect(404);
+      await http().post(`/v1/vector_stores/${acme}/files`).set(limited).send({ file_id: id }).expect(404);
+      await http().delete(`/v1/files/${id}`).set(limited).expect(404);
+      await http().get(`/v1/files/${id}`).set(alice.auth).expect(200);
+      // The key's own upload it reaches; so does a file attached to one of its collections.
+      const mine = await http()
+        .post('/v1/files')
+        .set(limited)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('Acme turbine notes.'), 'notes.txt')
+        .expect(201);
+      await http().get(`/v1/files/${mine.body.id}`).set(limited).expect(200);
+      await http().post(`/v1/vector_stores/${acme}/files`).set(alice.auth).send({ file_id: id }).expect(201);
+      await http().get(`/v1/files/${id}`).set(limited).expect(200);
     });
   });
 

@@ -145,6 +145,90 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect(noFile).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('a filter key "__proto__" or "constructor" is an ordinary attribute name (no prototype pollution, no crash)', async () => {
+    const store = await openai.vectorStores.create({ name: 'Proto' });
+    const file = await openai.files.create({
+      file: await toFile(Buffer.from('Printers jam when the tray is empty.'), 'printers.txt'),
+      purpose: 'assistants',
+    });
+    await openai.vectorStores.files.createAndPoll(store.id, { file_id: file.id });
+    for (const key of ['__proto__', 'constructor', 'toString'])
+      for (let i = 0; i < 2; i++) {
+        const page = await openai.vectorStores.search(store.id, {
+          query: 'printers',
+          filters: { type: 'eq', key, value: 1 },
+        });
+        expect(page.data).toEqual([]);
+      }
+    expect(({} as Record<string, unknown>).$eq).toBeUndefined();
+    await test.http().get('/health/').expect(200);
+    expect((await openai.vectorStores.search(store.id, { query: 'printers' })).data).toHaveLength(1);
+  });
+
+  it('a filename with NUL characters or a path is stored without them (no 500); a huge one is cut', async () => {
+    const key = (await createKey(test, user)).key;
+    const upload = (filename: string) =>
+      test
+        .http()
+        .post('/v1/files')
+        .set('Authorization', `Bearer ${key}`)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('Hello.'), { filename, contentType: 'text/plain' });
+    expect((await upload('a\u0000b.txt').expect(201)).body.filename).toBe('ab.txt');
+    expect((await upload('../../etc/passwd.txt').expect(201)).body.filename).toBe('passwd.txt');
+    expect((await upload(`${'x'.repeat(5000)}.txt`).expect(201)).body.filename).toHaveLength(300);
+  });
+
+  it("another organization's file or store as `after`/`before` is an unknown cursor (no oracle of its existence)", async () => {
+    const stranger = await signUp(test);
+    const theirs = clientFor(test, (await createKey(test, stranger)).key);
+    const file = await theirs.files.create({
+      file: await toFile(Buffer.from('Theirs.'), 'theirs.txt'),
+      purpose: 'assistants',
+    });
+    const store = await theirs.vectorStores.create({ name: 'Theirs' });
+    await openai.files.create({ file: await toFile(Buffer.from('Mine.'), 'mine.txt'), purpose: 'assistants' });
+    const key = (await createKey(test, user)).key;
+    for (const [path, id] of [
+      ['/v1/files', file.id],
+      ['/v1/vector_stores', store.id],
+    ])
+      for (const cursor of ['after', 'before']) {
+        const page = await test.http().get(`${path}?${cursor}=${id}`).set('Authorization', `Bearer ${key}`).expect(200);
+        expect(page.body.data).toEqual([]);
+      }
+  });
+
+  it('a file id that is not one (attach, retrieve, detach, file_ids on create) is a 404 naming it, not a 500', async () => {
+    const store = await openai.vectorStores.create({ name: 'Ids' });
+    const key = (await createKey(test, user)).key;
+    const auth = { Authorization: `Bearer ${key}` };
+    for (const id of ['not-a-uuid', '%00']) {
+      const shown = decodeURIComponent(id);
+      const expected = { detail: `File ${JSON.stringify(shown)} not found.` };
+      const retrieved = await test.http().get(`/v1/vector_stores/${store.id}/files/${id}`).set(auth).expect(404);
+      expect(retrieved.body).toMatchObject(expected);
+      await test.http().delete(`/v1/vector_stores/${store.id}/files/${id}`).set(auth).expect(404);
+      if (id === '%00') continue; // in a JSON body, a NUL character is a 400 naming the field
+      const attached = await test
+        .http()
+        .post(`/v1/vector_stores/${store.id}/files`)
+        .set(auth)
+        .send({ file_id: shown })
+        .expect(404);
+      expect(attached.body).toMatchObject(expected);
+    }
+    const created = await test
+      .http()
+      .post('/v1/vector_stores')
+      .set(auth)
+      .send({ name: 'With files', file_ids: ['nope'] })
+      .expect(404);
+    expect(created.body).toMatchObject({ detail: 'File "nope" not found.' });
+    // Refused before anything is made: the name is still free.
+    await test.http().post('/v1/vector_stores').set(auth).send({ name: 'With files' }).expect(201);
+  });
+
   it("a key limited to collections reaches only its own stores, and never another's passage", async () => {
     const mine = await openai.vectorStores.create({ name: 'Mine' });
     const theirs = await openai.vectorStores.create({ name: 'Theirs' });

@@ -112,6 +112,16 @@ describe('collections', () => {
       await create(bob, { name: 'Tickets' }).expect(201);
     });
 
+    it('a name that differs only by its Unicode normalisation is a duplicate (409); names are stored composed (NFC)', async () => {
+      const composed = await create(alice, { name: 'Caf\u00e9' }).expect(201);
+      expect(composed.body.name).toBe('Caf\u00e9');
+      const decomposed = await create(alice, { name: 'Cafe\u0301' }).expect(409);
+      expect(decomposed.body).toEqual({ detail: 'A collection named "Caf\u00e9" already exists.' });
+      const stored = await create(alice, { name: 'Re\u0301sume\u0301' }).expect(201);
+      expect(stored.body.name).toBe('R\u00e9sum\u00e9');
+      await http().patch(`/v1/collections/${stored.body.id}/`).set(alice.auth).send({ name: 'CAFE\u0301' }).expect(409);
+    });
+
     it('refuses to delete or rename `default` (409), by id or by its alias', async () => {
       expect((await http().delete(`/v1/collections/${aliceOrg}/`).set(alice.auth).expect(409)).body).toEqual({
         detail: 'The default collection cannot be deleted.',

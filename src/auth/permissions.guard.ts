@@ -7,7 +7,7 @@ import { roleAtLeast } from '../common/roles.js';
 /**
  * What the route admits of an authenticated caller: an API key lacking the scope the route declares
  * (`@Authenticated({ scope })`) gets 403, then a member whose role in the organization is below the
- * route's (`@Authenticated({ role })`), then a non-admin on an `@AdminOnly()` route gets 403. It runs
+ * route's (`@Authenticated({ role })`), or a key limited to collections on an admin's route, then a non-admin on an `@AdminOnly()` route gets 403. It runs
  * after authentication (a revoked key is a 401 first) and after the rate limit, so a refused request is
  * still counted and still carries the RateLimit-* headers; before the route's own checks. The scopes
  * come with the cached key grant: no database read. JWTs are not scoped.
@@ -22,6 +22,10 @@ export class PermissionsGuard implements CanActivate {
       throw new MissingScopeError(requirement.scope);
     // The role travels with the principal (auth/principal.ts): no database read here either.
     if (requirement.role && request.user && !roleAtLeast(request.user.role, requirement.role))
+      throw new PermissionDeniedError();
+    // A key limited to collections never does an admin's work (invitations, roles, the organization,
+    // webhooks): each reaches beyond its collections (an admin it invited would reach every one).
+    if (requirement.role && request.user?.collectionIds && roleAtLeast(requirement.role, 'admin'))
       throw new PermissionDeniedError();
     if (requirement.adminOnly && !request.user?.isAdmin) throw new PermissionDeniedError();
     return true;

@@ -19,6 +19,13 @@ export class ChatSession {
   @Column({ type: 'varchar', length: 50, nullable: true })
   domain: string | null;
 
+  /**
+   * The collections of the API key that opened the session (null: every collection). A key limited to
+   * collections finds only sessions opened within its own, and the session asks only these.
+   */
+  @Column({ name: 'collection_ids', type: 'uuid', array: true, nullable: true })
+  collectionIds: string[] | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', update: false })
   createdAt: Date;
 

@@ -5,6 +5,13 @@ import type { SourceResponse } from '../query/dto/query.response.js';
 import { ChatMessage } from './chat-message.entity.js';
 import { ChatSession } from './chat-session.entity.js';
 
+/** Whose sessions: a user in an organization, through a credential that may be limited to collections. */
+export interface SessionOwner {
+  userId: string;
+  organizationId: string;
+  collectionIds?: readonly string[] | null;
+}
+
 /** `updated_at` from the database clock, as `created_at` is. */
 const TOUCHED = () => 'clock_timestamp()';
 
@@ -21,7 +28,9 @@ export class ChatRepository {
     return this.dataSource.getRepository(ChatMessage);
   }
 
-  createSession(session: Pick<ChatSession, 'organizationId' | 'userId' | 'title' | 'domain'>): Promise<ChatSession> {
+  createSession(
+    session: Pick<ChatSession, 'organizationId' | 'userId' | 'title' | 'domain' | 'collectionIds'>,
+  ): Promise<ChatSession> {
     return this.sessions.save(this.sessions.create(session));
   }
 
@@ -29,18 +38,31 @@ export class ChatRepository {
    * The user's sessions in one organization (a team member's sessions in another, or in one it left,
    * hold that organization's answers), most recently active first.
    */
-  sessionPage(owner: { userId: string; organizationId: string }, page: PageRequest): Promise<[ChatSession[], number]> {
-    return this.sessions.findAndCount({
-      where: { userId: owner.userId, organizationId: owner.organizationId },
-      order: { updatedAt: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
-    });
+  sessionPage(owner: SessionOwner, page: PageRequest): Promise<[ChatSession[], number]> {
+    return this.owned(owner).orderBy('s.updatedAt', 'DESC').take(page.limit).skip(page.offset).getManyAndCount();
   }
 
   /** Null for a missing session, someone else's, or one of the user's in another organization. */
-  findSession(owner: { userId: string; organizationId: string }, sessionId: string): Promise<ChatSession | null> {
-    return this.sessions.findOneBy({ id: sessionId, userId: owner.userId, organizationId: owner.organizationId });
+  findSession(owner: SessionOwner, sessionId: string): Promise<ChatSession | null> {
+    return this.owned(owner).andWhere('s.id = :sessionId', { sessionId }).getOne();
+  }
+
+  /**
+   * The user's sessions in the organization; for a key limited to collections, only those opened within
+   * its own collections (a wider caller's session may hold answers from any collection).
+   */
+  private owned(owner: SessionOwner) {
+    const query = this.sessions
+      .createQueryBuilder('s')
+      .where('s.userId = :userId AND s.organizationId = :organizationId', {
+        userId: owner.userId,
+        organizationId: owner.organizationId,
+      });
+    return owner.collectionIds
+      ? query.andWhere('s.collectionIds IS NOT NULL AND s.collectionIds <@ CAST(:reach AS uuid[])', {
+          reach: [...owner.collectionIds],
+        })
+      : query;
   }
 
   async rename(sessionId: string, title: string): Promise<void> {

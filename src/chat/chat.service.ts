@@ -37,6 +37,7 @@ export class ChatService {
       userId: caller.userId,
       title: title ?? 'New chat',
       domain: knowledgeBase.domain,
+      collectionIds: caller.collectionIds ? [...caller.collectionIds] : null,
     });
   }
 
@@ -89,7 +90,9 @@ export class ChatService {
       role: message.role,
       content: message.content,
     }));
-    const prepared = await this.queries.prepare(caller, {
+    // A session opened by a key limited to collections asks only those, whoever writes in it.
+    const asker = session.collectionIds ? { ...caller, collectionIds: session.collectionIds } : caller;
+    const prepared = await this.queries.prepare(asker, {
       text: content,
       domain: session.domain,
       collectionIds,

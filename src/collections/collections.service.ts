@@ -65,13 +65,15 @@ export class CollectionsService {
   /** A key limited to collections cannot make one (it could not reach it). */
   async create(caller: Principal, input: CollectionInput): Promise<CollectionWithCounts> {
     if (caller.collectionIds) throw new PermissionDeniedError();
-    const created = await this.named(input.name, () =>
+    // Composed (NFC), so a name differing only by its normalisation is the same name (the unique index).
+    const name = input.name.normalize('NFC');
+    const created = await this.named(name, () =>
       this.dataSource.transaction(async (manager) => {
         const count = await this.collections.lockAndCount(manager, caller.organizationId);
         if (count >= COLLECTIONS_MAX) throw new BadRequestError(tooManyCollections(COLLECTIONS_MAX));
         return this.collections.insert(manager, {
           organizationId: caller.organizationId,
-          name: input.name,
+          name,
           description: input.description ?? null,
           metadata: input.metadata ?? {},
         });
@@ -80,7 +82,8 @@ export class CollectionsService {
     return this.get(caller, created.id);
   }
 
-  async update(caller: Principal, id: string, changes: Partial<CollectionInput>): Promise<CollectionWithCounts> {
+  async update(caller: Principal, id: string, update: Partial<CollectionInput>): Promise<CollectionWithCounts> {
+    const changes = update.name === undefined ? update : { ...update, name: update.name.normalize('NFC') };
     const collection = await this.get(caller, id);
     if (changes.name !== undefined && changes.name !== collection.name && isDefaultCollection(collection))
       throw new ConflictError(DEFAULT_NOT_RENAMABLE);

@@ -87,7 +87,13 @@ export class IdempotencyService implements IdempotentStreams {
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new IdempotencyKeyInvalidError();
     // An upload's parts are read after this point and its multipart boundary changes on each retry.
     if (request.isMultipart()) throw new IdempotencyKeyOnUploadError();
-    const hash = requestHash(request.method, pathOf(request.url), request.body, request.user.scopes);
+    const hash = requestHash(
+      request.method,
+      pathOf(request.url),
+      request.body,
+      request.user.scopes,
+      request.user.collectionIds,
+    );
     const admission = await this.admit(request.user.organizationId, key, hash);
     if ('replay' in admission) throw new ReplayedResponse(admission.replay);
     this.claims.set(request, admission.run);
@@ -196,10 +202,19 @@ function storable(payload: unknown): string | null {
 /**
  * What identifies a request for its key: method, path (its trailing slash optional) and body, and a
  * scoped key's scopes: a route that checks scopes itself (POST /mcp's tools) must not replay to a key
- * lacking them what a key holding them was answered (another key's replay is a 422 instead).
+ * lacking them what a key holding them was answered (another key's replay is a 422 instead). Likewise a
+ * key limited to collections: another key's answer may hold passages of collections it may not reach.
  */
-export function requestHash(method: string, path: string, body: unknown, scopes?: readonly string[] | null): string {
-  const grant = scopes ? `\nscopes ${[...scopes].sort().join(' ')}` : '';
+export function requestHash(
+  method: string,
+  path: string,
+  body: unknown,
+  scopes?: readonly string[] | null,
+  collectionIds?: readonly string[] | null,
+): string {
+  const grant =
+    (scopes ? `\nscopes ${[...scopes].sort().join(' ')}` : '') +
+    (collectionIds ? `\ncollections ${collectionIds.join(' ')}` : '');
   return createHash('sha256')
     .update(`${method} ${path.replace(/\/+$/, '')}\n${JSON.stringify(body ?? null)}${grant}`)
     .digest('hex');

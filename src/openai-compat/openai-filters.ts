@@ -13,7 +13,8 @@ import {
  */
 export function metadataFilterOf(filters: unknown): { filter?: MetadataFilter; problem?: string } {
   if (filters === undefined || filters === null) return {};
-  const fields: Record<string, FieldOperators> = {};
+  // No prototype: a key such as "__proto__" or "constructor" is an attribute name like any other.
+  const fields: Record<string, FieldOperators> = Object.create(null) as Record<string, FieldOperators>;
   const problem = collect(filters, fields, 0);
   if (problem) return { problem };
   const invalid = metadataFilterProblem(fields);
@@ -52,7 +53,7 @@ function collect(node: unknown, into: Record<string, FieldOperators>, depth: num
       ? `"${key}": "${type}" needs a list of strings or numbers.`
       : `"${key}": "${type}" needs a string or a number (attributes are strings and numbers here).`;
   const operator = `$${type}` as keyof FieldOperators;
-  const field = (into[key] ??= {});
+  const field = Object.hasOwn(into, key) ? into[key] : (into[key] = {});
   if (operator in field) return `"${key}" is compared with "${type}" twice.`;
   (field as Record<string, unknown>)[operator] = value;
   return null;

@@ -52,6 +52,15 @@ const STORE_COLUMNS = `c.id, c.organization_id, c.name, c.description, c.metadat
   (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'failed') AS failed`;
 
 /**
+ * A file a key limited to collections (\$2) may reach: attached to none of the others, and either
+ * uploaded within its collections or attached to one of them (a wider caller's unattached upload is not its).
+ */
+const WITHIN_REACH = `($2::uuid[] IS NULL OR (
+    NOT EXISTS (SELECT 1 FROM vector_store_files v WHERE v.file_id = f.id AND v.collection_id <> ALL($2::uuid[]))
+    AND ((f.collection_ids IS NOT NULL AND f.collection_ids <@ $2::uuid[])
+      OR EXISTS (SELECT 1 FROM vector_store_files v WHERE v.file_id = f.id AND v.collection_id = ANY($2::uuid[])))))`;
+
+/**
  * A window of a table ordered by (created_at, id): the SQL after `WHERE …` and its parameters, starting
  * at `$first`. `limit + 1` rows are read, so the caller can tell `has_more`.
  */
@@ -80,7 +89,7 @@ export class VectorStoresRepository {
 
   async stores(organizationId: string, reach: readonly string[] | null, window: ListWindow): Promise<VectorStoreRow[]> {
     const params: unknown[] = [organizationId, reach];
-    const page = windowSql('c', 'collections', 'id', window, 3);
+    const page = windowSql('c', 'collections', 'id', window, 3, ' AND organization_id = $1');
     return this.dataSource.query(
       `SELECT ${STORE_COLUMNS} FROM collections c
         WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))${page.sql}`,
@@ -96,18 +105,24 @@ export class VectorStoresRepository {
     return rows[0] ?? null;
   }
 
-  async insertFile(file: Omit<FileRow, 'id' | 'created_at'>, content: Buffer): Promise<FileRow> {
+  /** `reach`: the collections of the key that uploads it (null: every collection). */
+  async insertFile(
+    file: Omit<FileRow, 'id' | 'created_at'>,
+    content: Buffer,
+    reach: readonly string[] | null,
+  ): Promise<FileRow> {
     const rows: FileRow[] = await this.dataSource.query(
-      `INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content, collection_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[])
        RETURNING id, organization_id, filename, mimetype, purpose, bytes, created_at`,
-      [file.organization_id, file.filename, file.mimetype, file.purpose, file.bytes, content],
+      [file.organization_id, file.filename, file.mimetype, file.purpose, file.bytes, content, reach],
     );
     return rows[0];
   }
 
   /**
-   * The organization's files; for a key limited to collections (`reach`), only those attached to none
-   * of the other collections.
+   * The organization's files; for a key limited to collections (`reach`), only those within its reach
+   * (WITHIN_REACH).
    */
   files(
     organizationId: string,
@@ -115,12 +130,11 @@ export class VectorStoresRepository {
     window: ListWindow,
     purpose?: string,
   ): Promise<FileRow[]> {
-    const page = windowSql('f', 'files', 'id', window, 4);
+    const page = windowSql('f', 'files', 'id', window, 4, ' AND organization_id = $1');
     return this.dataSource.query(
       `SELECT f.id, f.organization_id, f.filename, f.mimetype, f.purpose, f.bytes, f.created_at FROM files f
         WHERE f.organization_id = $1 AND ($3::text IS NULL OR f.purpose = $3)
-          AND ($2::uuid[] IS NULL OR NOT EXISTS (
-            SELECT 1 FROM vector_store_files v WHERE v.file_id = f.id AND v.collection_id <> ALL($2::uuid[])))${page.sql}`,
+          AND ${WITHIN_REACH}${page.sql}`,
       [organizationId, reach, purpose ?? null, ...page.params],
     );
   }
@@ -129,8 +143,7 @@ export class VectorStoresRepository {
     const rows: FileRow[] = await this.dataSource.query(
       `SELECT f.id, f.organization_id, f.filename, f.mimetype, f.purpose, f.bytes, f.created_at FROM files f
         WHERE f.organization_id = $1 AND f.id = $3
-          AND ($2::uuid[] IS NULL OR NOT EXISTS (
-            SELECT 1 FROM vector_store_files v WHERE v.file_id = f.id AND v.collection_id <> ALL($2::uuid[])))`,
+          AND ${WITHIN_REACH}`,
       [organizationId, reach, id],
     );
     return rows[0] ?? null;

@@ -6,6 +6,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CollectionsService } from '../collections/collections.service.js';
 import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import { isUuid } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { DocumentsService } from '../documents/documents.service.js';
@@ -63,6 +64,8 @@ export class VectorStoresService {
     caller: Principal,
     input: { name?: string | null; description?: string | null; metadata?: Attributes | null; fileIds?: string[] },
   ): Promise<VectorStoreRow> {
+    // Every file is checked first, so an unknown one is a 404 before the store is made.
+    for (const fileId of input.fileIds ?? []) await this.file(caller, fileId);
     const name = input.name ?? `Vector store ${randomBytes(4).toString('hex')}`;
     const created = await this.collections.create(caller, {
       name,
@@ -106,12 +109,14 @@ export class VectorStoresService {
     return this.repository.insertFile(
       {
         organization_id: caller.organizationId,
-        filename: (file.originalname || 'upload').slice(0, TITLE_MAX),
-        mimetype: (file.mimetype || 'application/octet-stream').slice(0, 200),
+        // PostgreSQL's text holds no NUL character (as the documents' upload strips it from a title).
+        filename: ((file.originalname || '').replace(/\u0000/g, '').trim() || 'upload').slice(0, TITLE_MAX),
+        mimetype: ((file.mimetype || '').replace(/\u0000/g, '') || 'application/octet-stream').slice(0, 200),
         purpose,
         bytes: content.length,
       },
       content,
+      caller.collectionIds ?? null,
     );
   }
 
@@ -123,7 +128,9 @@ export class VectorStoresService {
   }
 
   async file(caller: Principal, id: string): Promise<FileRow> {
-    const file = await this.repository.file(caller.organizationId, caller.collectionIds ?? null, id.toLowerCase());
+    const file = isUuid(id)
+      ? await this.repository.file(caller.organizationId, caller.collectionIds ?? null, id.toLowerCase())
+      : null;
     if (!file) throw NotFoundError.named('File', id);
     return file;
   }
@@ -173,7 +180,7 @@ export class VectorStoresService {
 
   async attachment(caller: Principal, storeId: string, fileId: string): Promise<VectorStoreFileRow> {
     const collection = await this.reach(caller, storeId);
-    const row = await this.repository.attachment(collection, fileId.toLowerCase());
+    const row = isUuid(fileId) ? await this.repository.attachment(collection, fileId.toLowerCase()) : null;
     if (!row) throw NotFoundError.named('File', fileId);
     return row;
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
-import { BadRequestError, NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { BadRequestError, NotFoundError, PermissionDeniedError, ValidationFailedError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { WEBHOOK_SECRET_BOX } from './delivery-worker.js';
@@ -108,9 +108,11 @@ export class WebhooksService {
 
   /**
    * The organization must still exist. Who may manage its endpoints (admins and the owner) is the
-   * route's declared role, checked by the permissions guard before this runs.
+   * route's declared role, checked by the permissions guard before this runs; never a key limited to collections.
    */
   private async mayManage(caller: Principal): Promise<void> {
+    // An API key limited to collections may not: the events name every collection's documents.
+    if (caller.collectionIds) throw new PermissionDeniedError();
     const owner = await this.endpoints.ownerOf(caller.organizationId);
     if (owner === undefined) throw new NotFoundError();
   }

@@ -16,6 +16,7 @@ import { Webhooks1795725638525 } from './1795725638525-Webhooks.js';
 import { Teams1795734599789 } from './1795734599789-Teams.js';
 import { Collections1795734606595 } from './1795734606595-Collections.js';
 import { VectorStoreFiles1795735918586 } from './1795735918586-VectorStoreFiles.js';
+import { ReachOfSessionsAndFiles1795738079147 } from './1795738079147-ReachOfSessionsAndFiles.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   Teams1795734599789,
   Collections1795734606595,
   VectorStoreFiles1795735918586,
+  ReachOfSessionsAndFiles1795738079147,
 ];
