@@ -18,7 +18,8 @@
  * `ctx` gives a section:
  *   ctx.service        the shared service: { baseUrl, pid, rssMb(), familyRssMb(), stop() } (started before the first section)
  *   ctx.database       its database: { url, name }
- *   ctx.startService({ env, databaseUrl, nodeArgs })  another instance (stopped at the end), e.g. other env
+ *   ctx.startService({ env, databaseUrl, nodeArgs, main })  another instance (stopped at the end), e.g. other env;
+ *                                                          `main`: another build's dist/main.js
  *   ctx.createDatabase()                               another fresh database (dropped at the end)
  *   ctx.call(baseUrl, method, path, { body, headers }) -> { status, body, headers }
  *   ctx.signUp(baseUrl?) -> { email, password, access, refresh, auth }   ctx.createKey(user, name?, baseUrl?)
@@ -49,6 +50,7 @@ const SECTIONS = {
   mcp: () => import('./sections/mcp.js'),
   'idempotency-flood': () => import('./sections/idempotency-flood.js'),
   soak: () => import('./sections/soak.js'),
+  teams: () => import('./sections/teams.js'),
   query: () => import('./sections/query.js'),
   'query-floor': () => import('./sections/query-floor.js'),
   openai: () => import('./sections/openai.js'),
@@ -173,8 +175,8 @@ async function main() {
         if (process.env.BENCH_KEEP_DATABASE !== '1') cleanups.push(() => extra.drop());
         return extra;
       },
-      async startService({ env = {}, databaseUrl = database.url, nodeArgs = serviceNodeArgs } = {}) {
-        const extra = await startService({ databaseUrl, env: { ...baseEnv, ...env }, logFile, nodeArgs });
+      async startService({ env = {}, databaseUrl = database.url, nodeArgs = serviceNodeArgs, main } = {}) {
+        const extra = await startService({ databaseUrl, env: { ...baseEnv, ...env }, logFile, nodeArgs, main });
         cleanups.unshift(() => extra.stop());
         return extra;
       },

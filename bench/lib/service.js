@@ -42,7 +42,8 @@ export const SERVICE_NODE_ARGS = ['--max-semi-space-size=16'];
 
 /**
  * Starts the built service (`node dist/main.js`) as a child process, so the load generator never shares
- * its event loop. Its output goes to `logFile`. Resolves once `/health/ready/` answers 200.
+ * its event loop. Its output goes to `logFile`. Resolves once `/health/ready/` answers 200. `main`: another
+ * build's entry point (e.g. an earlier revision built in a temporary worktree; default this checkout's).
  */
 export async function startService({
   databaseUrl,
@@ -50,11 +51,12 @@ export async function startService({
   logFile,
   nodeArgs = SERVICE_NODE_ARGS,
   readyTimeoutMs = 60_000,
+  main = MAIN,
 }) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const output = logFile ? openSync(logFile, 'a') : 'ignore';
-  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
