@@ -42,7 +42,7 @@ export interface ExtractiveOptions {
 }
 
 /**
- * Tuned on SQuAD v1.1 dev articles (`npm run bench -- answers`, 16 articles of SQuAD v1.1 dev kept beside the repository for tuning, see docs/BENCHMARKS.md).
+ * Tuned on 16 SQuAD v1.1 dev articles (`npm run bench -- answers`; see docs/BENCHMARKS.md).
  * The sentence score's weights were tuned by hand on all 16 (issue 21's first round). The clause model,
  * the sureness model, `coreMass` and `secondBelow` (round two) were fitted on 8 of the articles only
  * (every other one in the file's order, from Super_Bowl_50) and checked on the other 8: see
