@@ -35,9 +35,7 @@ export class UsersRepository {
 
   /** The user's e-mail, the row locked until the transaction ends. */
   async lockEmail(manager: EntityManager, userId: string): Promise<string> {
-    const rows: { email: string }[] = await manager.query('SELECT email FROM users WHERE id = $1 FOR UPDATE', [
-      userId,
-    ]);
+    const rows: { email: string }[] = await manager.query('SELECT email FROM users WHERE id = $1 FOR UPDATE', [userId]);
     return rows[0].email;
   }
 

@@ -100,9 +100,8 @@ export class TeamsService {
     const leaving = userId === caller.userId;
     if (!leaving && !roleAtLeast(caller.role, 'admin')) throw new PermissionDeniedError();
     let revokedKeys: string[] = [];
-    let ownOrganization: string | null = null;
     try {
-      await this.dataSource.transaction(async (manager) => {
+      const ownOrganization = await this.dataSource.transaction(async (manager) => {
         const member = await this.lockMember(manager, organizationId, userId);
         if (member.role === 'owner') throw new ConflictError(leaving ? OWNER_CANNOT_LEAVE : OWNER_NOT_REMOVED);
         await this.memberships.delete(manager, organizationId, userId);
@@ -115,15 +114,15 @@ export class TeamsService {
           { role: member.role, api_keys_revoked: revokedKeys.length },
           audit,
         );
-        ownOrganization = await this.users.ensureOwnOrganization(manager, userId);
+        return this.users.ensureOwnOrganization(manager, userId);
       });
-    } finally {
-      this.roles.forget(organizationId, userId);
-      this.apiKeys.forget(revokedKeys);
       if (ownOrganization) {
         this.roles.forget(ownOrganization, userId);
         this.accounts.forget(userId);
       }
+    } finally {
+      this.roles.forget(organizationId, userId);
+      this.apiKeys.forget(revokedKeys);
     }
   }
 
