@@ -265,6 +265,89 @@ describe('teams: members', () => {
     await test.http().delete(`${MEMBERS}${founderId}/`).set(founder.auth).expect(204);
   });
 
+  /**
+   * A user whose last membership ended (left, or removed) signs in: a new organization of its own, as
+   * registration gives (owner, `default` collection, subscription), the only one it belongs to; it can
+   * accept an invitation; its tokens for the organization it lost stay refused.
+   */
+  async function expectOwnNewOrganization(user: SignedInUser, lost: string[]): Promise<SignedInUser> {
+    await test.http().get('/auth/users/me/').set(user.auth).expect(401);
+    const again = await signIn(test, user.email, user.password);
+    const me = (await test.http().get('/auth/users/me/').set(again.auth).expect(200)).body;
+    expect(lost).not.toContain(me.organization_id);
+    expect(me.role).toBe('owner');
+    expect(me.organizations).toEqual([
+      { id: me.organization_id, name: `${user.email.split('@')[0]}'s organization`, role: 'owner' },
+    ]);
+    const { rows } = await test.db.query('SELECT owner_id FROM organizations WHERE id = $1', [me.organization_id]);
+    expect(rows).toEqual([{ owner_id: me.id }]);
+    const collections = await test.http().get('/v1/collections/').set(again.auth).expect(200);
+    expect(collections.body.results.map((c: { name: string }) => c.name)).toEqual(['default']);
+    await test.http().get('/v1/billings/subscription/').set(again.auth).expect(200);
+    await test.http().get('/auth/users/me/').set(user.auth).expect(401);
+
+    const host = await signUp(test);
+    const { token } = await invite(test, host, user.email, 'member');
+    const accepted = await test.http().post(ACCEPT).set(again.auth).send({ token }).expect(200);
+    expect(accepted.body).toEqual({ organization_id: await organizationOf(test, host), role: 'member' });
+    const after = (await test.http().get('/auth/users/me/').set(again.auth).expect(200)).body;
+    expect(after.organizations).toHaveLength(2);
+    return again;
+  }
+
+  it('gives a former owner who then left a new organization of its own on sign-in', async () => {
+    const founder = await signUp(test);
+    const founderId = await userId(test, founder);
+    const founded = await organizationOf(test, founder);
+    const heir = await addMember(test, founder, 'member');
+    await test
+      .http()
+      .post(TRANSFER)
+      .set(founder.auth)
+      .send({ user_id: await userId(test, heir) })
+      .expect(200);
+    await test.http().delete(`${MEMBERS}${founderId}/`).set(founder.auth).expect(204);
+    await expectOwnNewOrganization(founder, [founded]);
+  });
+
+  it('gives a member removed from its only organization a new one of its own', async () => {
+    // Registers, hands its own organization to someone else and leaves it, joins X, is removed from X.
+    const wanderer = await signUp(test);
+    const wandererId = await userId(test, wanderer);
+    const ownOrganization = await organizationOf(test, wanderer);
+    const heir = await addMember(test, wanderer, 'member');
+    await test
+      .http()
+      .post(TRANSFER)
+      .set(wanderer.auth)
+      .send({ user_id: await userId(test, heir) })
+      .expect(200);
+    const hostOfX = await signUp(test);
+    const x = await organizationOf(test, hostOfX);
+    const { token } = await invite(test, hostOfX, wanderer.email, 'viewer');
+    await test.http().post(ACCEPT).set(wanderer.auth).send({ token }).expect(200);
+    await test.http().delete(`${MEMBERS}${wandererId}/`).set(wanderer.auth).expect(204);
+    const inX = await switchTo(test, await signIn(test, wanderer.email, wanderer.password), x);
+    expect((await test.http().get('/auth/users/me/').set(inX.auth).expect(200)).body.organizations).toEqual([
+      { id: x, name: expect.any(String), role: 'viewer' },
+    ]);
+    await test.http().delete(`${MEMBERS}${wandererId}/`).set(hostOfX.auth).expect(204);
+    await expectOwnNewOrganization(inX, [x, ownOrganization]);
+  });
+
+  it('keeps exactly one owner in every organization, and every user in one', async () => {
+    const { rows } = await test.db.query(
+      `SELECT o.id FROM organizations o
+        WHERE (SELECT count(*) FROM memberships m WHERE m.organization_id = o.id AND m.role = 'owner') <> 1
+           OR NOT EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = o.id AND m.user_id = o.owner_id AND m.role = 'owner')`,
+    );
+    expect(rows).toEqual([]);
+    const homeless = await test.db.query(
+      'SELECT id FROM users u WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id)',
+    );
+    expect(homeless.rows).toEqual([]);
+  });
+
   it('keeps exactly one owner per organization in the database', async () => {
     await expect(
       test.db.query(

@@ -33,6 +33,21 @@ export class UsersRepository {
     await manager.update(User, { id: userId }, { organizationId });
   }
 
+  /** The user's e-mail, the row locked until the transaction ends. */
+  async lockEmail(manager: EntityManager, userId: string): Promise<string> {
+    const rows: { email: string }[] = await manager.query('SELECT email FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    return rows[0].email;
+  }
+
+  /**
+   * After the user's organization changed outside registration: no organization last switched to (as a
+   * new account), and every instance's account cache forgets the account when the transaction commits.
+   */
+  async forgetLastOrganization(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query('UPDATE users SET last_organization_id = NULL WHERE id = $1', [userId]);
+    await manager.query('SELECT pg_notify($1, $2)', [ACCOUNT_CHANGE_CHANNEL, userId]);
+  }
+
   /** With its password hash, which is otherwise never read. */
   findWithPasswordHash(email: string): Promise<User | null> {
     return this.users

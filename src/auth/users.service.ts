@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
@@ -55,9 +55,8 @@ export class UsersService implements OnApplicationBootstrap {
     try {
       return await this.dataSource.transaction(async (manager) => {
         const user = await this.users.insert(manager, { email: normalized, passwordHash, isAdmin });
-        const organization = await this.organizations.createForOwner(manager, user.id, normalized);
-        await this.users.setOrganization(manager, user.id, organization.id);
-        return Object.assign(user, { organizationId: organization.id });
+        const organizationId = await this.createOwnOrganization(manager, user.id, normalized);
+        return Object.assign(user, { organizationId });
       });
     } catch (error) {
       // Two sign-ups racing for one address: the unique index decides.
@@ -66,6 +65,29 @@ export class UsersService implements OnApplicationBootstrap {
       }
       throw error;
     }
+  }
+
+  /**
+   * In the transaction that ends one of the user's memberships (a leave, a removal), after it: a user
+   * who then belongs to no organization gets a new one of their own, as registration gives it (owner,
+   * subscription, `default` collection), so a sign-in always has an organization to act in. The user's
+   * row is locked first: of two memberships ending at once, the second to lock sees the first gone.
+   * The new organization's id, or null when the user still belongs to one. After the commit the caller
+   * forgets the account (`AccountCache.forget`); other instances hear it.
+   */
+  async ensureOwnOrganization(manager: EntityManager, userId: string): Promise<string | null> {
+    const email = await this.users.lockEmail(manager, userId);
+    if ((await this.organizationsOf.countOf(manager, userId)) > 0) return null;
+    const organizationId = await this.createOwnOrganization(manager, userId, email);
+    await this.users.forgetLastOrganization(manager, userId);
+    return organizationId;
+  }
+
+  /** The user's own organization, as registration makes it; inside the caller's transaction. */
+  private async createOwnOrganization(manager: EntityManager, userId: string, email: string): Promise<string> {
+    const organization = await this.organizations.createForOwner(manager, userId, email);
+    await this.users.setOrganization(manager, userId, organization.id);
+    return organization.id;
   }
 
   /** The active user with these credentials, or the contract's 401. */

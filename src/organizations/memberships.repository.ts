@@ -81,6 +81,14 @@ export class MembershipsRepository {
     await this.announce(manager, organizationId, userId);
   }
 
+  /** How many organizations the user belongs to, as the caller's transaction sees it. */
+  async countOf(manager: EntityManager, userId: string): Promise<number> {
+    const rows: { n: number }[] = await manager.query('SELECT count(*)::int AS n FROM memberships WHERE user_id = $1', [
+      userId,
+    ]);
+    return rows[0].n;
+  }
+
   /** Members, the owner first, then by the date they joined. */
   async page(organizationId: string, page: { limit: number; offset: number }): Promise<[MemberRow[], number]> {
     const rows: MemberRow[] = await this.dataSource.query(

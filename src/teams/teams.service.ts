@@ -7,6 +7,7 @@ import { BadRequestError, ConflictError, NotFoundError, PermissionDeniedError } 
 import type { Principal } from '../common/principal.js';
 import { type AssignableRole, roleAtLeast } from '../common/roles.js';
 import { AccountCache } from '../auth/account-cache.js';
+import { UsersService } from '../auth/users.service.js';
 import { type MemberRow, MembershipsRepository } from '../organizations/memberships.repository.js';
 import { type InvitationRow, InvitationsRepository } from './invitations.repository.js';
 import {
@@ -62,6 +63,7 @@ export class TeamsService {
     private readonly roles: MembershipCache,
     private readonly accounts: AccountCache,
     private readonly apiKeys: ApiKeysService,
+    private readonly users: UsersService,
   ) {}
 
   listMembers(caller: Principal, page: { limit: number; offset: number }): Promise<[MemberRow[], number]> {
@@ -89,14 +91,17 @@ export class TeamsService {
     }
   }
 
-  /** Removes a member (admins and the owner), or the caller itself (leaving, any role but the owner). */
+  /**
+   * Removes a member (admins and the owner), or the caller itself (leaving, any role but the owner).
+   * One whose last membership this was gets a new organization of its own, in the same transaction.
+   */
   async remove(caller: Principal, userId: string, audit: TeamAuditContext): Promise<void> {
     const organizationId = caller.organizationId;
     const leaving = userId === caller.userId;
     if (!leaving && !roleAtLeast(caller.role, 'admin')) throw new PermissionDeniedError();
     let revokedKeys: string[] = [];
     try {
-      await this.dataSource.transaction(async (manager) => {
+      const ownOrganization = await this.dataSource.transaction(async (manager) => {
         const member = await this.lockMember(manager, organizationId, userId);
         if (member.role === 'owner') throw new ConflictError(leaving ? OWNER_CANNOT_LEAVE : OWNER_NOT_REMOVED);
         await this.memberships.delete(manager, organizationId, userId);
@@ -109,7 +114,12 @@ export class TeamsService {
           { role: member.role, api_keys_revoked: revokedKeys.length },
           audit,
         );
+        return this.users.ensureOwnOrganization(manager, userId);
       });
+      if (ownOrganization) {
+        this.roles.forget(ownOrganization, userId);
+        this.accounts.forget(userId);
+      }
     } finally {
       this.roles.forget(organizationId, userId);
       this.apiKeys.forget(revokedKeys);
