@@ -268,6 +268,24 @@ export class UploadsBusyError extends ServiceUnavailableError {
   }
 }
 
+/** The organization's files (`POST /v1/files`) would pass FILES_STORAGE_MB_PER_ORGANIZATION. */
+export class FilesStorageFullError extends BadRequestError {
+  constructor(limitMb: number) {
+    super(
+      `Your organization's files may take at most ${limitMb} MB (FILES_STORAGE_MB_PER_ORGANIZATION), and this file would pass that; delete files to upload more.`,
+    );
+  }
+}
+
+/** The organization is already attaching as many files to vector stores as one instance takes at once. */
+export class AttachesBusyError extends ApiError {
+  readonly status = 429;
+  constructor(limit: number) {
+    super(`Too many files being attached to vector stores by your organization at once (at most ${limit}); retry in a few seconds.`);
+    this.headers['Retry-After'] = '5';
+  }
+}
+
 /** The organization already has as many searches running and waiting as one instance takes (SearchGate). */
 export class SearchesBusyError extends ApiError {
   readonly status = 429;

@@ -289,6 +289,15 @@ export class EnvSchema {
   @Min(1)
   IDEMPOTENCY_ORG_BUDGET_MB = 64;
 
+  /**
+   * Bytes of files (`POST /v1/files`) one organization may keep stored, in MB; past it an upload is
+   * refused (400) and nothing is stored, until files are deleted.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  FILES_STORAGE_MB_PER_ORGANIZATION = 1024;
+
   /** The largest answer kept for a replay; a larger one is sent once and its replay refused (410). */
   @Transform(toInt)
   @IsInt()

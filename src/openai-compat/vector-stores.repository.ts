@@ -105,19 +105,31 @@ export class VectorStoresRepository {
     return rows[0] ?? null;
   }
 
-  /** `reach`: the collections of the key that uploads it (null: every collection). */
+  /**
+   * Stores the file and adds its bytes to the organization's `files_usage`, in one statement, unless that
+   * would pass `budgetBytes`: then nothing is stored (null). Concurrent uploads wait for each other's row
+   * of `files_usage` and see its new total, so they never pass the budget together.
+   * `reach`: the collections of the key that uploads it (null: every collection).
+   */
   async insertFile(
     file: Omit<FileRow, 'id' | 'created_at'>,
     content: Buffer,
     reach: readonly string[] | null,
-  ): Promise<FileRow> {
+    budgetBytes: number,
+  ): Promise<FileRow | null> {
     const rows: FileRow[] = await this.dataSource.query(
-      `INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content, collection_ids)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[])
+      `WITH taken AS (
+         INSERT INTO files_usage AS u (organization_id, bytes)
+         SELECT $1::uuid, $5::bigint WHERE $5::bigint <= $8::bigint
+         ON CONFLICT (organization_id) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes
+          WHERE u.bytes + EXCLUDED.bytes <= $8::bigint
+         RETURNING 1)
+       INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content, collection_ids)
+       SELECT $1::uuid, $2::text, $3::text, $4::text, $5::int, $6::bytea, $7::uuid[] WHERE EXISTS (SELECT 1 FROM taken)
        RETURNING id, organization_id, filename, mimetype, purpose, bytes, created_at`,
-      [file.organization_id, file.filename, file.mimetype, file.purpose, file.bytes, content, reach],
+      [file.organization_id, file.filename, file.mimetype, file.purpose, file.bytes, content, reach, budgetBytes],
     );
-    return rows[0];
+    return rows[0] ?? null;
   }
 
   /**
@@ -161,8 +173,13 @@ export class VectorStoresRepository {
     ]);
   }
 
+  /** Deletes the file and gives its bytes back to its organization's `files_usage`, in one statement. */
   async deleteFile(id: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM files WHERE id = $1`, [id]);
+    await this.dataSource.query(
+      `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
+       UPDATE files_usage u SET bytes = u.bytes - gone.bytes FROM gone WHERE u.organization_id = gone.organization_id`,
+      [id],
+    );
   }
 
   async attachment(collectionId: string, fileId: string): Promise<VectorStoreFileRow | null> {

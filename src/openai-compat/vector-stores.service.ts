@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { CollectionsService } from '../collections/collections.service.js';
-import { NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { AttachesBusyError, FilesStorageFullError, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { isUuid } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -13,6 +13,7 @@ import { DocumentsService } from '../documents/documents.service.js';
 import { DocumentExtractor } from '../documents/extraction/document-extractor.js';
 import { detectContentType, type UploadedFile } from '../documents/extraction/extract-upload.js';
 import { TITLE_MAX } from '../documents/dto/document.dto.js';
+import { UploadGate } from '../documents/upload-gate.js';
 import { SearchService } from '../query/search.service.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { RetrievedSource } from '../retrieval/retriever.js';
@@ -39,6 +40,12 @@ export interface Window<T> {
   hasMore: boolean;
 }
 
+/**
+ * Attaches one organization may run at once on an instance: each extracts and indexes its file inside
+ * the request (seconds for a large PDF), so more are refused (429) rather than queued.
+ */
+export const ATTACHES_PER_ORGANIZATION = 2;
+
 const windowOf = <T>(rows: T[], window: ListWindow): Window<T> => ({
   rows: rows.slice(0, window.limit),
   hasMore: rows.length > window.limit,
@@ -51,12 +58,16 @@ const windowOf = <T>(rows: T[], window: ListWindow): Window<T> => ({
  */
 @Injectable()
 export class VectorStoresService {
+  /** Attaches running on this instance, by organization. */
+  private readonly attaching = new Map<string, number>();
+
   constructor(
     private readonly repository: VectorStoresRepository,
     private readonly collections: CollectionsService,
     private readonly documents: DocumentsService,
     private readonly extractor: DocumentExtractor,
     private readonly searches: SearchService,
+    private readonly uploads: UploadGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -104,9 +115,11 @@ export class VectorStoresService {
     return collection;
   }
 
+  /** Stores the file, within the organization's FILES_STORAGE_MB_PER_ORGANIZATION (a 400 past it). */
   async upload(caller: Principal, file: UploadedFile, purpose: string): Promise<FileRow> {
     const content = await readFile(file.path);
-    return this.repository.insertFile(
+    const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
+    const stored = await this.repository.insertFile(
       {
         organization_id: caller.organizationId,
         // PostgreSQL's text holds no NUL character (as the documents' upload strips it from a title).
@@ -117,7 +130,10 @@ export class VectorStoresService {
       },
       content,
       caller.collectionIds ?? null,
+      limitMb * 1024 * 1024,
     );
+    if (!stored) throw new FilesStorageFullError(limitMb);
+    return stored;
   }
 
   async files(caller: Principal, window: ListWindow, purpose?: string): Promise<Window<FileRow>> {
@@ -157,15 +173,37 @@ export class VectorStoresService {
   ): Promise<VectorStoreFileRow> {
     const collection = await this.reachForWriting(caller, storeId);
     const file = await this.file(caller, fileId);
-    const earlier = await this.repository.attachment(collection, file.id);
-    if (earlier) await this.forgetDocument(caller, collection, earlier.document_id);
-    const outcome = await this.index(caller, collection, file, attributes);
-    return this.repository.saveAttachment({
-      collection_id: collection,
-      file_id: file.id,
-      attributes,
-      ...outcome,
-    });
+    const leave = this.enterAttach(caller.organizationId);
+    try {
+      const earlier = await this.repository.attachment(collection, file.id);
+      if (earlier) await this.forgetDocument(caller, collection, earlier.document_id);
+      const outcome = await this.index(caller, collection, file, attributes);
+      return await this.repository.saveAttachment({
+        collection_id: collection,
+        file_id: file.id,
+        attributes,
+        ...outcome,
+      });
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * A place for one attach: at most ATTACHES_PER_ORGANIZATION of the organization at once (429 beyond),
+   * each also holding one of the instance's MAX_UPLOADS_IN_FLIGHT (503 beyond), as an upload does.
+   */
+  private enterAttach(organizationId: string): () => void {
+    const running = this.attaching.get(organizationId) ?? 0;
+    if (running >= ATTACHES_PER_ORGANIZATION) throw new AttachesBusyError(ATTACHES_PER_ORGANIZATION);
+    const leaveGate = this.uploads.enter();
+    this.attaching.set(organizationId, running + 1);
+    return () => {
+      leaveGate();
+      const left = (this.attaching.get(organizationId) ?? 1) - 1;
+      if (left > 0) this.attaching.set(organizationId, left);
+      else this.attaching.delete(organizationId);
+    };
   }
 
   async attachments(

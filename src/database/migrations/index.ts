@@ -17,6 +17,7 @@ import { Teams1795734599789 } from './1795734599789-Teams.js';
 import { Collections1795734606595 } from './1795734606595-Collections.js';
 import { VectorStoreFiles1795735918586 } from './1795735918586-VectorStoreFiles.js';
 import { ReachOfSessionsAndFiles1795738079147 } from './1795738079147-ReachOfSessionsAndFiles.js';
+import { FilesStorage1795741185882 } from './1795741185882-FilesStorage.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   Collections1795734606595,
   VectorStoreFiles1795735918586,
   ReachOfSessionsAndFiles1795738079147,
+  FilesStorage1795741185882,
 ];
