@@ -79,11 +79,13 @@ describe('files storage per organization', () => {
   it('attaches of one organization at once are bounded: 429 with Retry-After beyond, nothing attached', async () => {
     const auth = await member();
     const file = (await upload(auth, 100, 'policy.txt').expect(201)).body.id as string;
-    const store = (await test.http().post('/v1/vector_stores').set('Authorization', auth).send({ name: 'S' }).expect(201))
-      .body.id as string;
+    const store = (
+      await test.http().post('/v1/vector_stores').set('Authorization', auth).send({ name: 'S' }).expect(201)
+    ).body.id as string;
     const organizationId = await organizationOf(file);
     // Two attaches of the organization in progress (held, as a slow extraction would hold them).
-    const gate = test.app.get(VectorStoresService) as unknown as { enterAttach(organization: string): () => void };
+    const service: unknown = test.app.get(VectorStoresService);
+    const gate = service as { enterAttach(organization: string): () => void };
     const held = [gate.enterAttach(organizationId), gate.enterAttach(organizationId)];
     const attach = () =>
       test.http().post(`/v1/vector_stores/${store}/files`).set('Authorization', auth).send({ file_id: file });

@@ -281,7 +281,9 @@ export class FilesStorageFullError extends BadRequestError {
 export class AttachesBusyError extends ApiError {
   readonly status = 429;
   constructor(limit: number) {
-    super(`Too many files being attached to vector stores by your organization at once (at most ${limit}); retry in a few seconds.`);
+    super(
+      `Too many files being attached to vector stores by your organization at once (at most ${limit}); retry in a few seconds.`,
+    );
     this.headers['Retry-After'] = '5';
   }
 }

@@ -10,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
-import { ConflictError, NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { ConflictError, FilesStorageFullError, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { isUuid } from '../common/validation.js';
 import { BodyValidationPipe } from '../common/validation.js';
@@ -171,7 +171,8 @@ export class VectorStoresController {
   @ApiOperation({
     summary: 'Attach a file to a vector store: extracted, chunked and indexed',
     description:
-      'Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`.',
+      'Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`. ' +
+      'At most 2 attaches of one organization run at once on an instance: the next is a 429 with `Retry-After: 5`; each also holds a place of MAX_UPLOADS_IN_FLIGHT (503 with `Retry-After` beyond).',
   })
   @STORE_ID()
   @ApiCreatedResponse({ type: VectorStoreFileResponse })
@@ -291,15 +292,20 @@ export class FilesController {
   @UseInterceptors(DocumentUploadInterceptor)
   @ApiOperation({
     summary: 'Upload a file (multipart `file` and `purpose`), OpenAI-style',
-    description: 'Kept until deleted; attach it to a vector store to index it. Within MAX_UPLOAD_BYTES.',
+    description:
+      "Kept until deleted; attach it to a vector store to index it. Within MAX_UPLOAD_BYTES, and within the organization's FILES_STORAGE_MB_PER_ORGANIZATION of files in all.",
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: FileUploadForm, required: true })
   @ApiCreatedResponse({ type: FileResponse })
   @ApiOpenAiErrors({
     400: {
-      description: '`file` or `purpose` missing.',
-      bodies: { file: ValidationFailedError.field('file', 'This field is required.').body() },
+      description:
+        "`file` or `purpose` missing, or the organization's files would pass FILES_STORAGE_MB_PER_ORGANIZATION (nothing stored; delete files to upload more).",
+      bodies: {
+        file: ValidationFailedError.field('file', 'This field is required.').body(),
+        storageFull: new FilesStorageFullError(1024).body(),
+      },
     },
   })
   async createFile(

@@ -1253,7 +1253,7 @@ export interface paths {
          *
          *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          *
-         *     Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`.
+         *     Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`. At most 2 attaches of one organization run at once on an instance: the next is a 429 with `Retry-After: 5`; each also holds a place of MAX_UPLOADS_IN_FLIGHT (503 with `Retry-After` beyond).
          */
         post: operations["createVectorStoreFile"];
         delete?: never;
@@ -1329,7 +1329,7 @@ export interface paths {
          *
          *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          *
-         *     Kept until deleted; attach it to a vector store to index it. Within MAX_UPLOAD_BYTES.
+         *     Kept until deleted; attach it to a vector store to index it. Within MAX_UPLOAD_BYTES, and within the organization's FILES_STORAGE_MB_PER_ORGANIZATION of files in all.
          */
         post: operations["createFile"];
         delete?: never;
@@ -9764,7 +9764,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileResponse"];
                 };
             };
-            /** @description `file` or `purpose` missing. */
+            /** @description `file` or `purpose` missing, or the organization's files would pass FILES_STORAGE_MB_PER_ORGANIZATION (nothing stored; delete files to upload more). */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
