@@ -1,5 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config/env.schema.js';
 import { VectorStoresService } from '../src/openai-compat/vector-stores.service.js';
-import { createKey, signUp, startTestApp, type TestApp } from './support/app.js';
+import { ADMIN, createKey, signUp, startTestApp, type TestApp } from './support/app.js';
 
 const LIMIT_MESSAGE =
   "Your organization's files may take at most 1 MB (FILES_STORAGE_MB_PER_ORGANIZATION), and this file would pass that; delete files to upload more.";
@@ -112,5 +119,54 @@ describe('files storage per organization', () => {
 
     for (const leave of held) leave();
     expect((await attach().expect(201)).body.status).toBe('completed');
+  });
+});
+
+describe('files storage per organization on the embedded store (no DATABASE_URL)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kqs-files-storage-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('counts, refuses and gives back as on PostgreSQL', async () => {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      FILES_STORAGE_MB_PER_ORGANIZATION: '1',
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    const app = await createApp(config, { logger: false });
+    try {
+      await app.listen(0, '127.0.0.1');
+      const http = () => request(app.getHttpServer() as Server);
+      const user = { email: 'files-storage@example.com', password: 'files storage password' };
+      await http().post('/auth/users/').send(user).expect(201);
+      const tokens = await http().post('/auth/jwt/create/').send(user).expect(200);
+      const key = await http()
+        .post('/v1/billings/api-keys/')
+        .set('Authorization', `Bearer ${tokens.body.access as string}`)
+        .send({ name: 'files' })
+        .expect(201);
+      const upload = (bytes: number) =>
+        http()
+          .post('/v1/files')
+          .set('Authorization', `Bearer ${key.body.key as string}`)
+          .field('purpose', 'assistants')
+          .attach('file', Buffer.alloc(bytes, 'a'), { filename: 'notes.txt', contentType: 'text/plain' });
+      const first = (await upload(600_000).expect(201)).body.id as string;
+      expect((await upload(600_000).expect(400)).body.detail).toBe(LIMIT_MESSAGE);
+      await http()
+        .delete(`/v1/files/${first}`)
+        .set('Authorization', `Bearer ${key.body.key as string}`)
+        .expect(200);
+      await upload(600_000).expect(201);
+      const files = await http()
+        .get('/v1/files')
+        .set('Authorization', `Bearer ${key.body.key as string}`)
+        .expect(200);
+      expect(files.body.data).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
   });
 });
