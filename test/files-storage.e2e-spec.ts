@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/env.schema.js';
+import { migrations } from '../src/database/migrations/index.js';
 import { VectorStoresService } from '../src/openai-compat/vector-stores.service.js';
 import { ADMIN, createKey, signUp, startTestApp, type TestApp } from './support/app.js';
 
@@ -119,6 +121,21 @@ describe('files storage per organization', () => {
 
     for (const leave of held) leave();
     expect((await attach().expect(201)).body.status).toBe('completed');
+  });
+
+  it('the migration counts the files stored before it (backfill), per organization', async () => {
+    const db = test.app.get(DataSource);
+    const before = await test.db.query<{ organization_id: string; bytes: string }>(
+      `SELECT organization_id, bytes::text FROM files_usage WHERE bytes > 0 ORDER BY organization_id`,
+    );
+    expect(before.rows.length).toBeGreaterThanOrEqual(4);
+    const since = migrations.length - migrations.findIndex((migration) => migration.name.startsWith('FilesStorage'));
+    for (let i = 0; i < since; i++) await db.undoLastMigration({ transaction: 'each' });
+    await db.runMigrations({ transaction: 'each' });
+    const after = await test.db.query<{ organization_id: string; bytes: string }>(
+      `SELECT organization_id, bytes::text FROM files_usage WHERE bytes > 0 ORDER BY organization_id`,
+    );
+    expect(after.rows).toEqual(before.rows);
   });
 });
 
