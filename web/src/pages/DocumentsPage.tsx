@@ -42,7 +42,7 @@ export function DocumentsPage() {
         on the Ask page.
       </p>
       <section aria-labelledby="collection-heading" class="card">
-        <h2 id="collection-heading">Collection</h2>
+        <h2 id="collection-heading">Collections</h2>
         <div class="field-row collection-bar">
           <div class="field">
             <label for="collection">Collection</label>
@@ -192,11 +192,11 @@ export function DocumentsPage() {
           collection={naming === 'new' ? null : naming}
           onDismiss={() => setNaming(null)}
           onSaved={async (saved) => {
-            setNaming(null);
             await all.reload();
             setCollectionId(saved.id);
             setOffset(0);
             setStatus(naming === 'new' ? `The collection “${saved.name}” was created.` : `Renamed to “${saved.name}”.`);
+            setNaming(null);
           }}
         />
       )}
@@ -208,11 +208,11 @@ export function DocumentsPage() {
           onCancel={() => setRemoving(null)}
           onConfirm={async () => {
             await collectionsApi.remove(removing.id);
-            setRemoving(null);
+            await all.reload();
             setCollectionId('default');
             setOffset(0);
-            await all.reload();
             setStatus(`The collection “${removing.name}” was deleted.`);
+            setRemoving(null);
           }}
         >
           <p>
