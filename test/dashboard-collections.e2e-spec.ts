@@ -5,6 +5,8 @@ import {
   type Dashboard,
   closeDashboard,
   dashboardHelpers,
+  eventually,
+  is,
   openDashboard,
   PASSWORD,
   SLOW,
@@ -54,7 +56,7 @@ describe('dashboard in a real browser: collections', () => {
       await expect(page.getByRole('button', { name: /^Rename/ }).count()).resolves.toBe(0);
 
       await page.getByRole('button', { name: 'New collection' }).click();
-      let dialog = page.getByRole('dialog', { name: 'New collection' });
+      const dialog = page.getByRole('dialog', { name: 'New collection' });
       await dialog.getByLabel('Name').fill('DEFAULT');
       await dialog.getByRole('button', { name: 'Create collection' }).click();
       await dialog.getByText('A collection named "DEFAULT" already exists.').waitFor();
@@ -79,7 +81,12 @@ describe('dashboard in a real browser: collections', () => {
       await shot('collections');
 
       // Stored where the page said.
-      const [, acme] = (await api().get('/v1/collections/').set(await userJwt()).expect(200)).body.results;
+      const [, acme] = (
+        await api()
+          .get('/v1/collections/')
+          .set(await userJwt())
+          .expect(200)
+      ).body.results;
       const listed = await api()
         .get(`/v1/documents/?collection_id=${acme.id}`)
         .set(await userJwt())
@@ -148,8 +155,9 @@ describe('dashboard in a real browser: collections', () => {
       await secret.getByRole('button', { name: 'I have stored the key' }).click();
       await secret.waitFor({ state: 'detached' });
       const row = keyRow('acme only');
-      await expect(row.locator('[data-field="access"]').textContent()).resolves.toBe(
-        'All scopes · Collections: Customer Acme',
+      await eventually(
+        () => row.locator('[data-field="access"]').textContent(),
+        is<string | null>('All scopes · Collections: Customer Acme'),
       );
       await shot('keys-collections');
 
@@ -157,9 +165,9 @@ describe('dashboard in a real browser: collections', () => {
       await row.getByRole('button', { name: /^Settings/ }).click();
       const settings = page.getByRole('dialog', { name: 'Settings of “acme only”' });
       await expect(settings.getByLabel('Only the collections chosen below').isChecked()).resolves.toBe(true);
-      await expect(settings.getByTestId('settings-key-collections').getByLabel('Customer Acme').isChecked()).resolves.toBe(
-        true,
-      );
+      await expect(
+        settings.getByTestId('settings-key-collections').getByLabel('Customer Acme').isChecked(),
+      ).resolves.toBe(true);
       await expect(settings.getByTestId('settings-key-collections').getByLabel('default').isChecked()).resolves.toBe(
         false,
       );
@@ -186,8 +194,9 @@ describe('dashboard in a real browser: collections', () => {
       await expect(picker().locator('option:checked').textContent()).resolves.toBe('Acme Corp (1 document)');
 
       await goTo('API keys');
-      await expect(keyRow('acme only').locator('[data-field="access"]').textContent()).resolves.toBe(
-        'All scopes · Collections: Acme Corp',
+      await eventually(
+        () => keyRow('acme only').locator('[data-field="access"]').textContent(),
+        is<string | null>('All scopes · Collections: Acme Corp'),
       );
 
       await goTo('Documents');
@@ -206,7 +215,10 @@ describe('dashboard in a real browser: collections', () => {
       await expect(documentsStatus().textContent()).resolves.toBe('The collection “Acme Corp” was deleted.');
       await expect(picker().locator('option').allTextContents()).resolves.toEqual(['default (1 document)']);
       await page.getByRole('rowheader', { name: 'Office hours' }).waitFor();
-      const left = await api().get('/v1/collections/').set(await userJwt()).expect(200);
+      const left = await api()
+        .get('/v1/collections/')
+        .set(await userJwt())
+        .expect(200);
       expect(left.body.results.map((c: { name: string }) => c.name)).toEqual(['default']);
     },
     SLOW,

@@ -121,10 +121,11 @@ function NewConversation({ loading, domains, domainsError, collections, onStarte
   // Whether the chosen collections have anything to answer from yet.
   const noDocuments =
     domain === '' &&
-    collections !== undefined &&
+    chosenCollections.length > 0 &&
     collections
-      .filter((collection) => chosenCollections.includes(collection.id))
-      .every((collection) => collection.document_count === 0);
+      ?.filter((collection) => chosenCollections.includes(collection.id))
+      .every((collection) => collection.document_count === 0) === true;
+  const onlyDefault = chosenCollections.length === 1 && chosenCollections[0] === collections?.[0]?.id;
   const noneChosen = domain === '' && collections !== undefined && chosenCollections.length === 0;
   const canUpload = useRoleAtLeast('member');
 
@@ -184,9 +185,9 @@ function NewConversation({ loading, domains, domainsError, collections, onStarte
           <div class="empty-state" data-testid="no-documents">
             <p>
               <strong>
-                {chosenCollections.length > 1 || collections?.[0]?.id !== chosenCollections[0]
-                  ? 'These collections have no documents yet.'
-                  : 'Your private knowledge base has no documents yet.'}
+                {onlyDefault
+                  ? 'Your private knowledge base has no documents yet.'
+                  : 'The chosen collections have no documents yet.'}
               </strong>{' '}
               {canUpload ? 'Upload one to ask about it' : 'A member of your team can upload some'}
               {domains.length > 0 ? ', or choose a public knowledge base above' : ''}.
@@ -313,7 +314,9 @@ function Conversation({
       {session && (
         <p class="hint" data-testid="asking">
           Asking: {knowledgeBaseName(session.domain, domains)}
-          {!session.domain && collections.length > 1 && ` (${collectionNames(chosenCollections, collections).join(', ')})`}
+          {!session.domain &&
+            collections.length > 1 &&
+            ` (${collectionNames(chosenCollections, collections).join(', ')})`}
         </p>
       )}
       <ErrorText error={loaded.error} />

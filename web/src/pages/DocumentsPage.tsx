@@ -98,7 +98,10 @@ export function DocumentsPage() {
       )}
       <section aria-labelledby="documents-heading">
         <div class="section-header">
-          <h2 id="documents-heading">Documents in {collection?.name ?? 'default'}{page ? ` (${formatNumber(page.count)})` : ''}</h2>
+          <h2 id="documents-heading">
+            Documents in {collection?.name ?? 'default'}
+            {page ? ` (${formatNumber(page.count)})` : ''}
+          </h2>
         </div>
         <p class="hint" role="status">
           {status}
