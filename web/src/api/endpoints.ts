@@ -56,13 +56,26 @@ export const domains = {
   list: () => api((client) => client.GET('/v1/domains/')),
 };
 
+export const collections = {
+  /** The first `limit` collections, oldest first (`default` leads). */
+  list: (limit = 100) => api((client) => client.GET('/v1/collections/', { params: page(limit, 0) })),
+  create: (name: string) => api((client) => client.POST('/v1/collections/', { body: { name } })),
+  rename: (id: string, name: string) =>
+    api((client) => client.PATCH('/v1/collections/{id}/', { params: { path: { id } }, body: { name } })),
+  remove: (id: string) => api((client) => client.DELETE('/v1/collections/{id}/', { params: { path: { id } } })),
+};
+
 export const documents = {
-  list: (limit: number, offset: number) =>
-    api((client) => client.GET('/v1/documents/', { params: page(limit, offset) })),
-  upload: (file: File, title: string) => {
+  /** One collection's documents (`default` when none is named). */
+  list: (limit: number, offset: number, collectionId = 'default') =>
+    api((client) =>
+      client.GET('/v1/documents/', { params: { query: { limit, offset, collection_id: collectionId } } }),
+    ),
+  upload: (file: File, title: string, collectionId = 'default') => {
     const form = new FormData();
     form.append('file', file);
     if (title.trim()) form.append('title', title.trim());
+    form.append('collection_id', collectionId);
     // The multipart form's fields, sent as FormData (its `file` is binary, which a JSON type cannot hold).
     const body = form as unknown as components['schemas']['DocumentUploadForm'];
     return api((client) => client.POST('/v1/documents/', { body }));
@@ -85,9 +98,13 @@ export const chat = {
     api((client) => client.POST('/v1/chat/sessions/', { body: domain ? { title, domain } : { title } })),
   get: (sessionId: string) =>
     api((client) => client.GET('/v1/chat/sessions/{sessionId}/', { params: { path: { sessionId } } })),
-  send: (sessionId: string, content: string) =>
+  /** `collectionIds`: the collections a private session's message asks (null: the default). */
+  send: (sessionId: string, content: string, collectionIds: string[] | null = null) =>
     api((client) =>
-      client.POST('/v1/chat/sessions/{sessionId}/messages/', { params: { path: { sessionId } }, body: { content } }),
+      client.POST('/v1/chat/sessions/{sessionId}/messages/', {
+        params: { path: { sessionId } },
+        body: collectionIds ? { content, collection_ids: collectionIds } : { content },
+      }),
     ),
 };
 

@@ -13,7 +13,7 @@ export type ApiKey = Schemas['ApiKeyResponse'] &
 /** What a partner may set on a key: scopes, limits and metadata (create and update). */
 export type KeySettings = Pick<
   Schemas['CreateApiKeyDto'],
-  'scopes' | 'rate_limit_per_minute' | 'monthly_credit_limit' | 'metadata'
+  'scopes' | 'rate_limit_per_minute' | 'monthly_credit_limit' | 'metadata' | 'collection_ids'
 >;
 export type KeyScope = NonNullable<KeySettings['scopes']>[number];
 export type KeyEvent = Schemas['ApiKeyEventResponse'];
@@ -29,6 +29,8 @@ export type ChatSession = Schemas['ChatSessionResponse'];
 export type ChatSessionWithMessages = Schemas['ChatSessionDetailResponse'];
 export type DocumentRecord = Schemas['DocumentResponse'];
 export type DocumentPage = Schemas['DocumentPage'];
+export type Collection = Schemas['CollectionResponse'];
+export type CollectionPage = Schemas['CollectionPage'];
 export type OrganizationChange = Schemas['UpdateOrganizationDto'];
 export type Webhook = Schemas['WebhookResponse'];
 /** The create answer: the endpoint with its signing secret, shown this once. */

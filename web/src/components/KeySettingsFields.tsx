@@ -2,6 +2,8 @@ import type { ApiError } from '../api/http';
 import type { KeyScope } from '../api/types';
 import { describedBy, ErrorText } from './ErrorText';
 import { type MetadataRow, SCOPES, type SettingsDraft } from '../lib/key-settings';
+import { CollectionChecklist } from './CollectionChecklist';
+import { useCollections } from '../lib/collections';
 
 const RATE_LIMIT_MAX = 1_000_000;
 const CREDIT_LIMIT_MAX = 2 ** 31 - 1;
@@ -9,7 +11,13 @@ const METADATA_ROWS_MAX = 16;
 const NUMBER_PATTERN = String.raw`-?\d+(\.\d+)?([eE][+\-]?\d+)?`;
 
 /** The API's names of the fields below: their errors are shown next to them. */
-export const KEY_SETTINGS_FIELDS = ['scopes', 'rate_limit_per_minute', 'monthly_credit_limit', 'metadata'];
+export const KEY_SETTINGS_FIELDS = [
+  'scopes',
+  'rate_limit_per_minute',
+  'monthly_credit_limit',
+  'metadata',
+  'collection_ids',
+];
 
 /**
  * A key's scopes (checkboxes; none checked means every scope), its two limits (empty means the
@@ -33,6 +41,8 @@ export function KeySettingsFields({
       ...draft,
       scopes: checked ? [...draft.scopes, scope] : draft.scopes.filter((item) => item !== scope),
     });
+  const collections = useCollections();
+  const all = collections.data ?? [];
   const setRow = (index: number, change: Partial<MetadataRow>) =>
     onChange({ ...draft, metadata: draft.metadata.map((row, i) => (i === index ? { ...row, ...change } : row)) });
 
@@ -59,6 +69,40 @@ export function KeySettingsFields({
           </label>
         ))}
         <ErrorText error={error} field="scopes" id={`${id}-scopes-error`} />
+      </fieldset>
+
+      <fieldset class="scope-list key-collections">
+        <legend>Collections</legend>
+        <label class="checkbox">
+          <input
+            type="radio"
+            name={`${id}-collection-reach`}
+            checked={draft.collections === null}
+            onChange={() => onChange({ ...draft, collections: null })}
+          />
+          <span>Every collection</span>
+        </label>
+        <label class="checkbox">
+          <input
+            type="radio"
+            name={`${id}-collection-reach`}
+            checked={draft.collections !== null}
+            onChange={() => onChange({ ...draft, collections: draft.collections ?? [] })}
+          />
+          <span>Only the collections chosen below</span>
+        </label>
+        {draft.collections !== null && (
+          <CollectionChecklist
+            id={`${id}-key`}
+            legend="Chosen collections"
+            hint="1 to 20. The key finds, reads and writes nothing of any other collection; its uploads go into the first."
+            all={all}
+            chosen={draft.collections}
+            onChange={(chosen) => onChange({ ...draft, collections: chosen })}
+          />
+        )}
+        <ErrorText error={collections.error} />
+        <ErrorText error={error} field="collection_ids" id={`${id}-collections-error`} />
       </fieldset>
 
       <div class="field-row">

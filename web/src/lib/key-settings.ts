@@ -23,6 +23,8 @@ export interface SettingsDraft {
   rateLimit: string;
   creditLimit: string;
   metadata: MetadataRow[];
+  /** null: every collection; else the chosen collections' ids, in order. */
+  collections: string[] | null;
 }
 
 export function draftOf(key?: ApiKey): SettingsDraft {
@@ -35,6 +37,7 @@ export function draftOf(key?: ApiKey): SettingsDraft {
       value: String(value),
       type: typeof value === 'number' ? 'number' : 'text',
     })),
+    collections: key?.collection_ids ?? null,
   };
 }
 
@@ -50,12 +53,14 @@ export function settingsOf(draft: SettingsDraft): Required<KeySettings> {
         .filter((row) => row.key.trim() !== '')
         .map((row) => [row.key.trim(), row.type === 'number' ? Number(row.value) : row.value]),
     ),
+    collection_ids: draft.collections,
   };
 }
 
-/** One line for the keys table: scopes, then the limits that are set. */
-export function accessSummary(key: ApiKey): string {
+/** One line for the keys table: scopes, the collections when limited, then the limits that are set. */
+export function accessSummary(key: ApiKey, collectionNames: (ids: string[]) => string[] = (ids) => ids): string {
   const parts = [key.scopes === null ? 'All scopes' : key.scopes.length === 0 ? 'No scope' : key.scopes.join(', ')];
+  if (key.collection_ids !== null) parts.push(`Collections: ${collectionNames(key.collection_ids).join(', ')}`);
   if (key.rate_limit_per_minute !== null) parts.push(`${formatNumber(key.rate_limit_per_minute)}/min`);
   if (key.monthly_credit_limit !== null)
     parts.push(

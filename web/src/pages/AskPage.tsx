@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { chat, documents } from '../api/endpoints';
+import { chat } from '../api/endpoints';
 import { type ApiError, asApiError } from '../api/http';
-import type { ChatMessage, ChatSession, Domain } from '../api/types';
+import type { ChatMessage, ChatSession, Collection, Domain } from '../api/types';
+import { CollectionChecklist } from '../components/CollectionChecklist';
+import { collectionNames, useCollections } from '../lib/collections';
 import { ErrorText } from '../components/ErrorText';
 import { PageHeading } from '../components/PageHeading';
 import { Sources } from '../components/Sources';
@@ -17,9 +19,14 @@ const SESSIONS_PAGE = 20;
 
 /** The first question of a new conversation, handed from the start form to the conversation view. */
 const firstQuestions = new Map<string, string>();
+/** The collections a private conversation asks, as last chosen in this tab (none: `default`). */
+const sessionCollections = new Map<string, string[]>();
+
+const COLLECTIONS_HINT = 'Ranked together as one knowledge base.';
 
 export function AskPage({ sessionId }: { sessionId?: string }) {
   const bases = useKnowledgeBases();
+  const allCollections = useCollections();
   const [sessions, setSessions] = useState<ChatSession[]>([]);
   const [total, setTotal] = useState(0);
   const [listError, setListError] = useState<ApiError | null>(null);
@@ -74,6 +81,7 @@ export function AskPage({ sessionId }: { sessionId?: string }) {
               key={sessionId}
               sessionId={sessionId}
               domains={allDomains}
+              collections={allCollections.data ?? []}
               onActivity={() => loadSessions()}
             />
           ) : (
@@ -81,6 +89,7 @@ export function AskPage({ sessionId }: { sessionId?: string }) {
               loading={bases.loading}
               domains={bases.data?.allowed ?? []}
               domainsError={bases.error}
+              collections={allCollections.data}
               onStarted={(session) => {
                 void loadSessions();
                 navigate(`ask/${session.id}`);
@@ -97,17 +106,27 @@ interface NewConversationProps {
   loading: boolean;
   domains: Domain[];
   domainsError: ApiError | null;
+  collections: Collection[] | undefined;
   onStarted: (session: ChatSession) => void;
 }
 
-function NewConversation({ loading, domains, domainsError, onStarted }: NewConversationProps) {
+function NewConversation({ loading, domains, domainsError, collections, onStarted }: NewConversationProps) {
   const [domain, setDomain] = useState('');
   const [question, setQuestion] = useState('');
   const { busy, error, run } = useAction();
   const chosen = domains.find((candidate) => candidate.slug === domain);
-  // Whether the private knowledge base has anything to answer from yet.
-  const privateDocuments = useResource(() => documents.list(1, 0), []);
-  const noDocuments = domain === '' && privateDocuments.data?.count === 0;
+  const [picked, setPicked] = useState<string[] | null>(null);
+  // Until one is picked, the default collection (listed first).
+  const chosenCollections = picked ?? (collections?.[0] ? [collections[0].id] : []);
+  // Whether the chosen collections have anything to answer from yet.
+  const noDocuments =
+    domain === '' &&
+    chosenCollections.length > 0 &&
+    collections
+      ?.filter((collection) => chosenCollections.includes(collection.id))
+      .every((collection) => collection.document_count === 0) === true;
+  const onlyDefault = chosenCollections.length === 1 && chosenCollections[0] === collections?.[0]?.id;
+  const noneChosen = domain === '' && collections !== undefined && chosenCollections.length === 0;
   const canUpload = useRoleAtLeast('member');
 
   async function submit(event: Event) {
@@ -118,6 +137,7 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
       async () => {
         const session = await chat.create(content.length > 80 ? `${content.slice(0, 79)}…` : content, domain || null);
         firstQuestions.set(session.id, content);
+        if (!domain && chosenCollections.length > 0) sessionCollections.set(session.id, chosenCollections);
         onStarted(session);
       },
       { leaving: true },
@@ -151,10 +171,24 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
           </p>
           <ErrorText error={domainsError} />
         </div>
+        {domain === '' && collections && collections.length > 1 && (
+          <CollectionChecklist
+            id="new"
+            legend="Collections"
+            hint={noneChosen ? 'Choose at least one collection.' : COLLECTIONS_HINT}
+            all={collections}
+            chosen={chosenCollections}
+            onChange={setPicked}
+          />
+        )}
         {noDocuments && (
           <div class="empty-state" data-testid="no-documents">
             <p>
-              <strong>Your private knowledge base has no documents yet.</strong>{' '}
+              <strong>
+                {onlyDefault
+                  ? 'Your private knowledge base has no documents yet.'
+                  : 'The chosen collections have no documents yet.'}
+              </strong>{' '}
               {canUpload ? 'Upload one to ask about it' : 'A member of your team can upload some'}
               {domains.length > 0 ? ', or choose a public knowledge base above' : ''}.
             </p>
@@ -173,7 +207,7 @@ function NewConversation({ loading, domains, domainsError, onStarted }: NewConve
         />
         <ErrorText error={error} id="new-error" />
         <div>
-          <button type="submit" class="primary" disabled={busy || !question.trim()}>
+          <button type="submit" class="primary" disabled={busy || !question.trim() || noneChosen}>
             {busy ? 'Starting…' : 'Ask'}
           </button>
         </div>
@@ -215,12 +249,20 @@ function QuestionField(props: {
 function Conversation({
   sessionId,
   domains,
+  collections,
   onActivity,
 }: {
   sessionId: string;
   domains: Domain[] | undefined;
+  collections: Collection[];
   onActivity: () => void;
 }) {
+  const [picked, setPicked] = useState<string[] | null>(sessionCollections.get(sessionId) ?? null);
+  const chosenCollections = picked ?? (collections[0] ? [collections[0].id] : []);
+  const choose = (chosen: string[]) => {
+    setPicked(chosen);
+    sessionCollections.set(sessionId, chosen);
+  };
   const loaded = useResource(() => chat.get(sessionId), [sessionId]);
   const [added, setAdded] = useState<ChatMessage[]>([]);
   const [pending, setPending] = useState<string | null>(null);
@@ -233,7 +275,12 @@ function Conversation({
     setError(null);
     setDraft('');
     try {
-      const { user_message: question, assistant_message: answer } = await chat.send(sessionId, content);
+      const { user_message: question, assistant_message: answer } = await chat.send(
+        sessionId,
+        content,
+        // Only a private conversation's explicit choice; without one the API asks `default`.
+        picked && picked.length > 0 ? picked : null,
+      );
       setAdded((messages) => [...messages, question, answer]);
       onActivity();
     } catch (caught) {
@@ -264,7 +311,14 @@ function Conversation({
   return (
     <section aria-labelledby="conversation-heading" class="card">
       <h2 id="conversation-heading">{session ? session.title || 'Untitled conversation' : 'Conversation'}</h2>
-      {session && <p class="hint">Asking: {knowledgeBaseName(session.domain, domains)}</p>}
+      {session && (
+        <p class="hint" data-testid="asking">
+          Asking: {knowledgeBaseName(session.domain, domains)}
+          {!session.domain &&
+            collections.length > 1 &&
+            ` (${collectionNames(chosenCollections, collections).join(', ')})`}
+        </p>
+      )}
       <ErrorText error={loaded.error} />
       <div role="log" aria-label="Messages">
         <ol class="messages">
@@ -297,6 +351,16 @@ function Conversation({
           if (draft.trim() && !pending) void ask(draft.trim());
         }}
       >
+        {session && !session.domain && collections.length > 1 && (
+          <CollectionChecklist
+            id="conversation"
+            legend="Collections"
+            hint={chosenCollections.length === 0 ? 'Choose at least one collection.' : COLLECTIONS_HINT}
+            all={collections}
+            chosen={chosenCollections}
+            onChange={choose}
+          />
+        )}
         <QuestionField
           value={draft}
           onInput={setDraft}
@@ -308,7 +372,11 @@ function Conversation({
         />
         <ErrorText error={error} id="ask-error" />
         <div>
-          <button type="submit" class="primary" disabled={Boolean(pending) || !draft.trim()}>
+          <button
+            type="submit"
+            class="primary"
+            disabled={Boolean(pending) || !draft.trim() || (!session?.domain && chosenCollections.length === 0)}
+          >
             {pending ? 'Answering…' : 'Ask'}
           </button>
         </div>

@@ -11,6 +11,7 @@ import { SecretKeyDialog } from '../components/SecretKeyDialog';
 import { Time } from '../components/Time';
 import { endOfLocalDay, localTimeZone, toDateInput } from '../lib/format';
 import { accessSummary, draftOf, settingsOf } from '../lib/key-settings';
+import { collectionNames, useCollections } from '../lib/collections';
 import { keyStatus, STATUS_LABEL } from '../lib/key-status';
 import { useRoleAtLeast } from '../state';
 import { OrganizationKeys } from '../components/OrganizationKeys';
@@ -268,6 +269,8 @@ function CreateKeyForm({ onStart, onCreated }: { onStart: () => void; onCreated:
 
 /** `onAction` null: the keys are only shown (a viewer's). */
 function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: ((action: Action) => void) | null }) {
+  const collections = useCollections();
+  const names = (ids: string[]) => collectionNames(ids, collections.data);
   return (
     <table class="responsive-table keys-table">
       <caption class="visually-hidden">Your API keys, newest first</caption>
@@ -303,7 +306,7 @@ function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: ((action: Acti
                 </div>
               </td>
               <td data-label="Access" data-field="access" class="access">
-                {accessSummary(key)}
+                {accessSummary(key, names)}
               </td>
               <td data-label="Created">
                 <Time iso={key.created_at} />
