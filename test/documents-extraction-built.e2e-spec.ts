@@ -60,7 +60,8 @@ describe('document extraction in the built service', () => {
   async function watch<T>(work: () => Promise<T>) {
     let running = true;
     let maxHealthMs = 0;
-    let peakRssMb = 0;
+    const baseRssMb = familyRssMb(service.child.pid!);
+    let peakRssMb = baseRssMb;
     const poller = (async () => {
       while (running) {
         const started = performance.now();
@@ -73,7 +74,7 @@ describe('document extraction in the built service', () => {
     const result = await work();
     running = false;
     await poller;
-    return { result, maxHealthMs, peakRssMb };
+    return { result, maxHealthMs, baseRssMb, peakRssMb };
   }
 
   it('reads HTML and PDF uploads in its workers', async () => {
@@ -83,7 +84,7 @@ describe('document extraction in the built service', () => {
     expect(pdf).toMatchObject({ status: 201, body: { content_type: 'application/pdf' } });
   });
 
-  it('refuses the deep HTML and the PDF bomb, staying responsive and under 400 MB', async () => {
+  it('refuses the deep HTML and the PDF bomb, staying responsive and growing by less than 250 MB', async () => {
     const bomb = await pdfBomb(300 * 1024 * 1024);
     const watched = await watch(async () => [
       await upload('deep.html', unclosedTagsHtml(1_000_000)),
@@ -96,7 +97,9 @@ describe('document extraction in the built service', () => {
     // About 65 ms alone; the bound is the hardening tests' (the bug froze /health/ for seconds), so a
     // machine busy with the other test worker does not fail it.
     expect(watched.maxHealthMs).toBeLessThan(1_000);
-    expect(watched.peakRssMb).toBeLessThan(400);
+    // What the two files add (about 210 MB at peak, the service at rest about 180 MB), not how much code
+    // the service loads: the bound was 400 MB in all, until MCP's SDK alone added 22 MB at rest.
+    expect(watched.peakRssMb - watched.baseRssMb).toBeLessThan(250);
   }, 60_000);
 
   it('spools each upload for its worker and removes the file once answered (accepted or refused)', async () => {
