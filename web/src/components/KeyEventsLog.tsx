@@ -3,6 +3,7 @@ import { keys as keysApi } from '../api/endpoints';
 import type { KeyEvent } from '../api/types';
 import { useResource } from '../lib/use-resource';
 import { ErrorText } from './ErrorText';
+import { Pager } from './Pager';
 import { Time } from './Time';
 
 const PAGE_SIZE = 20;
@@ -104,17 +105,14 @@ export function KeyEventsLog({ changes }: { changes: number }) {
               ))}
             </tbody>
           </table>
-          <nav class="button-row pager" aria-label="Activity pages">
-            <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-              Newer
-            </button>
-            <span class="hint">
-              {offset + 1}–{offset + page.results.length} of {page.count}
-            </span>
-            <button type="button" disabled={page.next === null} onClick={() => setOffset(offset + PAGE_SIZE)}>
-              Older
-            </button>
-          </nav>
+          <Pager
+            offset={offset}
+            pageSize={PAGE_SIZE}
+            shown={page.results.length}
+            count={page.count}
+            hasOlder={page.next !== null}
+            onOffset={setOffset}
+          />
         </>
       )}
     </section>
