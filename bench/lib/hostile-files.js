@@ -1,5 +1,5 @@
 /**
- * The hostile uploads of issue 13, built in memory: shared by the tests (test/documents-hardening*)
+ * The hostile uploads of issue 13, built in memory: shared by the tests (test/documents/documents-hardening*)
  * and `npm run bench -- extraction` / `abuse`.
  */
 import { once } from 'node:events';

@@ -3,7 +3,7 @@
  * Each works against a fresh install, in this order: sign up and sign in as Ada, then create a key, a
  * document, a query… (no example names a public domain: a fresh install has none). Examples built
  * from the fields' own examples would mix fields (a `domain` next to a `filter` that fits another
- * corpus); these are written as one request each. test/ops-openapi-examples sends them all.
+ * corpus); these are written as one request each. test/ops/ops-openapi-examples sends them all.
  */
 const ADA = { email: 'ada@example.com', password: 'a long password' };
 const RUNBOOK = {
@@ -13,7 +13,7 @@ const RUNBOOK = {
 };
 /** Where a token goes: the one `POST /auth/jwt/create/` answered. */
 const A_REFRESH_TOKEN = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.<the refresh token from POST /auth/jwt/create/>';
-/** Ids and tokens that only the steps before can give (test/ops-openapi-examples fills them in). */
+/** Ids and tokens that only the steps before can give (test/ops/ops-openapi-examples fills them in). */
 /** One of your organizations (`GET /auth/users/me/` lists them). */
 export const AN_ORGANIZATION_ID = '5f0c2a7e-8d41-4b6a-9c3e-2a1b7d9e4f60';
 /** A member's `user_id` (`GET /v1/organizations/current/members/`). */

@@ -1,0 +1,27 @@
+import { WorkerCrashedError, WorkerPool } from '../../src/documents/workers/worker-pool.js';
+
+// A worker that holds Buffers: memory outside the V8 heap, which `--max-old-space-size` does not bound.
+const script = { url: new URL('../fixtures/holding.worker.mjs', import.meta.url) };
+const options = { size: 1, timeoutMs: 10_000, wallTimeoutMs: 20_000, memoryMb: 64, recycleAboveMb: 100 };
+
+describe('WorkerPool resident memory limit', () => {
+  let pool: WorkerPool;
+  afterEach(() => pool.close());
+
+  it('stops a worker whose resident memory passes the limit, though its heap is under its own', async () => {
+    pool = new WorkerPool(script, { ...options, residentLimitMb: 150 });
+    const outcome = pool.run({ holdMb: 400, answerAfterMs: 2000 });
+    await expect(outcome).rejects.toBeInstanceOf(WorkerCrashedError);
+    await expect(outcome).rejects.toMatchObject({
+      outOfMemory: true,
+      message: 'worker process died (resident memory over 150 MB)',
+    });
+    // A fresh worker takes the next task.
+    await expect(pool.run({ holdMb: 10 })).resolves.toEqual({ heldMb: 10 });
+  });
+
+  it('lets a task run that stays under the limit', async () => {
+    pool = new WorkerPool(script, { ...options, residentLimitMb: 400 });
+    await expect(pool.run({ holdMb: 100, answerAfterMs: 200 })).resolves.toEqual({ heldMb: 100 });
+  });
+});

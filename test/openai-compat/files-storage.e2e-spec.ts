@@ -1,0 +1,189 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/env.schema.js';
+import { migrations } from '../../src/database/migrations/index.js';
+import { VectorStoresService } from '../../src/openai-compat/vector-stores.service.js';
+import { ADMIN, createKey, signUp, startTestApp, type TestApp } from '../support/app.js';
+
+const LIMIT_MESSAGE =
+  "Your organization's files may take at most 1 MB (FILES_STORAGE_MB_PER_ORGANIZATION), and this file would pass that; delete files to upload more.";
+
+/** The storage bound of `POST /v1/files` (FILES_STORAGE_MB_PER_ORGANIZATION) and the bound on attaches at once. */
+describe('files storage per organization', () => {
+  let test: TestApp;
+
+  beforeAll(async () => {
+    // 1 MB per organization; uploads at once not limited by the instance, so only the bound refuses.
+    test = await startTestApp({ FILES_STORAGE_MB_PER_ORGANIZATION: '1', MAX_UPLOADS_IN_FLIGHT: '50' });
+  });
+  afterAll(() => test.close());
+
+  const member = async () => `Bearer ${(await createKey(test, await signUp(test))).key}`;
+  const upload = (auth: string, bytes: number, filename = 'notes.txt') =>
+    test
+      .http()
+      .post('/v1/files')
+      .set('Authorization', auth)
+      .field('purpose', 'assistants')
+      .attach('file', Buffer.alloc(bytes, 'a'), { filename, contentType: 'text/plain' });
+  const stored = async (organizationId: string) => {
+    const { rows } = await test.db.query<{ n: number; sum: string | null; usage: string | null }>(
+      `SELECT count(*)::int AS n, sum(bytes)::text AS sum,
+              (SELECT bytes::text FROM files_usage WHERE organization_id = $1) AS usage
+         FROM files WHERE organization_id = $1`,
+      [organizationId],
+    );
+    return { files: rows[0].n, bytes: Number(rows[0].sum ?? 0), counted: Number(rows[0].usage ?? 0) };
+  };
+  const organizationOf = async (fileId: string) =>
+    (await test.db.query<{ o: string }>(`SELECT organization_id AS o FROM files WHERE id = $1`, [fileId])).rows[0].o;
+
+  it('refuses the upload that would pass the bound (400 naming it, nothing stored); a deletion makes room', async () => {
+    const auth = await member();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await upload(auth, 300_000).expect(201)).body.id as string);
+    const organizationId = await organizationOf(ids[0]);
+    expect(await stored(organizationId)).toEqual({ files: 3, bytes: 900_000, counted: 900_000 });
+
+    const refused = await upload(auth, 300_000, 'one-too-many.txt').expect(400);
+    expect(refused.body).toEqual({
+      detail: LIMIT_MESSAGE,
+      error: { message: LIMIT_MESSAGE, type: 'invalid_request_error', code: 'invalid_value', param: null },
+    });
+    expect(await stored(organizationId)).toEqual({ files: 3, bytes: 900_000, counted: 900_000 });
+    const listed = await test.http().get('/v1/files?limit=100').set('Authorization', auth).expect(200);
+    expect(listed.body.data.map((file: { filename: string }) => file.filename)).not.toContain('one-too-many.txt');
+    // What is left still fits: exactly to the byte.
+    await upload(auth, 1_048_576 - 900_000 + 1).expect(400);
+    await upload(auth, 1_048_576 - 900_000).expect(201);
+    await upload(auth, 1).expect(400);
+
+    await test.http().delete(`/v1/files/${ids[0]}`).set('Authorization', auth).expect(200);
+    expect(await stored(organizationId)).toMatchObject({ files: 3, counted: 1_048_576 - 300_000 });
+    await upload(auth, 300_000).expect(201);
+    expect(await stored(organizationId)).toEqual({ files: 4, bytes: 1_048_576, counted: 1_048_576 });
+    await upload(auth, 1).expect(400);
+
+    // Another organization has its own bound.
+    await upload(await member(), 1_000_000).expect(201);
+  });
+
+  it('20 concurrent uploads never pass the bound: exactly the ones that fit are stored', async () => {
+    const auth = await member();
+    const first = (await upload(auth, 100_000).expect(201)).body.id as string;
+    const organizationId = await organizationOf(first);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => upload(auth, 100_000)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    // 1,048,576 bytes hold 10 files of 100,000: the first and 9 of the 20.
+    expect(statuses).toEqual([...Array(9).fill(201), ...Array(11).fill(400)]);
+    for (const answer of answers.filter((one) => one.status === 400)) expect(answer.body.detail).toBe(LIMIT_MESSAGE);
+    expect(await stored(organizationId)).toEqual({ files: 10, bytes: 1_000_000, counted: 1_000_000 });
+  });
+
+  it('attaches of one organization at once are bounded: 429 with Retry-After beyond, nothing attached', async () => {
+    const auth = await member();
+    const file = (await upload(auth, 100, 'policy.txt').expect(201)).body.id as string;
+    const store = (
+      await test.http().post('/v1/vector_stores').set('Authorization', auth).send({ name: 'S' }).expect(201)
+    ).body.id as string;
+    const organizationId = await organizationOf(file);
+    // Two attaches of the organization in progress (held, as a slow extraction would hold them).
+    const service: unknown = test.app.get(VectorStoresService);
+    const gate = service as { enterAttach(organization: string): () => void };
+    const held = [gate.enterAttach(organizationId), gate.enterAttach(organizationId)];
+    const attach = () =>
+      test.http().post(`/v1/vector_stores/${store}/files`).set('Authorization', auth).send({ file_id: file });
+    const refused = await attach().expect(429);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.body.detail).toBe(
+      'Too many files being attached to vector stores by your organization at once (at most 2); retry in a few seconds.',
+    );
+    expect(refused.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    const none = await test.http().get(`/v1/vector_stores/${store}/files`).set('Authorization', auth).expect(200);
+    expect(none.body.data).toEqual([]);
+    // Another organization is not held back.
+    const other = await member();
+    const theirs = (await upload(other, 100, 'theirs.txt').expect(201)).body.id as string;
+    const theirStore = (
+      await test.http().post('/v1/vector_stores').set('Authorization', other).send({ name: 'T' }).expect(201)
+    ).body.id as string;
+    await test
+      .http()
+      .post(`/v1/vector_stores/${theirStore}/files`)
+      .set('Authorization', other)
+      .send({ file_id: theirs })
+      .expect(201);
+
+    for (const leave of held) leave();
+    expect((await attach().expect(201)).body.status).toBe('completed');
+  });
+
+  it('the migration counts the files stored before it (backfill), per organization', async () => {
+    const db = test.app.get(DataSource);
+    const before = await test.db.query<{ organization_id: string; bytes: string }>(
+      `SELECT organization_id, bytes::text FROM files_usage WHERE bytes > 0 ORDER BY organization_id`,
+    );
+    expect(before.rows.length).toBeGreaterThanOrEqual(4);
+    const since = migrations.length - migrations.findIndex((migration) => migration.name.startsWith('FilesStorage'));
+    for (let i = 0; i < since; i++) await db.undoLastMigration({ transaction: 'each' });
+    await db.runMigrations({ transaction: 'each' });
+    const after = await test.db.query<{ organization_id: string; bytes: string }>(
+      `SELECT organization_id, bytes::text FROM files_usage WHERE bytes > 0 ORDER BY organization_id`,
+    );
+    expect(after.rows).toEqual(before.rows);
+  });
+});
+
+describe('files storage per organization on the embedded store (no DATABASE_URL)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kqs-files-storage-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('counts, refuses and gives back as on PostgreSQL', async () => {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      FILES_STORAGE_MB_PER_ORGANIZATION: '1',
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    const app = await createApp(config, { logger: false });
+    try {
+      await app.listen(0, '127.0.0.1');
+      const http = () => request(app.getHttpServer() as Server);
+      const user = { email: 'files-storage@example.com', password: 'files storage password' };
+      await http().post('/auth/users/').send(user).expect(201);
+      const tokens = await http().post('/auth/jwt/create/').send(user).expect(200);
+      const key = await http()
+        .post('/v1/billings/api-keys/')
+        .set('Authorization', `Bearer ${tokens.body.access as string}`)
+        .send({ name: 'files' })
+        .expect(201);
+      const upload = (bytes: number) =>
+        http()
+          .post('/v1/files')
+          .set('Authorization', `Bearer ${key.body.key as string}`)
+          .field('purpose', 'assistants')
+          .attach('file', Buffer.alloc(bytes, 'a'), { filename: 'notes.txt', contentType: 'text/plain' });
+      const first = (await upload(600_000).expect(201)).body.id as string;
+      expect((await upload(600_000).expect(400)).body.detail).toBe(LIMIT_MESSAGE);
+      await http()
+        .delete(`/v1/files/${first}`)
+        .set('Authorization', `Bearer ${key.body.key as string}`)
+        .expect(200);
+      await upload(600_000).expect(201);
+      const files = await http()
+        .get('/v1/files')
+        .set('Authorization', `Bearer ${key.body.key as string}`)
+        .expect(200);
+      expect(files.body.data).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,185 @@
+import { SearchesBusyError } from '../../src/common/errors.js';
+import { SearchGate, type SearchGateLimits } from '../../src/retrieval/search-gate.js';
+
+/** A search that runs until the test ends it. */
+function pending() {
+  let finish!: (value: string) => void;
+  const done = new Promise<string>((resolve) => (finish = resolve));
+  return { done, finish };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A gate, and searches on it that record when they start and run until finished by name. */
+function harness(limits: Partial<SearchGateLimits>) {
+  const gate = new SearchGate({
+    SEARCHES_AT_ONCE: 100,
+    SEARCHES_PER_ORGANIZATION: 100,
+    SEARCH_QUEUE_PER_ORGANIZATION: 1000,
+    ...limits,
+  });
+  const started: string[] = [];
+  const works = new Map<string, ReturnType<typeof pending>>();
+  const answers: Promise<unknown>[] = [];
+  const search = (organization: string, name: string) => {
+    const work = pending();
+    works.set(name, work);
+    const answer = gate.run(organization, () => {
+      started.push(name);
+      return work.done;
+    });
+    answers.push(answer.catch((error: unknown) => error));
+  };
+  const finish = async (...names: string[]) => {
+    for (const name of names) works.get(name)!.finish(name);
+    await settle();
+  };
+  return { gate, started, search, finish, all: () => Promise.all(answers) };
+}
+
+describe('SearchGate (SEARCHES_PER_ORGANIZATION, SEARCH_QUEUE_PER_ORGANIZATION)', () => {
+  const limits = { SEARCHES_PER_ORGANIZATION: 2, SEARCH_QUEUE_PER_ORGANIZATION: 1 };
+
+  it('runs at most the limit of one organization at once, queues one more, and refuses the next with 429', async () => {
+    const { gate, started, search, finish, all } = harness(limits);
+    for (const name of ['a', 'b', 'c']) search('org-1', name);
+    await settle();
+    expect(started).toEqual(['a', 'b']);
+
+    const refused = await gate.run('org-1', () => Promise.resolve('d')).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SearchesBusyError);
+    expect((refused as SearchesBusyError).status).toBe(429);
+    expect((refused as SearchesBusyError).headers['Retry-After']).toBe('1');
+    expect((refused as SearchesBusyError).message).toBe(
+      'Too many searches from your organization at once (2 run at a time); retry in a second.',
+    );
+
+    // Another organization is not held back by the first one's searches.
+    await expect(gate.run('org-2', () => Promise.resolve('other'))).resolves.toBe('other');
+
+    await finish('a');
+    expect(started).toEqual(['a', 'b', 'c']);
+    await finish('b', 'c');
+    await expect(all()).resolves.toEqual(['a', 'b', 'c']);
+  });
+
+  it('gives the turn of a search that fails to the next, and forgets an organization with none left', async () => {
+    const { gate } = harness(limits);
+    await expect(gate.run('org-1', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    const [a, b] = [pending(), pending()];
+    const runs = [gate.run('org-1', () => a.done), gate.run('org-1', () => b.done)];
+    a.finish('a');
+    b.finish('b');
+    await expect(Promise.all(runs)).resolves.toEqual(['a', 'b']);
+    const inside = gate as unknown as { lanes: Map<string, unknown>; line: string[]; running: number };
+    expect([inside.lanes.size, inside.line.length, inside.running]).toEqual([0, 0, 0]);
+  });
+});
+
+describe('SearchGate (SEARCHES_AT_ONCE): fair turns between organizations', () => {
+  it("runs SEARCHES_AT_ONCE of all organizations together, and an organization's first search on a turn kept for it", async () => {
+    const { started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 1 });
+    search('a', 'a1');
+    search('a', 'a2');
+    await settle();
+    expect(started).toEqual(['a1']);
+    // b has none running: it starts at once, on one of the SEARCHES_AT_ONCE turns kept for first searches ...
+    search('b', 'b1');
+    await settle();
+    expect(started).toEqual(['a1', 'b1']);
+    // ... of which there are as many as SEARCHES_AT_ONCE: c waits, but for one search only.
+    search('c', 'c1');
+    await settle();
+    expect(started).toEqual(['a1', 'b1']);
+    // a and c have none running now: a has waited longest.
+    await finish('a1');
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+    await finish('b1');
+    expect(started).toEqual(['a1', 'b1', 'a2', 'c1']);
+    await finish('a2', 'c1');
+    await all();
+  });
+
+  it("starts a quiet organization's search at once, and its next before a flooding organization's backlog", async () => {
+    const { started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2 });
+    for (let i = 1; i <= 6; i++) search('flood', `f${i}`);
+    await settle();
+    expect(started).toEqual(['f1', 'f2']);
+    search('quiet', 'q1');
+    await settle();
+    expect(started).toEqual(['f1', 'f2', 'q1']);
+    // Queued while its first runs, behind four of the flood's: it goes first once it has none running.
+    search('quiet', 'q2');
+    await finish('f1');
+    expect(started).toEqual(['f1', 'f2', 'q1']);
+    await finish('q1');
+    expect(started.slice(3)).toEqual(['q2']);
+    await finish('f2');
+    expect(started.slice(4)).toEqual(['f3']);
+    await finish('q2');
+    expect(started.slice(5)).toEqual(['f4']);
+    await finish('f3', 'f4');
+    expect(started.slice(6)).toEqual(['f5', 'f6']);
+    await finish('f5', 'f6');
+    await all();
+  });
+
+  it('takes waiting organizations in turn, the one with the fewest searches running first', async () => {
+    const { started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 3 });
+    for (const name of ['a1', 'a2', 'a3', 'a4', 'a5']) search('a', name);
+    search('b', 'b1');
+    for (const name of ['b2', 'b3']) search('b', name);
+    await settle();
+    // b's first search on a turn kept for first searches; then the three turns are taken.
+    expect(started).toEqual(['a1', 'a2', 'a3', 'b1']);
+    await finish('a1', 'a2');
+    // Two running (a3, b1): one turn free, and a and b have one each: a has waited longest.
+    expect(started.slice(4)).toEqual(['a4']);
+    // Then b's turn (round robin), though a has as many running.
+    await finish('a3');
+    expect(started.slice(5)).toEqual(['b2']);
+    await finish('b1', 'a4', 'b2');
+    expect(started.slice(6).sort()).toEqual(['a5', 'b3']);
+    await finish('a5', 'b3');
+    await all();
+  });
+
+  it("keeps one organization within SEARCHES_PER_ORGANIZATION while free turns go to the others' searches", async () => {
+    const { started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 3, SEARCHES_PER_ORGANIZATION: 1 });
+    search('a', 'a1');
+    search('a', 'a2');
+    search('b', 'b1');
+    search('b', 'b2');
+    await settle();
+    expect(started).toEqual(['a1', 'b1']);
+    search('c', 'c1');
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1']);
+    await finish('c1', 'b1');
+    expect(started).toEqual(['a1', 'b1', 'c1', 'b2']);
+    await finish('a1');
+    expect(started).toEqual(['a1', 'b1', 'c1', 'b2', 'a2']);
+    await finish('a2', 'b2');
+    await all();
+  });
+
+  it("refuses past one organization's queue without touching another's", async () => {
+    const { gate, started, search, finish, all } = harness({
+      SEARCHES_AT_ONCE: 1,
+      SEARCH_QUEUE_PER_ORGANIZATION: 1,
+    });
+    search('a', 'a1');
+    search('a', 'a2');
+    search('b', 'b1');
+    search('b', 'b2');
+    await settle();
+    expect(started).toEqual(['a1', 'b1']);
+    await expect(gate.run('a', () => Promise.resolve('a3'))).rejects.toBeInstanceOf(SearchesBusyError);
+    await expect(gate.run('b', () => Promise.resolve('b3'))).rejects.toBeInstanceOf(SearchesBusyError);
+    // Among organizations with as many running (none), the one waiting longest goes first.
+    await finish('a1', 'b1');
+    expect(started).toEqual(['a1', 'b1', 'a2', 'b2']);
+    await finish('a2', 'b2');
+    await all();
+  });
+});
