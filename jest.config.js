@@ -2,7 +2,7 @@
 export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.e2e-spec.ts', '**/*.spec.ts'],
+  testMatch: ['**/*.e2e-spec.ts', '**/*.medium-spec.ts', '**/*.spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
