@@ -5,7 +5,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, JwtOnly } from '../common/auth.decorators.js';
@@ -28,6 +27,7 @@ import { Audit, type AuditContext } from './audit-context.js';
 import { CreateApiKeyDto, RotateApiKeyDto, UpdateApiKeyDto } from './dto/api-key.dto.js';
 import { ApiKeyEventPage, ApiKeyEventResponse } from './dto/api-key-event.response.js';
 import { ApiKeyResponse, CreatedApiKeyResponse, RotatedApiKeyResponse } from './dto/api-key.response.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 /** What a retry with the same `Idempotency-Key` answers: the full key rests nowhere, so it is not replayed. */
 const KEY_REPLAY =
@@ -76,7 +76,7 @@ function presentEvent(event: ApiKeyEvent, actorEmail: string | null): ApiKeyEven
 }
 
 /** Key management: a JWT access token only (spec 5.3.8), and only the caller's own keys. */
-@ApiTags('api-keys')
+@ApiController('api-keys')
 @Controller('v1/billings/api-keys')
 @JwtOnly('member')
 export class ApiKeysController {

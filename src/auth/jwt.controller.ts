@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { HttpRequest } from '../common/request.js';
 import { CurrentPrincipal, JwtOnly, Public } from '../common/auth.decorators.js';
 import type { Principal } from '../common/principal.js';
@@ -17,6 +17,7 @@ import { CredentialsDto, LogoutDto, RefreshDto, SwitchOrganizationDto, VerifyDto
 import { AccessTokenResponse, TokenPairResponse } from './dto/auth.response.js';
 import { TokensService } from './tokens.service.js';
 import { UsersService } from './users.service.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const TOKEN_INVALID = {
   description: 'The token is malformed, tampered, expired, revoked or of the wrong type.',
@@ -26,7 +27,7 @@ const TOKEN_CALLS_THROTTLED =
   'Too many refresh, verify and logout calls from this address (`TOKEN_LIMIT_PER_MINUTE`); `Retry-After` says when to try again.';
 
 /** simplejwt's endpoints: create, refresh, verify, and logout (refresh-token revocation). */
-@ApiTags('auth')
+@ApiController('auth')
 @Controller('auth/jwt')
 @Public()
 export class JwtController {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { Authenticated, CurrentPrincipal, Public } from '../common/auth.decorators.js';
@@ -12,8 +12,9 @@ import { AccountCache } from './account-cache.js';
 import { RegisterDto } from './dto/auth.dto.js';
 import { CurrentUserResponse, RegisteredUserResponse } from './dto/auth.response.js';
 import { EMAIL_TAKEN, UsersService } from './users.service.js';
+import { ApiController } from '../openapi/api-controller.js';
 
-@ApiTags('auth')
+@ApiController('auth')
 @Authenticated({ role: 'viewer' })
 @Controller('auth/users')
 export class UsersController {

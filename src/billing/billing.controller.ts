@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, getSchemaPath } from '@nestjs/swagger';
 import { AdminOnly, Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
@@ -19,6 +19,7 @@ import { SetMonthlyCreditsDto } from './dto/subscription.dto.js';
 import { type QuotaView, QuotaService } from './quota.service.js';
 import { ApiUsageFilter, type UsageFilter, UsageFilterQuery } from './usage-filter.js';
 import { USAGE_KEYS_MAX, UsageService } from './usage.service.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 function presentSubscription(quota: QuotaView) {
   return {
@@ -33,7 +34,7 @@ function presentSubscription(quota: QuotaView) {
   };
 }
 
-@ApiTags('billing')
+@ApiController('billing')
 @Authenticated({ scope: 'usage:read', role: 'viewer' })
 @Controller('v1/billings')
 export class BillingController {

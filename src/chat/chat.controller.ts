@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
@@ -21,6 +21,7 @@ import {
   ChatSessionResponse,
 } from './dto/chat.response.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const SESSION_ID = () => ApiUuidParam('sessionId', 'The id of one of your sessions.');
 const NO_SUCH_SESSION = "No such session, or another user's.";
@@ -29,7 +30,7 @@ const scopeOrDomainRefused = (scope: string) => ({
   examples: ['domainNotAllowed', 'missingScope'] as const,
 });
 
-@ApiTags('chat')
+@ApiController('chat')
 @Authenticated({ scope: 'chat', role: 'viewer' })
 @Controller('v1/chat/sessions')
 export class ChatController {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { BadRequestError, ConflictError } from '../common/errors.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
@@ -18,6 +18,7 @@ import {
 } from './collections.service.js';
 import { CreateCollectionDto, UpdateCollectionDto } from './dto/collection.dto.js';
 import { CollectionPage, CollectionResponse } from './dto/collection.response.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const COLLECTION_ID = () =>
   ApiParam({
@@ -32,7 +33,7 @@ const DUPLICATE = {
 };
 
 /** The organization's collections: several private knowledge bases, each searched as its own corpus. */
-@ApiTags('collections')
+@ApiController('collections')
 @Authenticated({ scope: 'documents:read', role: 'viewer' })
 @Controller('v1/collections')
 export class CollectionsController {

@@ -33,40 +33,14 @@ declare module 'fastify' {
   }
 }
 
-/** @nestjs/swagger keeps an operation's `ApiOperation` options under this key (read to add the note). */
-const API_OPERATION = 'swagger/apiOperation';
-
-const ADMIN_NOTE =
-  "**Administrators only**: a platform administrator's JWT access token; anyone else, and any API key, gets 403.";
-const JWT_ONLY_NOTE = '**JWT access token only**: an API key (either header) gets 401.';
-const ROLE_NOTES: Record<Exclude<TeamRole, 'viewer'>, string> = {
-  member:
-    "**Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.",
-  admin:
-    "**Role `admin` or `owner`** in the organization (an API key acts with its creator's role): anyone else gets 403.",
-  owner: "**The organization's owner only**: anyone else gets 403.",
-};
-const scopeNote = (scope: ApiKeyScope) =>
-  `**Scope \`${scope}\`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.`;
-
 /** A shared response of the document (`#/components/responses/<name>`, defined in src/openapi/). */
 const sharedResponse = (status: number, name: string) =>
   ApiResponse({ status, $ref: `#/components/responses/${name}` } as Parameters<typeof ApiResponse>[0]);
 
-/** Puts the credential note first in the operation's description. Write it above `@ApiOperation`. */
-const credentialNote =
-  (note: string): MethodDecorator =>
-  (_target, _key, descriptor) => {
-    const operation = (Reflect.getMetadata(API_OPERATION, descriptor.value as object) ?? {}) as {
-      description?: string;
-    };
-    const description = [note, operation.description].filter(Boolean).join('\n\n');
-    Reflect.defineMetadata(API_OPERATION, { ...operation, description }, descriptor.value as object);
-  };
-
 /**
  * What the document says about a route's credentials: the schemes it accepts and the 401/403/429 it can
- * give. A public route declares none (the document builder writes its empty `security`).
+ * give (the notes that explain them are `@ApiController`'s, which sees the route's description whole). A
+ * public route declares none (the document builder writes its empty `security`).
  */
 function documentation(requirement: AuthRequirement): MethodDecorator[] {
   if (requirement.public) return [];
@@ -76,20 +50,13 @@ function documentation(requirement: AuthRequirement): MethodDecorator[] {
     ...schemes.map((scheme) => ApiSecurity(scheme)),
     sharedResponse(401, requirement.jwtOnly ? 'UnauthorizedJwtOnly' : 'Unauthorized'),
     sharedResponse(429, 'TooManyRequests'),
-    ...(requirement.adminOnly ? [sharedResponse(403, 'Forbidden'), credentialNote(ADMIN_NOTE)] : []),
-    ...(requirement.jwtOnly ? [credentialNote(JWT_ONLY_NOTE)] : []),
+    ...(requirement.adminOnly ? [sharedResponse(403, 'Forbidden')] : []),
     ...(requirement.role ? [ApiExtension('x-required-role', requirement.role)] : []),
-    ...(requirement.role && requirement.role !== 'viewer' && !requirement.adminOnly
-      ? [
-          credentialNote(ROLE_NOTES[requirement.role]),
-          // A scoped route's 403 is written by the document builder (it names the missing scope).
-          ...(requirement.scope ? [] : [sharedResponse(403, 'ForbiddenRole')]),
-        ]
+    // A scoped route's 403 names the missing scope: `@ApiController` adds it, unless the route describes its own.
+    ...(requirement.role && requirement.role !== 'viewer' && !requirement.adminOnly && !requirement.scope
+      ? [sharedResponse(403, 'ForbiddenRole')]
       : []),
-    ...(requirement.scope
-      ? // The document builder adds the 403 for `x-required-scope` unless the route describes its own.
-        [ApiExtension('x-required-scope', requirement.scope), credentialNote(scopeNote(requirement.scope))]
-      : []),
+    ...(requirement.scope ? [ApiExtension('x-required-scope', requirement.scope)] : []),
   ];
 }
 

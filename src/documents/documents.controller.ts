@@ -6,7 +6,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiQuery,
-  ApiTags,
 } from '@nestjs/swagger';
 import { CollectionsService } from '../collections/collections.service.js';
 import { ValidationFailedError } from '../common/errors.js';
@@ -34,9 +33,10 @@ import {
 } from './dto/document.response.js';
 import type { UploadedFile as Upload } from './extraction/extract-upload.js';
 import { DocumentUploadInterceptor, UploadedDocument } from './upload.interceptor.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 /** The caller's organization's private knowledge base; JWT or API key. */
-@ApiTags('documents')
+@ApiController('documents')
 @Authenticated({ scope: 'documents:read', role: 'viewer' })
 @Controller('v1/documents')
 export class DocumentsController {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { AdminOnly } from '../common/auth.decorators.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type Page, type PageRequest, Pagination, toPage } from '../common/pagination.js';
@@ -24,13 +24,14 @@ import {
 } from './dto/document.response.js';
 import type { UploadedFile as Upload } from './extraction/extract-upload.js';
 import { DocumentUploadInterceptor, UploadedDocument } from './upload.interceptor.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const NO_SUCH_DOMAIN = 'No domain has this slug (inactive ones included).';
 const NO_SUCH_DOCUMENT = 'No domain has this slug, or no such document in it.';
 const DOCUMENT_ID = () => ApiUuidParam('id', 'The document id.');
 
 /** A public domain's knowledge base: administrators only, inactive domains included. */
-@ApiTags('domains')
+@ApiController('domains')
 @ApiSlugParam('slug', "The domain's slug.")
 @Controller('v1/domains/:slug/documents')
 @AdminOnly()

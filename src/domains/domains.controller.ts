@@ -6,7 +6,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiQuery,
-  ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { AdminOnly, Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
@@ -19,6 +18,7 @@ import { CreateDomainDto, UpdateDomainDto } from './dto/domain.dto.js';
 import { DomainResponse } from './dto/domain.response.js';
 import { pathSlug } from './path-slug.js';
 import { CATALOGUE_MAX } from './catalogue.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const DOMAIN_SLUG = () => ApiSlugParam('slug', "The domain's slug.");
 const DOMAIN_REFUSED = {
@@ -30,7 +30,7 @@ const DOMAIN_REFUSED = {
   },
 } as const;
 
-@ApiTags('domains')
+@ApiController('domains')
 @Authenticated({ role: 'viewer' })
 @Controller('v1/domains')
 export class DomainsController {

@@ -5,7 +5,6 @@ import {
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
-  ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { AdminOnly, Authenticated } from '../common/auth.decorators.js';
@@ -17,6 +16,7 @@ import { ApiSlugParam } from './dto/slug.field.js';
 import { pathSlug } from './path-slug.js';
 import { RegionsService } from './regions.service.js';
 import { CATALOGUE_MAX } from './catalogue.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const REGION_SLUG = () => ApiSlugParam('slug', "The region's slug.");
 const SLUG_TAKEN = {
@@ -25,7 +25,7 @@ const SLUG_TAKEN = {
   bodies: { slugTaken: ValidationFailedError.field('slug', 'A region with this slug already exists.').body() },
 } as const;
 
-@ApiTags('domains')
+@ApiController('domains')
 @Authenticated({ role: 'viewer' })
 @Controller('v1/regions')
 export class RegionsController {

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { ApiProbeController } from './probe-documentation.js';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { DataSource } from 'typeorm';
 import type { HttpReply } from '../common/request.js';
@@ -11,7 +12,7 @@ import { ShutdownState } from './shutdown-state.js';
 
 const PING_TIMEOUT_MS = 2_000;
 
-@ApiTags('health')
+@ApiProbeController('health', { usesDatabase: true })
 @Controller('health')
 @Public()
 export class HealthController {

@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiProbeController } from '../lifecycle/probe-documentation.js';
 import { Public } from '../common/auth.decorators.js';
 import { registry } from './metrics.js';
 
@@ -10,7 +11,7 @@ const METRICS_TEXT_MAX = 10_485_760;
  * Prometheus scrape endpoint. Public, like /health/: it carries no user data, only counts and
  * latencies by route pattern. Keep it reachable from the cluster only (see docs/OPERATIONS.md).
  */
-@ApiTags('metrics')
+@ApiProbeController('metrics', { usesDatabase: false })
 @Controller('metrics')
 @Public()
 export class MetricsController {

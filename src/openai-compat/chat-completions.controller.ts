@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Logger, Post, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, getSchemaPath } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { DomainNotAllowedError, NotFoundError, QuotaExhaustedError, ValidationFailedError } from '../common/errors.js';
@@ -28,6 +28,7 @@ import { ChatCompletionDto, MESSAGES_MAX } from './dto/chat-completion.dto.js';
 import { EXAMPLE_SOURCE } from '../query/dto/query.response.js';
 import { ChatCompletionResponse } from './dto/chat-completion.response.js';
 import { ApiOpenAiErrors, withOpenAiError } from './openai-errors.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const STREAM_DESCRIPTION = `With \`"stream": true\`: OpenAI's Server-Sent Events, each \`data: {chat.completion.chunk}\`: the first
 carries \`delta.role\`, the next ones pieces of \`delta.content\` in order, the last \`finish_reason: "stop"\`, \`usage\` and
@@ -47,7 +48,7 @@ const STREAM_EXAMPLE = [
   .concat('data: [DONE]\n\n')
   .join('');
 
-@ApiTags('openai')
+@ApiController('openai')
 @Authenticated({ scope: 'query', role: 'viewer' })
 @Controller('v1/chat/completions')
 export class ChatCompletionsController {

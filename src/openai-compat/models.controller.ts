@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
@@ -7,8 +7,9 @@ import { SLUG_SCHEMA } from '../domains/dto/slug.field.js';
 import { ModelListResponse, ModelResponse } from './dto/chat-completion.response.js';
 import { ModelsService } from './models.service.js';
 import { ApiOpenAiErrors } from './openai-errors.js';
+import { ApiController } from '../openapi/api-controller.js';
 
-@ApiTags('openai')
+@ApiController('openai')
 @Authenticated({ role: 'viewer' })
 @ApiOpenAiErrors({})
 @Controller('v1/models')

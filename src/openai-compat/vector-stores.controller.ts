@@ -7,7 +7,6 @@ import {
   ApiOperation,
   ApiParam,
   ApiQuery,
-  ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ConflictError, FilesStorageFullError, NotFoundError, ValidationFailedError } from '../common/errors.js';
@@ -46,6 +45,7 @@ import {
 } from './vector-store.presenter.js';
 import type { ListWindow } from './vector-stores.repository.js';
 import { VectorStoresService } from './vector-stores.service.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 /** OpenAI's `?limit=&order=&after=&before=`, checked (a 400 naming the parameter). */
 function windowOf(query: Record<string, unknown>): ListWindow {
@@ -91,7 +91,7 @@ const NO_STORE = {
 };
 
 /** OpenAI's vector stores: each one is a collection. */
-@ApiTags('openai')
+@ApiController('openai')
 @Authenticated({ scope: 'documents:read', role: 'viewer' })
 @Controller('v1/vector_stores')
 export class VectorStoresController {
@@ -279,7 +279,7 @@ export class VectorStoresController {
 }
 
 /** OpenAI's files: uploaded once, attached to vector stores. */
-@ApiTags('openai')
+@ApiController('openai')
 @Authenticated({ scope: 'documents:read', role: 'viewer' })
 @Controller('v1/files')
 export class FilesController {

@@ -1,9 +1,14 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtension, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 
-/** Per media type, the schema that describes the body (the document builder reads and removes it). */
-export const BODY_BY_MEDIA_TYPE = 'x-body-by-media-type';
+/** Per media type, the schema that describes the body. */
 export type BodyByMediaType = Record<string, string>;
+
+/**
+ * The bodies with a schema per media type, by operation id (the handler's name): @nestjs/swagger gives
+ * every media type of a body one schema, so the document builder narrows these (see openapi.ts).
+ */
+export const BODY_BY_MEDIA_TYPE = new Map<string, BodyByMediaType>();
 
 /**
  * A body that is either JSON or a multipart form (document uploads). @nestjs/swagger gives every
@@ -11,7 +16,7 @@ export type BodyByMediaType = Record<string, string>;
  * its own class, so JSON shows `{title, content, metadata?}` and multipart a binary `file`.
  */
 export function ApiJsonOrMultipartBody(json: Type<unknown>, multipart: Type<unknown>, description?: string) {
-  return applyDecorators(
+  const decorators = applyDecorators(
     ApiExtraModels(json, multipart),
     ApiConsumes('multipart/form-data', 'application/json'),
     ApiBody({
@@ -19,9 +24,12 @@ export function ApiJsonOrMultipartBody(json: Type<unknown>, multipart: Type<unkn
       description,
       schema: { oneOf: [{ $ref: getSchemaPath(json) }, { $ref: getSchemaPath(multipart) }] },
     }),
-    ApiExtension(BODY_BY_MEDIA_TYPE, {
+  );
+  return (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
+    BODY_BY_MEDIA_TYPE.set(String(key), {
       'application/json': getSchemaPath(json),
       'multipart/form-data': getSchemaPath(multipart),
-    } satisfies BodyByMediaType),
-  );
+    });
+    decorators(target, key, descriptor);
+  };
 }

@@ -14,7 +14,7 @@ export type ErrorCase =
 /**
  * The error answers particular to one route (or, on a class, to every route of a controller), with
  * the shared body schemas and a description of when this route gives them. They override the
- * generic ones the document builder adds (see `errorResponsesFor`).
+ * ones the route's declaration implies, which `@ApiController` adds (see `errorResponsesFor`).
  *
  *     @ApiErrors({ 404: 'No such key, or another user\'s.' })
  */

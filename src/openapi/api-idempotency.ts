@@ -1,9 +1,9 @@
-import type { OperationObject, ParameterObject } from '@nestjs/swagger';
+import type { ParameterObject } from '@nestjs/swagger';
 import { IdempotencyKeyInvalidError, IdempotencyKeyOnUploadError } from '../common/errors.js';
 import { CLAIM_SECONDS, KEY_TTL_SECONDS } from '../idempotency/idempotency.service.js';
-import { headerRef } from './response-headers.js';
+import { headerRef, type Responses } from './response-headers.js';
 
-/** The request header of every authenticated POST (inline in each, as every parameter of the document is). */
+/** The request header of every authenticated POST (inline in each, as every parameter of the document is; `@ApiController` adds it). */
 export const IDEMPOTENCY_PARAMETER: ParameterObject = {
   name: 'Idempotency-Key',
   in: 'header',
@@ -19,20 +19,23 @@ never a second run. A full API key is never stored: a replayed key creation or r
 carries \`key_withheld\` instead of \`key\`. An empty, over-long or non-ASCII key: 400 \`${new IdempotencyKeyInvalidError().message}\`.
 Not accepted on a multipart upload (400 \`${new IdempotencyKeyOnUploadError().message}\`).
 A request whose instance died before answering holds the key for at most ${CLAIM_SECONDS / 60} minutes.`,
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
-  example: 'order-7f3c2a1e-retry-safe',
+  // The example sits in the schema: @nestjs/swagger drops a declared parameter's own `example`.
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$', example: 'order-7f3c2a1e-retry-safe' },
 };
 
-type Responses = Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
-
 /**
- * An authenticated POST: the `Idempotency-Key` parameter, and `Idempotent-Replayed` on the answers it
- * can replay (the shared error responses, by reference, say it themselves: see the parameter).
+ * An authenticated POST's responses with `Idempotent-Replayed` on the answers it can replay (the shared
+ * error responses, by reference, say it themselves: see the parameter).
  */
-export function describeIdempotentPost(operation: OperationObject, responses: Responses): void {
-  operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_PARAMETER];
-  for (const [status, response] of Object.entries(responses)) {
-    if (response.$ref || !/^[24]/.test(status) || status === '401') continue;
-    response.headers = { ...response.headers, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') };
-  }
+export function idempotentReplayHeaders(responses: Responses): Responses {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) =>
+      response.$ref || !/^[24]/.test(status) || status === '401'
+        ? [status, response]
+        : [
+            status,
+            { ...response, headers: { ...response.headers, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } },
+          ],
+    ),
+  );
 }

@@ -305,28 +305,24 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
 }
 
 /**
- * The error responses every operation of a kind can give: 500 anywhere, 503 wherever the database is
- * used, 400/413 wherever a body is read, 404 wherever a path names something, 403 wherever an API key
- * needs a scope (`x-required-scope`), 409/410/422 wherever an `Idempotency-Key` is accepted. The credential
- * errors (401/403/429) come with `@Authenticated`; what only some routes give (402, a domain's 403, a
- * sign-in's 401...) is declared on the controller method with `@ApiErrors` and takes precedence (its
- * 403 then lists the missing scope too).
+ * The error responses a route's declaration implies (see `@ApiController`): 500 anywhere, 503 wherever
+ * the database is used, 400/413 wherever a body is read, 403 wherever an API key needs a scope
+ * (`x-required-scope`), 409/410/422 wherever an `Idempotency-Key` is accepted. The credential errors
+ * (401/403/429) come with `@Authenticated`; what only some routes give (402, a 404 naming the resource,
+ * a domain's 403, a sign-in's 401...) is declared on the route with `@ApiErrors` and takes precedence
+ * (its 403 then lists the missing scope too).
  */
-export function errorResponsesFor(operation: {
-  path: string;
+export function errorResponsesFor(route: {
+  usesDatabase: boolean;
   hasBody: boolean;
-  scoped?: boolean;
+  scoped: boolean;
   idempotent: boolean;
-}) {
-  const { path, hasBody, idempotent } = operation;
-  const responses: Record<string, unknown> = { '500': ref('InternalError') };
-  const liveness = path === '/health' || path === '/metrics';
-  if (!liveness) responses['503'] = ref('ServiceUnavailable');
-  if (hasBody) Object.assign(responses, { '400': ref('BadRequest'), '413': ref('PayloadTooLarge') });
-  // Every path parameter is a UUID or a slug: one that names nothing (or another's resource) is a 404.
-  if (path.includes('{')) responses['404'] = ref('NotFound');
-  if (operation.scoped) responses['403'] = ref('MissingScope');
-  if (idempotent)
+}): Record<string, { $ref: string }> {
+  const responses: Record<string, { $ref: string }> = { '500': ref('InternalError') };
+  if (route.usesDatabase) responses['503'] = ref('ServiceUnavailable');
+  if (route.hasBody) Object.assign(responses, { '400': ref('BadRequest'), '413': ref('PayloadTooLarge') });
+  if (route.scoped) responses['403'] = ref('MissingScope');
+  if (route.idempotent)
     Object.assign(responses, {
       '409': ref('IdempotencyInProgress'),
       '410': ref('IdempotentAnswerNotKept'),

@@ -1,11 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ERROR_COMPONENTS, errorResponsesFor } from './error-responses.js';
+import { ERROR_COMPONENTS } from './error-responses.js';
 import { FORMAT_MAX_LENGTH } from './limits.js';
 import { BODY_BY_MEDIA_TYPE, type BodyByMediaType } from './api-body.js';
-import { ADDRESS_RULE_EXTENSION } from '../rate-limit/limit-per-address.js';
-import { addResponseHeaders, HEADER_COMPONENTS } from './response-headers.js';
-import { describeIdempotentPost } from './api-idempotency.js';
+import { HEADER_COMPONENTS } from './response-headers.js';
 import { LIVENESS_OPERATION, LIVENESS_PATH } from '../lifecycle/liveness.js';
 import { serviceVersion } from '../common/version.js';
 import { REQUEST_EXAMPLES } from './request-examples.js';
@@ -143,9 +141,11 @@ interface Schema {
 }
 
 /**
- * What decorators alone do not give: the generic error responses, the shared response headers and
- * per-media-type bodies. Security, the credential errors and request schemas come from the
- * decorators (`@Authenticated`, the field rules).
+ * What the routes' decorators cannot write: the shared components their responses refer to, the empty
+ * `security` of a public operation (@nestjs/swagger leaves an empty list out), each upload's body per
+ * media type and each body's example (by schema: see narrowBody, addExample), and what is the
+ * document's rather than a route's (string lengths by format, unused components, paths, server). Every
+ * response of a route is declared with the route (`@ApiController`, `@Authenticated`, `@ApiErrors`).
  */
 function complete(document: OpenAPIObject): void {
   const operationIds = new Set<string>();
@@ -155,7 +155,7 @@ function complete(document: OpenAPIObject): void {
   Object.assign(schemas, ERROR_COMPONENTS.schemas);
   document.components.responses = { ...(document.components.responses ?? {}), ...ERROR_COMPONENTS.responses };
 
-  for (const [path, item] of Object.entries(document.paths)) {
+  for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
@@ -163,33 +163,12 @@ function complete(document: OpenAPIObject): void {
       if (operationIds.has(operationId))
         throw new Error(`Two handlers share the operation id ${operationId}: rename one`);
       operationIds.add(operationId);
-      // A public route declares no security; @nestjs/swagger leaves out an empty list, so it is written here.
+      // Every route's responses are declared with it; a controller without `@ApiController` declared none.
+      if (!operation.responses['500'])
+        throw new Error(`${operationId} declares no 500: declare its controller with @ApiController`);
       operation.security ??= [];
-      const authenticated = operation.security.length > 0;
-      if (!operation.tags || operation.tags.length === 0) operation.tags = [tagOf(path)];
-      const extensions = operation as unknown as Record<string, unknown>;
-      const bodyByMediaType = extensions[BODY_BY_MEDIA_TYPE] as BodyByMediaType | undefined;
-      delete extensions[BODY_BY_MEDIA_TYPE];
+      const bodyByMediaType = BODY_BY_MEDIA_TYPE.get(operationId);
       if (bodyByMediaType) narrowBody(operation.requestBody as RequestBody | undefined, bodyByMediaType);
-      const idempotent = method === 'post' && authenticated;
-      const responses = {
-        ...errorResponsesFor({
-          path,
-          hasBody: Boolean(operation.requestBody),
-          scoped: 'x-required-scope' in operation,
-          idempotent,
-        }),
-        ...operation.responses,
-      };
-      addResponseHeaders(
-        responses as Parameters<typeof addResponseHeaders>[0],
-        authenticated,
-        ADDRESS_RULE_EXTENSION in operation,
-      );
-      if (idempotent) describeIdempotentPost(operation, responses as Parameters<typeof describeIdempotentPost>[1]);
-      operation.responses = Object.fromEntries(
-        Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
-      ) as typeof operation.responses;
     }
   }
   document.components.headers = { ...HEADER_COMPONENTS };
@@ -276,10 +255,4 @@ function narrowBody(body: RequestBody | undefined, byMediaType: BodyByMediaType)
     if (!body.content[mediaType]) continue;
     body.content[mediaType] = { schema: { $ref } };
   }
-}
-
-function tagOf(path: string): string {
-  const segments = path.split('/').filter((segment) => segment && !segment.startsWith('{') && segment !== 'v1');
-  if (segments[0] === 'billings' && segments[1] === 'api-keys') return 'api-keys';
-  return segments[0] ?? 'service';
 }

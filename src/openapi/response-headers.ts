@@ -108,28 +108,28 @@ export const CREDIT_HEADERS = {
   'X-Credits-Reset': headerRef('X-Credits-Reset'),
 };
 
-type Responses = Record<string, { $ref?: string; description?: string; headers?: Record<string, unknown> }>;
+/** A route's responses as its decorators record them (`ApiResponse`'s options, by status). */
+export type Responses = Record<string, { $ref?: string; description?: string; headers?: Record<string, unknown> }>;
 
 /**
- * Adds the headers every response may carry: `Access-Control-Allow-Origin` on all, and the RateLimit
- * headers on the 2xx and 4xx answers (but 401) of operations that need credentials, or, on operations
- * limited per client address (`limitedByAddress`), the address budget's on the 2xx and 4xx answers
- * (but 413: a body over the limit is refused before it is counted).
+ * The responses with the headers every response may carry: `Access-Control-Allow-Origin` on all, and
+ * the RateLimit headers on the 2xx and 4xx answers (but 401) of operations that need credentials, or,
+ * on operations limited per client address (`limitedByAddress`), the address budget's on the 2xx and
+ * 4xx answers (but 413: a body over the limit is refused before it is counted). A shared response is
+ * its bare reference: its component carries the headers (and `ApiResponse`'s empty description goes).
  */
-export function addResponseHeaders(responses: Responses, authenticated: boolean, limitedByAddress = false): void {
-  for (const [status, response] of Object.entries(responses)) {
-    // A shared response: its component carries the headers (and the description @nestjs/swagger adds is dropped).
-    if (response.$ref) {
-      delete response.description;
-      continue;
-    }
-    const answered = /^[24]/.test(status);
-    const limits =
-      authenticated && answered && status !== '401'
-        ? RATE_LIMIT_HEADERS
-        : limitedByAddress && answered && status !== '413'
-          ? ADDRESS_RATE_LIMIT_HEADERS
-          : {};
-    response.headers = { ...limits, ...response.headers, ...CORS_HEADERS };
-  }
+export function withResponseHeaders(responses: Responses, authenticated: boolean, limitedByAddress = false): Responses {
+  return Object.fromEntries<Responses[string]>(
+    Object.entries(responses).map(([status, response]) => {
+      if (response.$ref) return [status, { $ref: response.$ref }];
+      const answered = /^[24]/.test(status);
+      const limits =
+        authenticated && answered && status !== '401'
+          ? RATE_LIMIT_HEADERS
+          : limitedByAddress && answered && status !== '413'
+            ? ADDRESS_RATE_LIMIT_HEADERS
+            : {};
+      return [status, { ...response, headers: { ...limits, ...response.headers, ...CORS_HEADERS } }];
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
@@ -9,6 +9,7 @@ import { UpdateOrganizationDto } from './dto/organization.dto.js';
 import { OrganizationResponse } from './dto/organization.response.js';
 import type { Organization } from './organization.entity.js';
 import { OrganizationsService } from './organizations.service.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 function presentOrganization(organization: Organization) {
   return {
@@ -19,7 +20,7 @@ function presentOrganization(organization: Organization) {
   };
 }
 
-@ApiTags('organizations')
+@ApiController('organizations')
 @Authenticated({ role: 'viewer' })
 @Controller('v1/organizations')
 export class OrganizationsController {

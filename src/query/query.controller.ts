@@ -1,5 +1,5 @@
 import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, getSchemaPath } from '@nestjs/swagger';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { creditHeaders } from '../billing/credit-headers.js';
@@ -17,6 +17,7 @@ import { presentSource } from './source.presenter.js';
 import { FILTER_MALFORMED } from './dto/metadata-filter.field.js';
 import { CREDIT_HEADERS } from '../openapi/response-headers.js';
 import { STREAM_MAX } from '../openapi/limits.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 export const STREAM_FAILURE = 'The answer could not be completed. It is transient: retry with exponential back-off.';
 
@@ -46,7 +47,7 @@ const STREAM_EXAMPLE = (
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
 
-@ApiTags('query')
+@ApiController('query')
 @Authenticated({ scope: 'query', role: 'viewer' })
 @Controller('v1/query')
 export class QueryController {

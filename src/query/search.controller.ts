@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
@@ -12,8 +12,9 @@ import { SearchDto } from './dto/search.dto.js';
 import { SearchResponse } from './dto/search.response.js';
 import { SearchService } from './search.service.js';
 import { presentSearch } from './search.presenter.js';
+import { ApiController } from '../openapi/api-controller.js';
 
-@ApiTags('query')
+@ApiController('query')
 @Authenticated({ scope: 'query', role: 'viewer' })
 @Controller('v1/search')
 export class SearchController {

@@ -5,7 +5,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { ApiKeyResponse } from '../api-keys/dto/api-key.response.js';
@@ -60,6 +59,7 @@ import {
   TOO_MANY_INVITATIONS,
 } from './teams.service.js';
 import { CURRENT_PERIOD_SQL } from '../billing/billing-period.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const presentMember = (member: MemberRow) => ({
   user_id: member.user_id,
@@ -100,7 +100,7 @@ const OWNER_ROLE_400 = {
  * invitations, every key of the organization and its audit log. Each route declares the lowest role
  * that may call it (the permission table); writes by API key need the scope `organization:write`.
  */
-@ApiTags('teams')
+@ApiController('teams')
 @Controller('v1/organizations/current')
 export class TeamsController {
   constructor(
@@ -315,7 +315,7 @@ export class TeamsController {
 }
 
 /** `POST /v1/invitations/accept/`: the invited user joins, with its own JWT. */
-@ApiTags('teams')
+@ApiController('teams')
 @Controller('v1/invitations')
 export class InvitationAcceptController {
   constructor(private readonly teams: TeamsService) {}
@@ -349,7 +349,7 @@ export class InvitationAcceptController {
 }
 
 /** `GET /v1/billings/usage/members/`: this period's spend per member. */
-@ApiTags('billing')
+@ApiController('billing')
 @ApiExtraModels(MemberUsageResponse)
 @Controller('v1/billings/usage/members')
 export class MemberUsageController {

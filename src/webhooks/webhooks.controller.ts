@@ -7,7 +7,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
@@ -31,6 +30,7 @@ import {
 import { presentDelivery, presentWebhook } from './webhook.presenter.js';
 import { URL_ADDRESS } from './webhook-url.js';
 import { tooManyEndpoints, WebhooksService } from './webhooks.service.js';
+import { ApiController } from '../openapi/api-controller.js';
 
 const WEBHOOK_ID = () => ApiUuidParam('webhookId', 'The id of one of your organization’s webhook endpoints.');
 const NO_SUCH_WEBHOOK = { 404: "No such endpoint, or another organization's (never revealed)." } as const;
@@ -52,7 +52,7 @@ const BAD_FIELDS = {
  * Webhook endpoints (CONTRACT, third edition): the organization's owner and its admins,
  * by JWT or by one of its API keys with the scope `organization:write`.
  */
-@ApiTags('webhooks')
+@ApiController('webhooks')
 @Controller('v1/webhooks')
 @Authenticated({ scope: 'organization:write', role: 'admin' })
 export class WebhooksController {

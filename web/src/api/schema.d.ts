@@ -4312,7 +4312,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4739,7 +4738,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4956,7 +4954,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5049,7 +5046,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5551,7 +5547,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5898,7 +5893,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6027,7 +6021,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6266,7 +6259,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6487,7 +6479,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6790,7 +6781,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -7015,7 +7005,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -7156,7 +7145,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -7331,7 +7319,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -7633,7 +7620,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -7960,7 +7946,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -8098,7 +8083,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -8307,7 +8291,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -8423,7 +8406,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -8555,7 +8537,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -8920,7 +8901,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -9081,7 +9061,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -9332,7 +9311,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -9567,7 +9545,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -9731,7 +9708,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -10005,7 +9981,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -10303,7 +10278,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -10384,7 +10358,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
@@ -10544,7 +10517,6 @@ export interface operations {
                  *     carries `key_withheld` instead of `key`. An empty, over-long or non-ASCII key: 400 `Idempotency-Key must be 1 to 255 visible ASCII characters.`.
                  *     Not accepted on a multipart upload (400 `Idempotency-Key is not accepted on a multipart upload; send the document as JSON to retry it safely.`).
                  *     A request whose instance died before answering holds the key for at most 5 minutes.
-                 * @example order-7f3c2a1e-retry-safe
                  */
                 "Idempotency-Key"?: string;
             };
