@@ -11,22 +11,17 @@ import { type Responses, withResponseHeaders } from './response-headers.js';
 /** Nest's `RouteParamtypes.BODY`: the index `@Body()` records its parameter under. */
 const BODY_PARAMETER = 3;
 
-export interface ApiControllerOptions {
-  /** False for a route that never reads the database (the metrics scrape): it documents no 503. */
-  usesDatabase?: boolean;
-}
-
 /**
  * The controller's tag, and each route's documentation completed where the route is declared: the
- * error answers its declaration implies (500; 503 when it reads the database; 400 and 413 when it
- * reads a body; the scope's 403; 409, 410 and 422 for an authenticated POST, which takes an
+ * error answers its declaration implies (500 and 503, the database being every route's; 400 and 413
+ * when it reads a body; the scope's 403; 409, 410 and 422 for an authenticated POST, which takes an
  * `Idempotency-Key`), under the ones the route declares itself (`@ApiErrors`, `@Authenticated`); the
  * shared response headers; the credential notes first in its description.
  *
  * Write it first, above `@Controller` and a class-wide `@Authenticated`: a class decorator runs after
  * every decorator of its routes and after the class's own written below it, so it sees each route whole.
  */
-export function ApiController(tag: string, options: ApiControllerOptions = {}): ClassDecorator {
+export function ApiController(tag: string): ClassDecorator {
   return (controller) => {
     ApiTags(tag)(controller);
     const prototype = controller.prototype as Record<string, unknown>;
@@ -35,18 +30,12 @@ export function ApiController(tag: string, options: ApiControllerOptions = {}): 
       const handler: unknown = descriptor?.value;
       if (!descriptor || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined)
         continue;
-      documentRoute(controller, name, descriptor, handler, options);
+      documentRoute(controller, name, descriptor, handler);
     }
   };
 }
 
-function documentRoute(
-  controller: object,
-  name: string,
-  descriptor: PropertyDescriptor,
-  handler: object,
-  options: ApiControllerOptions,
-): void {
+function documentRoute(controller: object, name: string, descriptor: PropertyDescriptor, handler: object): void {
   const requirement = (Reflect.getMetadata(AUTH_REQUIREMENT, handler) ??
     Reflect.getMetadata(AUTH_REQUIREMENT, controller) ??
     {}) as AuthRequirement;
@@ -68,7 +57,6 @@ function documentRoute(
   const responses = withResponseHeaders(
     {
       ...errorResponsesFor({
-        usesDatabase: options.usesDatabase ?? true,
         hasBody,
         scoped: 'x-required-scope' in extensions,
         idempotent,

@@ -305,21 +305,22 @@ function withSharedHeaders(responses: Record<string, ResponseObject>): Record<st
 }
 
 /**
- * The error responses a route's declaration implies (see `@ApiController`): 500 anywhere, 503 wherever
- * the database is used, 400/413 wherever a body is read, 403 wherever an API key needs a scope
+ * The error responses a route's declaration implies (see `@ApiController`): 500 and 503 anywhere (the
+ * probes below openapi/, the only routes without a database, declare theirs), 400/413 wherever a body is read, 403 wherever an API key needs a scope
  * (`x-required-scope`), 409/410/422 wherever an `Idempotency-Key` is accepted. The credential errors
  * (401/403/429) come with `@Authenticated`; what only some routes give (402, a 404 naming the resource,
  * a domain's 403, a sign-in's 401...) is declared on the route with `@ApiErrors` and takes precedence
  * (its 403 then lists the missing scope too).
  */
 export function errorResponsesFor(route: {
-  usesDatabase: boolean;
   hasBody: boolean;
   scoped: boolean;
   idempotent: boolean;
 }): Record<string, { $ref: string }> {
-  const responses: Record<string, { $ref: string }> = { '500': ref('InternalError') };
-  if (route.usesDatabase) responses['503'] = ref('ServiceUnavailable');
+  const responses: Record<string, { $ref: string }> = {
+    '500': ref('InternalError'),
+    '503': ref('ServiceUnavailable'),
+  };
   if (route.hasBody) Object.assign(responses, { '400': ref('BadRequest'), '413': ref('PayloadTooLarge') });
   if (route.scoped) responses['403'] = ref('MissingScope');
   if (route.idempotent)
