@@ -18,6 +18,9 @@
  * Env: BENCH_TENANTS_LARGE_DOCS (100000), BENCH_TENANTS_MEDIUM (30), BENCH_TENANTS_MEDIUM_DOCS (2000),
  *      BENCH_TENANTS_SMALL (300), BENCH_TENANTS_SMALL_DOCS (80), BENCH_TENANTS_QUERIES (200), BENCH_TENANTS_ROUNDS (2)
  * (~5.4 chunks per document: the defaults make ~1,000,000 chunks.)
+ *      BENCH_TENANTS_CROWD_URL: add the tenants to this existing database (already migrated, e.g. one kept by
+ *      search-growth with its 1M-chunk domain, BENCH_TENANTS_LARGE_DOCS=0) instead of a fresh one; its GIN
+ *      index is kept and maintained by the inserts.
  */
 import pg from 'pg';
 import { growthCorpus, loadSciFactWords, SUFFIXES } from './lib/growth-corpus.js';
@@ -80,14 +83,14 @@ async function createTenant(client, name, extraCollections = 0) {
  * interleaved; returns each tenant's ids (and the measured one's queries). The GIN index is dropped
  * before and rebuilt after (timed).
  */
-async function loadTenants(databaseUrl, tenants, words, log) {
+async function loadTenants(databaseUrl, tenants, words, log, { rebuildIndex = true } = {}) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const table = new LexemeTable();
   const started = performance.now();
   try {
     await table.learnVocabulary(client, words.vocabulary, SUFFIXES);
-    await client.query('DROP INDEX IF EXISTS document_chunks_search_idx');
+    if (rebuildIndex) await client.query('DROP INDEX IF EXISTS document_chunks_search_idx');
     const jobs = [];
     const loaded = [];
     for (const tenant of tenants) {
@@ -136,8 +139,10 @@ async function loadTenants(databaseUrl, tenants, words, log) {
       }
     const loadSeconds = (performance.now() - started) / 1000;
     const indexStarted = performance.now();
-    await client.query(`SET maintenance_work_mem = '256MB'`);
-    await client.query(`CREATE INDEX document_chunks_search_idx ON document_chunks USING gin (search_vector)`);
+    if (rebuildIndex) {
+      await client.query(`SET maintenance_work_mem = '256MB'`);
+      await client.query(`CREATE INDEX document_chunks_search_idx ON document_chunks USING gin (search_vector)`);
+    }
     const indexSeconds = (performance.now() - indexStarted) / 1000;
     for (const name of ['document_chunks', 'documents', 'term_stats', 'corpus_stats'])
       await client.query(`VACUUM ANALYZE ${name}`);
@@ -147,9 +152,16 @@ async function loadTenants(databaseUrl, tenants, words, log) {
     } = await client.query(
       `SELECT pg_total_relation_size('document_chunks') AS chunks, pg_relation_size('document_chunks_search_idx') AS gin`,
     );
+    const {
+      rows: [all],
+    } = await client.query(
+      `SELECT count(*)::int AS chunks, count(DISTINCT scope_id)::int AS scopes FROM document_chunks`,
+    );
     return {
       tenants: loaded,
-      chunks: chunksBefore,
+      chunks: all.chunks,
+      scopes: all.scopes,
+      chunksLoaded: chunksBefore,
       loadSeconds: Math.round(loadSeconds),
       indexSeconds: Math.round(indexSeconds),
       differingVectors: `${check.differing} of ${check.checked}`,
@@ -175,7 +187,12 @@ async function measure(retriever, collectionIds, queries) {
   return { ...summarize(timings), empty };
 }
 
-export async function run({ createDatabase, settings = tenantSettings(), log = (m) => console.log(`[tenants] ${m}`) }) {
+export async function run({
+  createDatabase,
+  crowdUrl = process.env.BENCH_TENANTS_CROWD_URL,
+  settings = tenantSettings(),
+  log = (m) => console.log(`[tenants] ${m}`),
+}) {
   const { RETRIEVER } = await import('../dist/retrieval/retriever.js');
   const words = loadSciFactWords();
   const measured = {
@@ -186,7 +203,9 @@ export async function run({ createDatabase, settings = tenantSettings(), log = (
     queries: settings.queries + WARM_UP,
   };
   const crowd = [
-    { name: 'large tenant', documents: settings.largeDocs, seed: 7_100_000, collections: 1 },
+    ...(settings.largeDocs > 0
+      ? [{ name: 'large tenant', documents: settings.largeDocs, seed: 7_100_000, collections: 1 }]
+      : []),
     ...Array.from({ length: settings.medium }, (_, i) => ({
       name: `medium tenant ${i}`,
       documents: settings.mediumDocs,
@@ -201,9 +220,9 @@ export async function run({ createDatabase, settings = tenantSettings(), log = (
     })),
   ];
   // The measured tenant sits in the middle of the small ones.
-  crowd.splice(1 + settings.medium + Math.floor(settings.small / 2), 0, measured);
+  crowd.splice(crowd.length - Math.ceil(settings.small / 2), 0, measured);
 
-  const crowdedDb = await createDatabase();
+  const crowdedDb = crowdUrl ? { url: crowdUrl } : await createDatabase();
   const aloneDb = await createDatabase();
   const crowdedApp = await startApp(crowdedDb.url);
   const aloneApp = await startApp(aloneDb.url);
@@ -211,9 +230,9 @@ export async function run({ createDatabase, settings = tenantSettings(), log = (
     log(
       `loading ${crowd.length} tenants (${crowd.reduce((sum, t) => sum + t.documents, 0)} documents) into the crowded database`,
     );
-    const crowded = await loadTenants(crowdedDb.url, crowd, words, log);
+    const crowded = await loadTenants(crowdedDb.url, crowd, words, log, { rebuildIndex: !crowdUrl });
     log(
-      `crowded: ${crowded.chunks} chunks in ${crowded.loadSeconds} s, GIN built in ${crowded.indexSeconds} s (${crowded.ginMb} MB), vectors differing ${crowded.differingVectors}`,
+      `crowded: ${crowded.chunks} chunks over ${crowded.scopes} corpora (${crowded.chunksLoaded} loaded in ${crowded.loadSeconds} s), GIN built in ${crowded.indexSeconds} s (${crowded.ginMb} MB), vectors differing ${crowded.differingVectors}`,
     );
     const alone = await loadTenants(aloneDb.url, [measured], words, log);
     log(`alone: ${alone.chunks} chunks`);
@@ -238,7 +257,8 @@ export async function run({ createDatabase, settings = tenantSettings(), log = (
     const worst = Math.max(...rounds.map((r) => r.ratio.p95));
     return {
       settings,
-      tenants: { large: 1, medium: settings.medium, small: settings.small + 1 },
+      tenants: { large: settings.largeDocs > 0 ? 1 : 0, medium: settings.medium, small: settings.small + 1 },
+      existingCrowd: Boolean(crowdUrl),
       crowded: { ...crowded, tenants: undefined },
       measuredTenant: {
         documents: measured.documents,
@@ -256,7 +276,7 @@ export async function run({ createDatabase, settings = tenantSettings(), log = (
 
 export function tables(figures, table) {
   table(
-    `tenants: a small tenant (${figures.measuredTenant.chunks} chunks, ${figures.measuredTenant.collections} collections asked together) among ${figures.crowded.chunks} chunks, and alone; retriever, top 10`,
+    `tenants: a small tenant (${figures.measuredTenant.chunks} chunks, ${figures.measuredTenant.collections} collections asked together) among ${figures.crowded.chunks} chunks of ${figures.crowded.scopes} corpora, and alone; retriever, top 10`,
     figures.rounds.map((r) => ({
       round: r.round,
       'crowded p50': r.crowded.p50,

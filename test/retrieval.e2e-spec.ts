@@ -273,7 +273,8 @@ describe('BM25 retrieval', () => {
     try {
       bm25.params = { ...DEFAULT_BM25_PARAMS, candidateCap: 2 };
       const exact = await bm25.search('zebra water light', corpus, { limit: 2 });
-      expect(exact.map((r) => r.title)).toEqual(['Short common', 'Zebra one']);
+      // The two zebra documents score the same ("water" and "light" are equally common): either comes second.
+      expect(exact.map((r) => r.title)).toEqual(['Short common', expect.stringMatching(/^Zebra (one|two)$/)]);
       bm25.params = { ...DEFAULT_BM25_PARAMS, candidateCap: 2, commonPostingBudget: 0 };
       const atScale = await bm25.search('zebra water light', corpus, { limit: 2 });
       expect(atScale.map((r) => r.title).sort()).toEqual(['Zebra one', 'Zebra two']);
