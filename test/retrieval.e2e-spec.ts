@@ -251,6 +251,26 @@ describe('BM25 retrieval', () => {
     expect(exact).toHaveLength(4);
   });
 
+  it('ranks a small corpus read chunk by chunk exactly as through the GIN index', async () => {
+    // Below corpusScanChunks the ranking statement tests each of the corpus's chunks (ts_match_vq)
+    // instead of reading the GIN index: the same chunks must match, with the same scores.
+    const bm25 = test.app.get(Bm25Retriever);
+    const queries = ['photosynthesis kelp', 'light water energy plants', 'granite', 'the sea and the kelp forests'];
+    try {
+      for (const query of queries) {
+        bm25.params = { ...DEFAULT_BM25_PARAMS, corpusScanChunks: 0 };
+        const throughIndex = await bm25.search(query, { domainId }, { limit: 10 });
+        bm25.params = DEFAULT_BM25_PARAMS;
+        const scanned = await bm25.search(query, { domainId }, { limit: 10 });
+        expect(scanned.map((r) => [r.chunkId, r.score])).toEqual(throughIndex.map((r) => [r.chunkId, r.score]));
+      }
+      bm25.params = { ...DEFAULT_BM25_PARAMS, corpusScanChunks: 0 };
+      expect((await bm25.search('photosynthesis', { domainId }, { limit: 10 })).length).toBeGreaterThan(0);
+    } finally {
+      bm25.params = DEFAULT_BM25_PARAMS;
+    }
+  });
+
   it('past the common posting budget, leaves the common words out once the informative ones filled the top k', async () => {
     // "zebra" fills the top 2 (in the titles too); the short document holding "water" and "light" three times
     // each outscores them, but holds none of the informative words: at scale (a budget of 0 postings here)

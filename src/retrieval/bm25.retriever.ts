@@ -40,6 +40,12 @@ export interface Bm25Params {
   commonPostingBudget: number;
   /** Past `commonPostingBudget`, the common round combines at most this many terms (MAX_COMMON_TERMS below it). */
   commonTermsAtScale: number;
+  /**
+   * A corpus of at most this many chunks is searched by testing each of its chunks instead of through the
+   * GIN index (SearchIndexRepository.scoreChunks, `scanCorpus`): its cost is then its own, whatever the
+   * other tenants of the database hold. Testing 2,000 chunks costs a few milliseconds at most.
+   */
+  corpusScanChunks: number;
 }
 
 /**
@@ -59,6 +65,7 @@ export const DEFAULT_BM25_PARAMS: Bm25Params = {
   settleShare: 0.25,
   commonPostingBudget: 200_000,
   commonTermsAtScale: 5,
+  corpusScanChunks: 2000,
 };
 
 /** In the capped last round, how many of the remaining terms are combined (C(8, 4) = 70 groups at most). */
@@ -288,6 +295,7 @@ export class Bm25Retriever implements Retriever {
   ): Promise<Hit[]> {
     const { k1, b, titleWeight } = this.params;
     const weights = {
+      scanCorpus: plan.chunks <= this.params.corpusScanChunks,
       terms: plan.terms.map((t) => t.term),
       weightedIdfs: plan.terms.map((t) => t.weightedIdf),
       k1,
