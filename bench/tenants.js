@@ -251,6 +251,7 @@ export async function run({
 
   const crowdedDb = crowdUrl ? { url: crowdUrl } : await createDatabase();
   const aloneDb = aloneUrl ? { url: aloneUrl } : await createDatabase();
+  log(`databases: crowded ${crowdedDb.name ?? crowdUrl}, alone ${aloneDb.name ?? aloneUrl}`);
   const crowdedApp = await startApp(crowdedDb.url);
   const aloneApp = await startApp(aloneDb.url);
   try {
