@@ -51,6 +51,7 @@ const SECTIONS = {
   'idempotency-flood': () => import('./sections/idempotency-flood.js'),
   soak: () => import('./sections/soak.js'),
   teams: () => import('./sections/teams.js'),
+  tenants: () => import('./sections/tenants.js'),
   query: () => import('./sections/query.js'),
   'query-floor': () => import('./sections/query-floor.js'),
   openai: () => import('./sections/openai.js'),

@@ -22,13 +22,16 @@
  *   BENCH_GROWTH_DOCS               cumulative sizes in documents, default "10000,200000" (~50k and ~1M chunks)
  *   BENCH_GROWTH_QUERIES            measured queries per size, default 300
  *   BENCH_GROWTH_LOAD_CONCURRENCY   createMany batches in flight while loading, default 2
+ *   BENCH_GROWTH_LOAD               "api" (default: DocumentsService.createMany) or "sql" (bench/lib/sql-load.js:
+ *                                   the same rows straight into the same tables, vectors checked on a sample)
  * Small check:  BENCH_GROWTH_DOCS=400,4000 BENCH_GROWTH_QUERIES=60 flock /tmp/bench.lock node bench/search-growth.js
  * Standalone:   flock /tmp/bench.lock node bench/search-growth.js [--no-build]   (builds, throwaway database, drops it)
  */
 import { execSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { growthCorpus, loadSciFactWords } from './lib/growth-corpus.js';
+import { growthCorpus, loadSciFactWords, SUFFIXES } from './lib/growth-corpus.js';
+import { insertDocuments, LexemeTable, newStats, verifySample, writeStats } from './lib/sql-load.js';
 import { summarize } from './search-latency.js';
 
 export const description =
@@ -50,6 +53,8 @@ export function growthSettings(env = process.env) {
     sizes,
     queryCount: Number(env.BENCH_GROWTH_QUERIES ?? 300),
     loadConcurrency: Number(env.BENCH_GROWTH_LOAD_CONCURRENCY ?? 2),
+    // "api": DocumentsService.createMany (the upload path); "sql": bench/lib/sql-load.js (same tables, ~10 x faster)
+    load: env.BENCH_GROWTH_LOAD ?? 'api',
   };
 }
 
@@ -122,7 +127,7 @@ export async function run({
   settings = growthSettings(),
   log = (m) => console.log(`[search-growth] ${m}`),
 }) {
-  const { sizes, queryCount, loadConcurrency } = settings;
+  const { sizes, queryCount, loadConcurrency, load = 'api' } = settings;
   const { createApp } = await import('../dist/app.js');
   const { loadConfig } = await import('../dist/config/env.schema.js');
   const { DocumentsService } = await import('../dist/documents/documents.service.js');
@@ -151,14 +156,65 @@ export async function run({
     const dataSource = app.get(DataSource);
     const [{ shared_buffers: sharedBuffers }] = await dataSource.query('SHOW shared_buffers');
 
+    const loadedWords = loadSciFactWords();
     const corpus = growthCorpus({
       queryCount: queryCount + WARM_UP,
       queryDocuments: sizes[0],
-      words: loadSciFactWords(),
+      words: loadedWords,
     });
     let loaded = 0;
     let bytes = 0;
+    const table = new LexemeTable();
+    if (load === 'sql') await table.learnVocabulary(dataSource, loadedWords.vocabulary, SUFFIXES);
+    const loadBySql = async (target) => {
+      const started = performance.now();
+      // Past the first size, the GIN index is built after the rows, as a restore would (its definition
+      // unchanged); two connections insert at once while this process generates the next batch.
+      const rebuild = loaded > 0;
+      if (rebuild) await dataSource.query('DROP INDEX document_chunks_search_idx');
+      const stats = newStats();
+      let lastLog = performance.now();
+      const worker = async () => {
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        try {
+          while (loaded < target) {
+            const batch = [];
+            for (; batch.length < 500 && loaded < target; loaded++) {
+              const doc = corpus.next();
+              bytes += Buffer.byteLength(doc.content) + Buffer.byteLength(doc.title);
+              batch.push(doc);
+            }
+            await insertDocuments(client, table, { domainId: domain.id }, batch, stats);
+            if (performance.now() - lastLog > 30_000) {
+              lastLog = performance.now();
+              log(`  loaded ${loaded} of ${target} documents`);
+            }
+          }
+        } finally {
+          await client.end();
+        }
+      };
+      await Promise.all([worker(), worker()]);
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await writeStats(client, domain.id, stats);
+        if (rebuild) {
+          const indexStarted = performance.now();
+          await client.query("SET maintenance_work_mem = '256MB'");
+          await client.query(`CREATE INDEX document_chunks_search_idx ON document_chunks USING gin (search_vector)`);
+          log(`  GIN index built in ${((performance.now() - indexStarted) / 1000).toFixed(1)} s`);
+        }
+        const check = await verifySample(client);
+        log(`  ${check.differing} of ${check.checked} sampled chunks differ from PostgreSQL's own vectors`);
+      } finally {
+        await client.end();
+      }
+      return (performance.now() - started) / 1000;
+    };
     const loadTo = async (target) => {
+      if (load === 'sql') return loadBySql(target);
       const started = performance.now();
       const from = loaded;
       const inFlight = new Set();

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { generator } from '../search-latency.js';
 
 const DATA_DIR = process.env.SCIFACT_DIR ?? fileURLToPath(new URL('../../../shared/data/scifact/', import.meta.url));
-const SUFFIXES = ['ase', 'ol', 'in', 'ide', 'one', 'gen', 'yl', 'ite', 'ar', 'osis'];
+export const SUFFIXES = ['ase', 'ol', 'in', 'ide', 'one', 'gen', 'yl', 'ite', 'ar', 'osis'];
 const COMMON_RANKS = 300;
 
 function jsonLines(file) {

@@ -14,7 +14,9 @@ export async function run(ctx) {
   ctx.log(
     `sizes ${settings.sizes.join(', ')} documents, ${settings.queryCount} queries per size, load concurrency ${settings.loadConcurrency}`,
   );
-  const figures = await runGrowth({ databaseUrl: (await ctx.createDatabase()).url, settings, log: ctx.log });
+  const database = await ctx.createDatabase();
+  ctx.log(`corpus database ${database.name} (kept with BENCH_KEEP_DATABASE=1, for bench/growth-compare.js)`);
+  const figures = await runGrowth({ databaseUrl: database.url, settings, log: ctx.log });
   tables(figures, ctx.table);
   return figures;
 }

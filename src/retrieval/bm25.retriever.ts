@@ -31,6 +31,21 @@ export interface Bm25Params {
    * weakest term (see `settles`); 0 never stops early. Saves work; never changes a result.
    */
   settleShare: number;
+  /**
+   * Above this many postings (the summed document frequencies of the common terms), the round of common
+   * words is approximate in two more ways (see `commonRound`): GIN reads the whole posting list of every
+   * word in it, so its cost grows with the corpus while every other round's is bounded by `candidateCap`.
+   * SciFact's corpus (5,183 abstracts) never reaches it, so its figures are those of the exact rounds.
+   */
+  commonPostingBudget: number;
+  /** Past `commonPostingBudget`, the common round combines at most this many terms (MAX_COMMON_TERMS below it). */
+  commonTermsAtScale: number;
+  /**
+   * A corpus of at most this many chunks is searched by testing each of its chunks instead of through the
+   * GIN index (SearchIndexRepository.scoreChunks, `scanCorpus`): its cost is then its own, whatever the
+   * other tenants of the database hold. Testing 2,000 chunks costs a few milliseconds at most.
+   */
+  corpusScanChunks: number;
 }
 
 /**
@@ -48,6 +63,9 @@ export const DEFAULT_BM25_PARAMS: Bm25Params = {
   roundBudget: 1500,
   candidateCap: 5000,
   settleShare: 0.25,
+  commonPostingBudget: 200_000,
+  commonTermsAtScale: 5,
+  corpusScanChunks: 2000,
 };
 
 /** In the capped last round, how many of the remaining terms are combined (C(8, 4) = 70 groups at most). */
@@ -167,25 +185,8 @@ export class Bm25Retriever implements Retriever {
       const budget = candidateCap - scored;
       const exclude = terms.slice(0, next).map((t) => t.term);
       if (terms[next].df > budget) {
-        const common = terms.slice(next, next + MAX_COMMON_TERMS);
-        if (common.length >= 2) {
-          const k = this.severalOf(common, plan.chunks, budget);
-          merge(
-            await this.scoreRound(
-              corpusIds,
-              plan,
-              except(
-                atLeast(
-                  k,
-                  common.map((t) => t.term),
-                ),
-                exclude,
-              ),
-              limit,
-              filter,
-            ),
-          );
-        }
+        const round = this.commonRound(terms.slice(next), plan.chunks, budget, kthScore());
+        if (round) merge(await this.scoreRound(corpusIds, plan, except(round, exclude), limit, filter));
         break;
       }
       let end = next + 1;
@@ -210,6 +211,39 @@ export class Bm25Retriever implements Retriever {
       if (kthScore() >= upperBound(next)) break;
     }
     return [...best.values()].sort(byRank).slice(0, limit);
+  }
+
+  /**
+   * The last round's tsquery over the common terms left (`left`, each too common for the budget), or
+   * null when there is none to run: the chunks holding several of them (`severalOf`).
+   *
+   * When their posting lists hold more than `commonPostingBudget` entries (a corpus of hundreds of
+   * thousands of chunks), two approximations keep the round's cost from growing with the corpus:
+   * - the round is skipped when the earlier rounds already filled the top k with scores at least what a
+   *   chunk holding the round's k strongest terms once each (at average length) would score: the chunks it
+   *   would add hold none of the question's informative words, and would rarely pass the k-th;
+   * - otherwise it combines the `commonTermsAtScale` most informative of them instead of MAX_COMMON_TERMS
+   *   (GIN checks every chunk holding any of them against every group of the tsquery: C(5, 2) = 10 groups
+   *   at most instead of 70, five posting lists instead of eight).
+   * docs/BENCHMARKS.md ("One big tenant") has what each saves at 1M chunks and how much of the top 10 it changes.
+   */
+  private commonRound(left: QueryTerm[], chunks: number, budget: number, kthScore: number): string | null {
+    const atScale = left.slice(0, MAX_COMMON_TERMS).reduce((sum, t) => sum + t.df, 0) > this.params.commonPostingBudget;
+    const common = left.slice(0, atScale ? this.params.commonTermsAtScale : MAX_COMMON_TERMS);
+    if (common.length < 2) return null;
+    const k = this.severalOf(common, chunks, budget);
+    if (atScale) {
+      const likely = common
+        .map((t) => t.weightedIdf)
+        .sort((a, b) => b - a)
+        .slice(0, k)
+        .reduce((sum, w) => sum + w, 0);
+      if (kthScore >= likely) return null;
+    }
+    return atLeast(
+      k,
+      common.map((t) => t.term),
+    );
   }
 
   /**
@@ -261,6 +295,7 @@ export class Bm25Retriever implements Retriever {
   ): Promise<Hit[]> {
     const { k1, b, titleWeight } = this.params;
     const weights = {
+      scanCorpus: plan.chunks <= this.params.corpusScanChunks,
       terms: plan.terms.map((t) => t.term),
       weightedIdfs: plan.terms.map((t) => t.weightedIdf),
       k1,

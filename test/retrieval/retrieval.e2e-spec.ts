@@ -251,6 +251,61 @@ describe('BM25 retrieval', () => {
     expect(exact).toHaveLength(4);
   });
 
+  it('ranks a small corpus read chunk by chunk exactly as through the GIN index', async () => {
+    // Below corpusScanChunks the ranking statement tests each of the corpus's chunks (ts_match_vq)
+    // instead of reading the GIN index: the same chunks must match, with the same scores.
+    const bm25 = test.app.get(Bm25Retriever);
+    const queries = ['photosynthesis kelp', 'light water energy plants', 'granite', 'the sea and the kelp forests'];
+    try {
+      for (const query of queries) {
+        bm25.params = { ...DEFAULT_BM25_PARAMS, corpusScanChunks: 0 };
+        const throughIndex = await bm25.search(query, { domainId }, { limit: 10 });
+        bm25.params = DEFAULT_BM25_PARAMS;
+        const scanned = await bm25.search(query, { domainId }, { limit: 10 });
+        expect(scanned.map((r) => [r.chunkId, r.score])).toEqual(throughIndex.map((r) => [r.chunkId, r.score]));
+      }
+      bm25.params = { ...DEFAULT_BM25_PARAMS, corpusScanChunks: 0 };
+      expect((await bm25.search('photosynthesis', { domainId }, { limit: 10 })).length).toBeGreaterThan(0);
+    } finally {
+      bm25.params = DEFAULT_BM25_PARAMS;
+    }
+  });
+
+  it('past the common posting budget, leaves the common words out once the informative ones filled the top k', async () => {
+    // "zebra" fills the top 2 (in the titles too); the short document holding "water" and "light" three times
+    // each outscores them, but holds none of the informative words: at scale (a budget of 0 postings here)
+    // the round of common words is not run, since a chunk holding them once each would score less than the
+    // second zebra document.
+    const user = await signUp(test);
+    const org = await orgOf(user);
+    const filler = Array.from({ length: 120 }, (_, i) => `filler${String.fromCharCode(97 + (i % 26))}`).join(' ');
+    const docs = [
+      ['Zebra one', `zebra water ${filler}`],
+      ['Zebra two', `zebra light ${filler}`],
+      ['Short common', 'water water water light light light'],
+      ['Water only', 'water flows'],
+      ['Light only', 'light travels'],
+    ];
+    for (const [title, content] of docs)
+      await test.http().post('/v1/documents/').set(user.auth).send({ title, content }).expect(201);
+    const bm25 = test.app.get(Bm25Retriever);
+    const corpus = { collectionIds: [org] };
+    try {
+      bm25.params = { ...DEFAULT_BM25_PARAMS, candidateCap: 2 };
+      const exact = await bm25.search('zebra water light', corpus, { limit: 2 });
+      // The two zebra documents score the same ("water" and "light" are equally common): either comes second.
+      expect(exact.map((r) => r.title)).toEqual(['Short common', expect.stringMatching(/^Zebra (one|two)$/)]);
+      bm25.params = { ...DEFAULT_BM25_PARAMS, candidateCap: 2, commonPostingBudget: 0 };
+      const atScale = await bm25.search('zebra water light', corpus, { limit: 2 });
+      expect(atScale.map((r) => r.title).sort()).toEqual(['Zebra one', 'Zebra two']);
+      // With fewer results than asked for, the common round still runs at scale.
+      const three = await bm25.search('zebra water light', corpus, { limit: 3 });
+      expect(three.map((r) => r.title)).toContain('Short common');
+    } finally {
+      bm25.params = DEFAULT_BM25_PARAMS;
+    }
+  });
+
   it('keeps the statistics exact under concurrent inserts and deletes', async () => {
     const user = await signUp(test);
     const org = await orgOf(user);
