@@ -277,14 +277,14 @@ export class FilesStorageFullError extends BadRequestError {
   }
 }
 
-/** The organization is already attaching as many files to vector stores as one instance takes at once. */
+/** The organization already has as many files waiting to be indexed in vector stores as it may. */
 export class AttachesBusyError extends ApiError {
   readonly status = 429;
   constructor(limit: number) {
     super(
-      `Too many files being attached to vector stores by your organization at once (at most ${limit}); retry in a few seconds.`,
+      `Your organization already has ${limit} files waiting to be indexed in vector stores (the most it may); attach more once some are done.`,
     );
-    this.headers['Retry-After'] = '5';
+    this.headers['Retry-After'] = '30';
   }
 }
 

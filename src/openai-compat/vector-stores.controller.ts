@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -12,6 +12,7 @@ import {
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ConflictError, FilesStorageFullError, NotFoundError, ValidationFailedError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import type { HttpReply } from '../common/request.js';
 import { isUuid } from '../common/validation.js';
 import { BodyValidationPipe } from '../common/validation.js';
 import { duplicateName, DEFAULT_NOT_DELETABLE } from '../collections/collections.service.js';
@@ -46,6 +47,9 @@ import {
 } from './vector-store.presenter.js';
 import type { ListWindow } from './vector-stores.repository.js';
 import { VectorStoresService } from './vector-stores.service.js';
+
+/** How soon a client polling a file still `in_progress` should ask again. */
+const POLL_AFTER_MS = 500;
 
 /** OpenAI's `?limit=&order=&after=&before=`, checked (a 400 naming the parameter). */
 function windowOf(query: Record<string, unknown>): ListWindow {
@@ -169,10 +173,11 @@ export class VectorStoresController {
   @Post(':id/files')
   @Authenticated({ scope: 'documents:write', role: 'member' })
   @ApiOperation({
-    summary: 'Attach a file to a vector store: extracted, chunked and indexed',
+    summary: 'Attach a file to a vector store: queued, then extracted, chunked and indexed',
     description:
-      'Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`. ' +
-      'At most 2 attaches of one organization run at once on an instance: the next is a 429 with `Retry-After: 5`; each also holds a place of MAX_UPLOADS_IN_FLIGHT (503 with `Retry-After` beyond).',
+      'Answers at once with `status: "in_progress"`, as OpenAI does; the file is then indexed (`completed`) or refused (`failed`, with `last_error` `{code, message}`) by the same extraction workers, limits and refusals as `POST /v1/documents/`. ' +
+      "Poll `GET /v1/vector_stores/{id}/files/{fileId}` (its `openai-poll-after-ms` header says when) or use the client's `createAndPoll`. " +
+      'Files are indexed in the order attached, at most 2 of one organization at once; at most 1,000 of an organization may wait (the next attach is a 429 with `Retry-After`). Attaching a file again replaces the earlier outcome.',
   })
   @STORE_ID()
   @ApiCreatedResponse({ type: VectorStoreFileResponse })
@@ -215,14 +220,26 @@ export class VectorStoresController {
   @ApiOperation({ summary: "One of a vector store's files, with its status" })
   @STORE_ID()
   @FILE_ID()
-  @ApiOkResponse({ type: VectorStoreFileResponse })
+  @ApiOkResponse({
+    type: VectorStoreFileResponse,
+    headers: {
+      'openai-poll-after-ms': {
+        description: 'While the file is `in_progress`: milliseconds to wait before asking again.',
+        schema: { type: 'string' },
+      },
+    },
+  })
   @ApiOpenAiErrors(NO_STORE)
   async retrieveVectorStoreFile(
     @CurrentPrincipal() caller: Principal,
     @Param('id') id: string,
     @Param('fileId') fileId: string,
+    @Res({ passthrough: true }) reply: HttpReply,
   ) {
-    return presentVectorStoreFile(await this.stores.attachment(caller, id, fileId));
+    const attachment = await this.stores.attachment(caller, id, fileId);
+    // OpenAI's hint to its clients' poll helpers (`createAndPoll` waits this long, else 5 s).
+    if (attachment.status === 'in_progress') reply.header('openai-poll-after-ms', String(POLL_AFTER_MS));
+    return presentVectorStoreFile(attachment);
   }
 
   @Delete(':id/files/:fileId')

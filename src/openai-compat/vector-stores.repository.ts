@@ -51,6 +51,9 @@ const STORE_COLUMNS = `c.id, c.organization_id, c.name, c.description, c.metadat
   (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'completed') AS completed,
   (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'failed') AS failed`;
 
+/** What an attachment shows (not its queue's lease). */
+const ATTACHMENT_COLUMNS = `collection_id, file_id, document_id, status, last_error, attributes, usage_bytes, created_at`;
+
 /**
  * A file a key limited to collections (\$2) may reach: attached to none of the others, and either
  * uploaded within its collections or attached to one of them (a wider caller's unattached upload is not its).
@@ -161,16 +164,23 @@ export class VectorStoresRepository {
     return rows[0] ?? null;
   }
 
-  async fileContent(id: string): Promise<Buffer> {
+  /** The file's bytes; null once it is deleted. */
+  async fileContent(id: string): Promise<Buffer | null> {
     const rows: { content: Buffer }[] = await this.dataSource.query(`SELECT content FROM files WHERE id = $1`, [id]);
-    return rows[0].content;
+    return rows[0]?.content ?? null;
   }
 
-  /** The documents a file became, in every vector store it is attached to. */
-  async documentsOfFile(fileId: string): Promise<{ collection_id: string; document_id: string | null }[]> {
-    return this.dataSource.query(`SELECT collection_id, document_id FROM vector_store_files WHERE file_id = $1`, [
-      fileId,
-    ]);
+  /**
+   * Takes the file out of every vector store it is attached to: the documents it became, for the caller
+   * to delete. Deleting the rows first means a file being indexed finds its row gone and stores nothing;
+   * one that stored its document first is waited for and its document returned here.
+   */
+  async detachEverywhere(fileId: string): Promise<{ collection_id: string; document_id: string | null }[]> {
+    const [rows]: [{ collection_id: string; document_id: string | null }[], number] = await this.dataSource.query(
+      `DELETE FROM vector_store_files WHERE file_id = $1 RETURNING collection_id, document_id`,
+      [fileId],
+    );
+    return rows;
   }
 
   /** Deletes the file and gives its bytes back to its organization's `files_usage`, in one statement. */
@@ -184,7 +194,7 @@ export class VectorStoresRepository {
 
   async attachment(collectionId: string, fileId: string): Promise<VectorStoreFileRow | null> {
     const rows: VectorStoreFileRow[] = await this.dataSource.query(
-      `SELECT * FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+      `SELECT ${ATTACHMENT_COLUMNS} FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
       [collectionId, fileId],
     );
     return rows[0] ?? null;
@@ -193,38 +203,45 @@ export class VectorStoresRepository {
   attachments(collectionId: string, window: ListWindow, status?: string): Promise<VectorStoreFileRow[]> {
     const page = windowSql('v', 'vector_store_files', 'file_id', window, 3, ' AND collection_id = $1');
     return this.dataSource.query(
-      `SELECT v.* FROM vector_store_files v WHERE v.collection_id = $1 AND ($2::text IS NULL OR v.status = $2)${page.sql}`,
+      `SELECT ${ATTACHMENT_COLUMNS} FROM vector_store_files v WHERE v.collection_id = $1 AND ($2::text IS NULL OR v.status = $2)${page.sql}`,
       [collectionId, status ?? null, ...page.params],
     );
   }
 
-  /** Records an attachment (or its new outcome, when the file is attached again). */
-  async saveAttachment(row: Omit<VectorStoreFileRow, 'created_at'>): Promise<VectorStoreFileRow> {
-    const rows: VectorStoreFileRow[] = await this.dataSource.query(
-      `INSERT INTO vector_store_files (collection_id, file_id, document_id, status, last_error, attributes, usage_bytes)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+  /**
+   * Queues the file for indexing in the collection (`in_progress`, unclaimed): a new attachment, or the
+   * file attached again, whose earlier outcome is replaced (a worker still indexing it under its old
+   * claim records nothing). `replaced_document_id`: the document the earlier attach made, for the caller
+   * to delete.
+   */
+  async queueAttachment(
+    collectionId: string,
+    fileId: string,
+    attributes: Record<string, string | number>,
+  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null }> {
+    const rows: (VectorStoreFileRow & { replaced_document_id: string | null })[] = await this.dataSource.query(
+      `WITH earlier AS (
+         SELECT document_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE
+       )
+       INSERT INTO vector_store_files (collection_id, file_id, status, attributes)
+       VALUES ($1, $2, 'in_progress', $3)
        ON CONFLICT (collection_id, file_id) DO UPDATE
-          SET document_id = excluded.document_id, status = excluded.status, last_error = excluded.last_error,
-              attributes = excluded.attributes, usage_bytes = excluded.usage_bytes
-       RETURNING *`,
-      [
-        row.collection_id,
-        row.file_id,
-        row.document_id,
-        row.status,
-        row.last_error === null ? null : JSON.stringify(row.last_error),
-        JSON.stringify(row.attributes),
-        row.usage_bytes,
-      ],
+          SET document_id = NULL, status = 'in_progress', last_error = NULL, attributes = excluded.attributes,
+              usage_bytes = 0, claim = NULL, claimed_until = NULL, attempts = 0
+       RETURNING ${ATTACHMENT_COLUMNS}, (SELECT document_id FROM earlier) AS replaced_document_id`,
+      [collectionId, fileId, JSON.stringify(attributes)],
     );
-    return rows[0];
+    const { replaced_document_id: replacedDocumentId, ...row } = rows[0];
+    return { row, replacedDocumentId };
   }
 
-  async detach(collectionId: string, fileId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`, [
-      collectionId,
-      fileId,
-    ]);
+  /** Deletes the attachment; the document it became (for the caller to delete), or null. See detachEverywhere. */
+  async detach(collectionId: string, fileId: string): Promise<{ document_id: string | null } | null> {
+    const [rows]: [{ document_id: string | null }[], number] = await this.dataSource.query(
+      `DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 RETURNING document_id`,
+      [collectionId, fileId],
+    );
+    return rows[0] ?? null;
   }
 
   /** The files the documents came from (documents uploaded otherwise have none). */

@@ -1248,12 +1248,12 @@ export interface paths {
         get: operations["listVectorStoreFiles"];
         put?: never;
         /**
-         * Attach a file to a vector store: extracted, chunked and indexed
+         * Attach a file to a vector store: queued, then extracted, chunked and indexed
          * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
          *
          *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          *
-         *     Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`. At most 2 attaches of one organization run at once on an instance: the next is a 429 with `Retry-After: 5`; each also holds a place of MAX_UPLOADS_IN_FLIGHT (503 with `Retry-After` beyond).
+         *     Answers at once with `status: "in_progress"`, as OpenAI does; the file is then indexed (`completed`) or refused (`failed`, with `last_error` `{code, message}`) by the same extraction workers, limits and refusals as `POST /v1/documents/`. Poll `GET /v1/vector_stores/{id}/files/{fileId}` (its `openai-poll-after-ms` header says when) or use the client's `createAndPoll`. Files are indexed in the order attached, at most 2 of one organization at once; at most 1,000 of an organization may wait (the next attach is a 429 with `Retry-After`). Attaching a file again replaces the earlier outcome.
          */
         post: operations["createVectorStoreFile"];
         delete?: never;
@@ -9437,6 +9437,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description While the file is `in_progress`: milliseconds to wait before asking again. */
+                    "openai-poll-after-ms"?: string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
