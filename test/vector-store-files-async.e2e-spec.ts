@@ -341,8 +341,9 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
            INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content)
            SELECT organization_id, 'queued-' || n || '.txt', 'text/plain', 'assistants', 1, 'x'::bytea
              FROM collections, generate_series(1, 1000) n WHERE id = $1
-           RETURNING id)
-         INSERT INTO vector_store_files (collection_id, file_id, status) SELECT $1, id, 'in_progress' FROM made`,
+           RETURNING id, organization_id)
+         INSERT INTO vector_store_files (collection_id, file_id, organization_id, status)
+         SELECT $1, id, organization_id, 'in_progress' FROM made`,
         [store],
       );
       const refused = await attach(test, auth, store, file).expect(429);

@@ -277,6 +277,15 @@ export class FilesStorageFullError extends BadRequestError {
   }
 }
 
+/** Attaching the file would take the organization's files and their indexed copies past FILES_STORAGE_MB_PER_ORGANIZATION. */
+export class AttachStorageFullError extends BadRequestError {
+  constructor(limitMb: number) {
+    super(
+      `Your organization's files and their copies in vector stores may take at most ${limitMb} MB (FILES_STORAGE_MB_PER_ORGANIZATION), and attaching this file would pass that; detach or delete files to attach more.`,
+    );
+  }
+}
+
 /** The organization already has as many files waiting to be indexed in vector stores as it may. */
 export class AttachesBusyError extends ApiError {
   readonly status = 429;

@@ -110,12 +110,15 @@ export class AttachQueue {
     );
   }
 
-  /** Records the refusal under the job's claim; false when the claim was lost meanwhile. */
+  /**
+   * Records the refusal under the job's claim (its bytes given back to `files_usage`: nothing is stored);
+   * false when the claim was lost meanwhile.
+   */
   async recordFailed(job: ClaimedAttach, error: { code: string; message: string }): Promise<boolean> {
     const [, changed]: [unknown, number] = await this.dataSource.query(
       `UPDATE vector_store_files
           SET status = 'failed', last_error = $4, document_id = NULL, usage_bytes = 0,
-              claim = NULL, claimed_until = NULL
+              claim = NULL, claimed_until = NULL, charged_bytes = 0
         WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
       [job.collection_id, job.file_id, job.claim, JSON.stringify(error)],
     );

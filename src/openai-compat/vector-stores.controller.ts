@@ -10,7 +10,14 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
-import { ConflictError, FilesStorageFullError, NotFoundError, ValidationFailedError } from '../common/errors.js';
+import {
+  AttachesBusyError,
+  AttachStorageFullError,
+  ConflictError,
+  FilesStorageFullError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import type { HttpReply } from '../common/request.js';
 import { isUuid } from '../common/validation.js';
@@ -182,9 +189,18 @@ export class VectorStoresController {
   @STORE_ID()
   @ApiCreatedResponse({ type: VectorStoreFileResponse })
   @ApiOpenAiErrors({
+    400: {
+      description:
+        "The organization's files and their attached copies would pass FILES_STORAGE_MB_PER_ORGANIZATION (nothing queued).",
+      bodies: { storageFull: new AttachStorageFullError(1024).body() },
+    },
     404: {
       description: 'No such vector store or file, or one this API key may not reach.',
       bodies: { unknown: NotFoundError.named('File', 'file_unknown').body() },
+    },
+    429: {
+      description: '1,000 files of the organization already wait to be indexed (nothing queued).',
+      bodies: { queueFull: new AttachesBusyError(1000).body() },
     },
   })
   async createVectorStoreFile(

@@ -211,28 +211,50 @@ export class VectorStoresRepository {
   /**
    * Queues the file for indexing in the collection (`in_progress`, unclaimed): a new attachment, or the
    * file attached again, whose earlier outcome is replaced (a worker still indexing it under its old
-   * claim records nothing). `replaced_document_id`: the document the earlier attach made, for the caller
-   * to delete.
+   * claim records nothing). The attachment takes the file's bytes of the organization's `files_usage`
+   * (its `charged_bytes`; the trigger of migration AttachStorage adds them), unless that would pass
+   * `budgetBytes`: then nothing changes ('full'). 'gone': the collection was deleted meanwhile.
+   * `replacedDocumentId`: the document the earlier attach made, for the caller to delete.
+   * Locks in the order a collection's deletion takes them (collection, attachment, usage): no deadlock.
    */
-  async queueAttachment(
+  queueAttachment(
+    organizationId: string,
     collectionId: string,
-    fileId: string,
+    file: Pick<FileRow, 'id' | 'bytes'>,
     attributes: Record<string, string | number>,
-  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null }> {
-    const rows: (VectorStoreFileRow & { replaced_document_id: string | null })[] = await this.dataSource.query(
-      `WITH earlier AS (
-         SELECT document_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE
-       )
-       INSERT INTO vector_store_files (collection_id, file_id, status, attributes)
-       VALUES ($1, $2, 'in_progress', $3)
-       ON CONFLICT (collection_id, file_id) DO UPDATE
-          SET document_id = NULL, status = 'in_progress', last_error = NULL, attributes = excluded.attributes,
-              usage_bytes = 0, claim = NULL, claimed_until = NULL, attempts = 0
-       RETURNING ${ATTACHMENT_COLUMNS}, (SELECT document_id FROM earlier) AS replaced_document_id`,
-      [collectionId, fileId, JSON.stringify(attributes)],
-    );
-    const { replaced_document_id: replacedDocumentId, ...row } = rows[0];
-    return { row, replacedDocumentId };
+    budgetBytes: number,
+  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'gone'> {
+    return this.dataSource.transaction(async (manager) => {
+      const collection: unknown[] = await manager.query(`SELECT 1 FROM collections WHERE id = $1 FOR KEY SHARE`, [
+        collectionId,
+      ]);
+      if (collection.length === 0) return 'gone';
+      const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
+        `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
+        [collectionId, file.id],
+      );
+      await manager.query(
+        `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
+        [organizationId],
+      );
+      const [usage]: { bytes: string }[] = await manager.query(
+        `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
+        [organizationId],
+      );
+      const added = file.bytes - Number(earlier[0]?.charged_bytes ?? 0);
+      if (added > 0 && Number(usage.bytes) + added > budgetBytes) return 'full';
+      const rows: VectorStoreFileRow[] = await manager.query(
+        `INSERT INTO vector_store_files (collection_id, file_id, organization_id, status, attributes, charged_bytes)
+         VALUES ($1, $2, $3, 'in_progress', $4, $5)
+         ON CONFLICT (collection_id, file_id) DO UPDATE
+            SET document_id = NULL, status = 'in_progress', last_error = NULL, attributes = excluded.attributes,
+                usage_bytes = 0, claim = NULL, claimed_until = NULL, attempts = 0,
+                charged_bytes = excluded.charged_bytes
+         RETURNING ${ATTACHMENT_COLUMNS}`,
+        [collectionId, file.id, organizationId, JSON.stringify(attributes), file.bytes],
+      );
+      return { row: rows[0], replacedDocumentId: earlier[0]?.document_id ?? null };
+    });
   }
 
   /** Deletes the attachment; the document it became (for the caller to delete), or null. See detachEverywhere. */

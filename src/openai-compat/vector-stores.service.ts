@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { CollectionsService } from '../collections/collections.service.js';
-import { AttachesBusyError, FilesStorageFullError, NotFoundError } from '../common/errors.js';
+import { AttachesBusyError, AttachStorageFullError, FilesStorageFullError, NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { isUuid } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -154,7 +154,8 @@ export class VectorStoresService {
    * Attaches a file, as OpenAI does: answered at once, `in_progress`; the attach workers (AttachWorker)
    * then index it (`completed`) or refuse it (`failed`, with OpenAI's `last_error`). Attaching it again
    * replaces the earlier outcome. At most ATTACHES_QUEUED_PER_ORGANIZATION files of the organization may
-   * be waiting at once (a 429 beyond).
+   * be waiting at once (a 429 beyond). Each attachment counts the file's bytes again against
+   * FILES_STORAGE_MB_PER_ORGANIZATION (its indexed copy; a 400 past it), until detached or failed.
    */
   async attach(
     caller: Principal,
@@ -166,7 +167,17 @@ export class VectorStoresService {
     const file = await this.file(caller, fileId);
     if ((await this.queue.queued(caller.organizationId)) >= ATTACHES_QUEUED_PER_ORGANIZATION)
       throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
-    const { row, replacedDocumentId } = await this.repository.queueAttachment(collection, file.id, attributes);
+    const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
+    const queued = await this.repository.queueAttachment(
+      caller.organizationId,
+      collection,
+      file,
+      attributes,
+      limitMb * 1024 * 1024,
+    );
+    if (queued === 'gone') throw NotFoundError.named('Vector store', storeId);
+    if (queued === 'full') throw new AttachStorageFullError(limitMb);
+    const { row, replacedDocumentId } = queued;
     await this.forgetDocument(caller, collection, replacedDocumentId);
     this.worker.wake();
     return row;

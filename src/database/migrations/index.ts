@@ -19,6 +19,7 @@ import { VectorStoreFiles1795735918586 } from './1795735918586-VectorStoreFiles.
 import { ReachOfSessionsAndFiles1795738079147 } from './1795738079147-ReachOfSessionsAndFiles.js';
 import { FilesStorage1795741185882 } from './1795741185882-FilesStorage.js';
 import { AttachQueue1795746017023 } from './1795746017023-AttachQueue.js';
+import { AttachStorage1795746666273 } from './1795746666273-AttachStorage.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   ReachOfSessionsAndFiles1795738079147,
   FilesStorage1795741185882,
   AttachQueue1795746017023,
+  AttachStorage1795746666273,
 ];

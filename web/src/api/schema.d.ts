@@ -9371,7 +9371,33 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The organization's files and their attached copies would pass FILES_STORAGE_MB_PER_ORGANIZATION (nothing queued). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             /** @description No such vector store or file, or one this API key may not reach. */
