@@ -289,7 +289,7 @@ export class VectorStoresController {
       bodies: {
         filters: ValidationFailedError.field(
           'filters',
-          'Compound filters of type "or" are not supported; use "and".',
+          '"archived": "eq" needs a string or a number (attributes are strings and numbers here).',
         ).body(),
       },
     },

@@ -3601,7 +3601,7 @@ export interface components {
             /** @example printer jams */
             query: string;
             /**
-             * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and", filters: [...]}` over the files' attributes. `or` is not supported (400).
+             * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and" | "or", filters: [...]}` over the files' attributes (strings and numbers; a boolean value is a 400), nested at most 5 deep, at most 20 comparisons in all.
              * @example {
              *       "type": "eq",
              *       "key": "customer",
