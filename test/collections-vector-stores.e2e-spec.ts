@@ -294,6 +294,38 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     await test.http().post('/v1/vector_stores').set(auth).send({ name: 'With files' }).expect(201);
   });
 
+  it("files.content() gives the file's bytes as uploaded, to its organization only (another's: 404)", async () => {
+    const bytes = Buffer.concat([Buffer.from('Résumé ✓\n'), Buffer.from([0, 255, 254, 10])]);
+    const file = await openai.files.create({
+      file: await toFile(bytes, "résumé (John's) v2.txt"),
+      purpose: 'assistants',
+    });
+    const response = await openai.files.content(file.id);
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(bytes);
+    const raw = await test.http().get(`/v1/files/${file.id}/content`).set(user.auth).buffer(true).expect(200);
+    expect(raw.headers['content-type']).toBe('application/octet-stream');
+    expect(raw.headers['content-disposition']).toBe(
+      "attachment; filename*=UTF-8''r%C3%A9sum%C3%A9%20%28John%27s%29%20v2.txt",
+    );
+    expect(raw.headers['x-content-type-options']).toBe('nosniff');
+
+    const stranger = clientFor(test, (await createKey(test, await signUp(test))).key);
+    const foreign = await failureOf(stranger.files.content(file.id));
+    expect(foreign).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(foreign.message).toContain(`File "${file.id}" not found.`);
+    const unknown = await test.http().get('/v1/files/not-a-file/content').set(user.auth).expect(404);
+    expect(unknown.body).toMatchObject({
+      detail: 'File "not-a-file" not found.',
+      error: { type: 'not_found_error', code: 'not_found' },
+    });
+    // A key limited to a collection the file is not within does not reach it either.
+    const elsewhere = await openai.vectorStores.create({ name: 'Elsewhere' });
+    const limited = clientFor(test, (await partnerKey(test, user, { collection_ids: [elsewhere.id] })).key);
+    expect(await failureOf(limited.files.content(file.id))).toBeInstanceOf(OpenAI.NotFoundError);
+    await openai.files.delete(file.id);
+    expect(await failureOf(openai.files.content(file.id))).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
   it("a key limited to collections reaches only its own stores, and never another's passage", async () => {
     const mine = await openai.vectorStores.create({ name: 'Mine' });
     const theirs = await openai.vectorStores.create({ name: 'Theirs' });

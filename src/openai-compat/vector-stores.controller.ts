@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -6,6 +18,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiProduces,
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
@@ -54,6 +67,10 @@ import {
 } from './vector-store.presenter.js';
 import type { ListWindow } from './vector-stores.repository.js';
 import { VectorStoresService } from './vector-stores.service.js';
+
+/** A file name as a Content-Disposition `filename*` value (RFC 5987: `'`, `(`, `)`, `*` escaped too). */
+const rfc5987 = (name: string) =>
+  encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** How soon a client polling a file still `in_progress` should ask again. */
 const POLL_AFTER_MS = 500;
@@ -377,6 +394,33 @@ export class FilesController {
   async retrieveFile(@CurrentPrincipal() caller: Principal, @Param('fileId') fileId: string) {
     if (!isUuid(fileId)) throw NotFoundError.named('File', fileId);
     return presentFile(await this.stores.file(caller, fileId));
+  }
+
+  @Get(':fileId/content')
+  @ApiOperation({
+    summary: "A file's bytes, as uploaded (OpenAI's `files.content()`)",
+    description:
+      'Sent as `application/octet-stream`, as an attachment named after the file (never rendered by a browser, whatever the file holds).',
+  })
+  @FILE_ID()
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse({
+    description: 'The bytes.',
+    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  })
+  @ApiOpenAiErrors({
+    404: {
+      description: "No such file, another organization's, or one this API key may not reach.",
+      bodies: { unknown: NotFoundError.named('File', 'file_x').body() },
+    },
+  })
+  async retrieveFileContent(@CurrentPrincipal() caller: Principal, @Param('fileId') fileId: string) {
+    const { file, content } = await this.stores.fileWithContent(caller, fileId);
+    return new StreamableFile(content, {
+      type: 'application/octet-stream',
+      length: content.length,
+      disposition: `attachment; filename*=UTF-8''${rfc5987(file.filename)}`,
+    });
   }
 
   @Delete(':fileId')

@@ -141,6 +141,14 @@ export class VectorStoresService {
     return file;
   }
 
+  /** The file with its bytes (`GET /v1/files/{id}/content`); a 404 as `file` gives. */
+  async fileWithContent(caller: Principal, id: string): Promise<{ file: FileRow; content: Buffer }> {
+    const file = await this.file(caller, id);
+    const content = await this.repository.fileContent(file.id);
+    if (!content) throw NotFoundError.named('File', id); // deleted meanwhile
+    return { file, content };
+  }
+
   /** Deletes the file and, in every vector store it is attached to, the document it became. */
   async deleteFile(caller: Principal, id: string): Promise<string> {
     const file = await this.file(caller, id);

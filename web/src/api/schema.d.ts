@@ -1364,6 +1364,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/files/{fileId}/content/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's bytes, as uploaded (OpenAI's `files.content()`)
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Sent as `application/octet-stream`, as an attachment named after the file (never rendered by a browser, whatever the file holds).
+         */
+        get: operations["retrieveFileContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/": {
         parameters: {
             query?: never;
@@ -9938,6 +9960,72 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             /** @description No such file. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveFileContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such file, another organization's, or one this API key may not reach. */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
