@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.js';
+import { CollectionPurger } from '../src/collections/collection-purger.js';
 import { loadConfig } from '../src/config/env.schema.js';
 import { migrations } from '../src/database/migrations/index.js';
 import { ADMIN, createKey, signUp, startTestApp, type TestApp } from './support/app.js';
@@ -152,6 +153,7 @@ describe('files storage per organization', () => {
     expect(await counted()).toBe(601_000);
     // The store deleted: its copies given back.
     await test.http().delete(`/v1/vector_stores/${a}`).set('Authorization', auth).expect(200);
+    await test.app.get(CollectionPurger).idle(); // the store's documents and attachments go right after
     expect(await counted()).toBe(301_000);
     // One attachment stays, for the migration's backfill below.
     await attach(c).expect(201);

@@ -1,4 +1,5 @@
 import OpenAI, { toFile } from 'openai';
+import { CollectionPurger } from '../src/collections/collection-purger.js';
 import { AttachQueue } from '../src/openai-compat/attach-queue.js';
 import { ATTACH_LEASE_MS, AttachWorker } from '../src/openai-compat/attach-worker.js';
 import { createKey, signUp, startTestApp, type TestApp } from './support/app.js';
@@ -169,6 +170,7 @@ describe('attaching a file to a vector store is asynchronous, as OpenAI’s is',
       await settled(test);
       await new Promise((resolve) => setTimeout(resolve, 300));
       await settled(test);
+      await test.app.get(CollectionPurger).idle();
       expect(await documentsOf(test, store.id)).toEqual({ documents: 0, chunks: 0 });
       const rows = await test.db.query(`SELECT 1 FROM vector_store_files WHERE collection_id = $1`, [store.id]);
       expect(rows.rows).toEqual([]);

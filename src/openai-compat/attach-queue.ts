@@ -41,6 +41,7 @@ export class AttachQueue {
       `WITH due AS (
          SELECT v.collection_id, v.file_id FROM vector_store_files v JOIN collections c ON c.id = v.collection_id
           WHERE v.status = 'in_progress' AND (v.claimed_until IS NULL OR v.claimed_until < clock_timestamp())
+            AND c.deleted_at IS NULL
             AND (SELECT count(*) FROM vector_store_files w JOIN collections k ON k.id = w.collection_id
                   WHERE w.status = 'in_progress' AND k.organization_id = c.organization_id
                     AND w.claimed_until >= clock_timestamp()) < $1
@@ -88,9 +89,10 @@ export class AttachQueue {
    * collection's deletion takes them, so the two never deadlock.
    */
   async holdForOutcome(manager: EntityManager, job: ClaimedAttach): Promise<boolean> {
-    const collection: unknown[] = await manager.query(`SELECT 1 FROM collections WHERE id = $1 FOR KEY SHARE`, [
-      job.collection_id,
-    ]);
+    const collection: unknown[] = await manager.query(
+      `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
+      [job.collection_id],
+    );
     if (collection.length === 0) return false;
     const row: unknown[] = await manager.query(
       `SELECT 1 FROM vector_store_files

@@ -95,14 +95,15 @@ export class VectorStoresRepository {
     const page = windowSql('c', 'collections', 'id', window, 3, ' AND organization_id = $1');
     return this.dataSource.query(
       `SELECT ${STORE_COLUMNS} FROM collections c
-        WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))${page.sql}`,
+        WHERE c.organization_id = $1 AND c.deleted_at IS NULL
+          AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))${page.sql}`,
       [...params, ...page.params],
     );
   }
 
   async store(organizationId: string, id: string): Promise<VectorStoreRow | null> {
     const rows: VectorStoreRow[] = await this.dataSource.query(
-      `SELECT ${STORE_COLUMNS} FROM collections c WHERE c.organization_id = $1 AND c.id = $2`,
+      `SELECT ${STORE_COLUMNS} FROM collections c WHERE c.organization_id = $1 AND c.id = $2 AND c.deleted_at IS NULL`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -225,9 +226,10 @@ export class VectorStoresRepository {
     budgetBytes: number,
   ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'gone'> {
     return this.dataSource.transaction(async (manager) => {
-      const collection: unknown[] = await manager.query(`SELECT 1 FROM collections WHERE id = $1 FOR KEY SHARE`, [
-        collectionId,
-      ]);
+      const collection: unknown[] = await manager.query(
+        `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
+        [collectionId],
+      );
       if (collection.length === 0) return 'gone';
       const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
         `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,

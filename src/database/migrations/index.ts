@@ -20,6 +20,7 @@ import { ReachOfSessionsAndFiles1795738079147 } from './1795738079147-ReachOfSes
 import { FilesStorage1795741185882 } from './1795741185882-FilesStorage.js';
 import { AttachQueue1795746017023 } from './1795746017023-AttachQueue.js';
 import { AttachStorage1795746666273 } from './1795746666273-AttachStorage.js';
+import { CollectionDeletion1795747714248 } from './1795747714248-CollectionDeletion.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   FilesStorage1795741185882,
   AttachQueue1795746017023,
   AttachStorage1795746666273,
+  CollectionDeletion1795747714248,
 ];

@@ -5721,7 +5721,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted, with its documents and their passages. */
+            /** @description Deleted: out of every read at once; its documents and their passages are deleted right after, in batches of 500 a transaction. */
             204: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
