@@ -24,7 +24,6 @@ import {
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import {
-  AttachesBusyError,
   AttachStorageFullError,
   ConflictError,
   FilesStorageFullError,
@@ -215,10 +214,6 @@ export class VectorStoresController {
       description: 'No such vector store or file, or one this API key may not reach.',
       bodies: { unknown: NotFoundError.named('File', 'file_unknown').body() },
     },
-    429: {
-      description: '1,000 files of the organization already wait to be indexed (nothing queued).',
-      bodies: { queueFull: new AttachesBusyError(1000).body() },
-    },
   })
   async createVectorStoreFile(
     @CurrentPrincipal() caller: Principal,
@@ -258,7 +253,7 @@ export class VectorStoresController {
     headers: {
       'openai-poll-after-ms': {
         description: 'While the file is `in_progress`: milliseconds to wait before asking again.',
-        schema: { type: 'string' },
+        schema: { type: 'string', pattern: '^[0-9]+$', maxLength: 6 },
       },
     },
   })
@@ -406,7 +401,8 @@ export class FilesController {
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({
     description: 'The bytes.',
-    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    // At most MAX_UPLOAD_BYTES (10 MB by default), as the upload.
+    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: 10_485_760 } } },
   })
   @ApiOpenAiErrors({
     404: {
