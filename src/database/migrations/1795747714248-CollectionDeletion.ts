@@ -15,7 +15,9 @@ export class CollectionDeletion1795747714248 implements MigrationInterface {
     await queryRunner.query(
       `CREATE UNIQUE INDEX collections_organization_name_key ON collections (organization_id, lower(name)) WHERE deleted_at IS NULL`,
     );
-    await queryRunner.query(`CREATE INDEX collections_deleted_idx ON collections (deleted_at) WHERE deleted_at IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX collections_deleted_idx ON collections (deleted_at) WHERE deleted_at IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
