@@ -85,8 +85,8 @@ export class AttachQueue {
    * Inside the transaction that stores the file's document: holds the collection (as the document's
    * foreign key would: a deletion of the collection waits, or has happened and this finds nothing) and
    * then the job's row under its claim. False: the file was detached, attached again, or its store or
-   * the file deleted meanwhile; the caller stores nothing. The collection first, in the order the
-   * collection's deletion takes them, so the two never deadlock.
+   * the file deleted meanwhile; the caller stores nothing. Collection, file, then the row: the order an
+   * attach and the file's deletion take them too, so none of them deadlock.
    */
   async holdForOutcome(manager: EntityManager, job: ClaimedAttach): Promise<boolean> {
     const collection: unknown[] = await manager.query(
@@ -94,6 +94,8 @@ export class AttachQueue {
       [job.collection_id],
     );
     if (collection.length === 0) return false;
+    const file: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [job.file_id]);
+    if (file.length === 0) return false;
     const row: unknown[] = await manager.query(
       `SELECT 1 FROM vector_store_files
         WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress' FOR UPDATE`,

@@ -172,25 +172,26 @@ export class VectorStoresRepository {
   }
 
   /**
-   * Takes the file out of every vector store it is attached to: the documents it became, for the caller
-   * to delete. Deleting the rows first means a file being indexed finds its row gone and stores nothing;
-   * one that stored its document first is waited for and its document returned here.
+   * Deletes the file, its attachments and gives its bytes back to its organization's `files_usage`, in one
+   * transaction; the documents it became, for the caller to delete. The file's row is held first, as an
+   * attach and a worker storing an outcome hold it (KEY SHARE) before the attachment: a worker that stored
+   * its document first is waited for and its document returned here; one after finds the file gone and
+   * stores nothing, and so does an attach of it (a 404).
    */
-  async detachEverywhere(fileId: string): Promise<{ collection_id: string; document_id: string | null }[]> {
-    const [rows]: [{ collection_id: string; document_id: string | null }[], number] = await this.dataSource.query(
-      `DELETE FROM vector_store_files WHERE file_id = $1 RETURNING collection_id, document_id`,
-      [fileId],
-    );
-    return rows;
-  }
-
-  /** Deletes the file and gives its bytes back to its organization's `files_usage`, in one statement. */
-  async deleteFile(id: string): Promise<void> {
-    await this.dataSource.query(
-      `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
-       UPDATE files_usage u SET bytes = u.bytes - gone.bytes FROM gone WHERE u.organization_id = gone.organization_id`,
-      [id],
-    );
+  deleteFile(id: string): Promise<{ collection_id: string; document_id: string | null }[]> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR UPDATE`, [id]);
+      const [attached]: [{ collection_id: string; document_id: string | null }[], number] = await manager.query(
+        `DELETE FROM vector_store_files WHERE file_id = $1 RETURNING collection_id, document_id`,
+        [id],
+      );
+      await manager.query(
+        `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
+         UPDATE files_usage u SET bytes = u.bytes - gone.bytes FROM gone WHERE u.organization_id = gone.organization_id`,
+        [id],
+      );
+      return attached;
+    });
   }
 
   async attachment(collectionId: string, fileId: string): Promise<VectorStoreFileRow | null> {
@@ -214,9 +215,10 @@ export class VectorStoresRepository {
    * file attached again, whose earlier outcome is replaced (a worker still indexing it under its old
    * claim records nothing). The attachment takes the file's bytes of the organization's `files_usage`
    * (its `charged_bytes`; the trigger of migration AttachStorage adds them), unless that would pass
-   * `budgetBytes`: then nothing changes ('full'). 'gone': the collection was deleted meanwhile.
+   * `budgetBytes`: then nothing changes ('full'). 'gone': the collection was deleted meanwhile; 'no file':
+   * the file was.
    * `replacedDocumentId`: the document the earlier attach made, for the caller to delete.
-   * Locks in the order a collection's deletion takes them (collection, attachment, usage): no deadlock.
+   * Locks in one order with the file's deletion and the worker (collection, file, attachment, usage): no deadlock.
    */
   queueAttachment(
     organizationId: string,
@@ -224,13 +226,15 @@ export class VectorStoresRepository {
     file: Pick<FileRow, 'id' | 'bytes'>,
     attributes: Record<string, string | number>,
     budgetBytes: number,
-  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'gone'> {
+  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'gone' | 'no file'> {
     return this.dataSource.transaction(async (manager) => {
       const collection: unknown[] = await manager.query(
         `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
         [collectionId],
       );
       if (collection.length === 0) return 'gone';
+      const held: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [file.id]);
+      if (held.length === 0) return 'no file';
       const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
         `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
         [collectionId, file.id],
@@ -259,7 +263,10 @@ export class VectorStoresRepository {
     });
   }
 
-  /** Deletes the attachment; the document it became (for the caller to delete), or null. See detachEverywhere. */
+  /**
+   * Deletes the attachment; the document it became (for the caller to delete), or null. The row first: a
+   * worker indexing the file finds it gone and stores nothing; one that stored first is waited for.
+   */
   async detach(collectionId: string, fileId: string): Promise<{ document_id: string | null } | null> {
     const [rows]: [{ document_id: string | null }[], number] = await this.dataSource.query(
       `DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 RETURNING document_id`,

@@ -152,9 +152,8 @@ export class VectorStoresService {
   /** Deletes the file and, in every vector store it is attached to, the document it became. */
   async deleteFile(caller: Principal, id: string): Promise<string> {
     const file = await this.file(caller, id);
-    for (const attached of await this.repository.detachEverywhere(file.id))
+    for (const attached of await this.repository.deleteFile(file.id))
       await this.forgetDocument(caller, attached.collection_id, attached.document_id);
-    await this.repository.deleteFile(file.id);
     return file.id;
   }
 
@@ -184,6 +183,7 @@ export class VectorStoresService {
       limitMb * 1024 * 1024,
     );
     if (queued === 'gone') throw NotFoundError.named('Vector store', storeId);
+    if (queued === 'no file') throw NotFoundError.named('File', fileId);
     if (queued === 'full') throw new AttachStorageFullError(limitMb);
     const { row, replacedDocumentId } = queued;
     await this.forgetDocument(caller, collection, replacedDocumentId);
@@ -212,7 +212,7 @@ export class VectorStoresService {
   async detach(caller: Principal, storeId: string, fileId: string): Promise<string> {
     const collection = await this.reachForWriting(caller, storeId);
     const row = await this.attachment(caller, collection, fileId);
-    // The row first: a file being indexed then stores nothing (see VectorStoresRepository.detachEverywhere).
+    // The row first: a file being indexed then stores nothing (see VectorStoresRepository.detach).
     const detached = await this.repository.detach(collection, row.file_id);
     if (detached) await this.forgetDocument(caller, collection, detached.document_id);
     return row.file_id;
