@@ -60,6 +60,7 @@ const SECTIONS = {
   search: () => import('./sections/search.js'),
   'search-growth': () => import('./sections/search-growth.js'),
   'vector-stores': () => import('./sections/vector-stores.js'),
+  'collection-delete': () => import('./sections/collection-delete.js'),
   webhooks: () => import('./sections/webhooks.js'),
 };
 

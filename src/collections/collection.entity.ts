@@ -23,6 +23,10 @@ export class Collection {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', update: false })
   createdAt: Date;
+
+  /** Set when it is deleted: out of every read from then on, while the purger deletes its documents. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true, select: false })
+  deletedAt?: Date | null;
 }
 
 /** The organization's `default` collection: the one whose id is the organization's. */

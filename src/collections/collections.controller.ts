@@ -128,7 +128,10 @@ export class CollectionsController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a collection and all its documents' })
   @COLLECTION_ID()
-  @ApiNoContentResponse({ description: 'Deleted, with its documents and their passages.' })
+  @ApiNoContentResponse({
+    description:
+      'Deleted: out of every read at once; its documents and their passages are deleted right after, in batches of 500 a transaction.',
+  })
   @ApiErrors({
     404: NO_SUCH_COLLECTION,
     409: {

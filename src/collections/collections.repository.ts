@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, IsNull, type Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination.js';
 import { Collection } from './collection.entity.js';
 
@@ -50,7 +50,7 @@ export class CollectionsRepository {
     ids: readonly string[] | null,
     page: PageRequest,
   ): Promise<[CollectionWithCounts[], number]> {
-    const where = `WHERE c.organization_id = $1 ${ids === null ? '' : 'AND c.id = ANY($2::uuid[])'}`;
+    const where = `WHERE c.organization_id = $1 AND c.deleted_at IS NULL ${ids === null ? '' : 'AND c.id = ANY($2::uuid[])'}`;
     const params: unknown[] = ids === null ? [organizationId] : [organizationId, [...ids]];
     const [rows, counted] = await Promise.all([
       this.collections.query<CountedRow[]>(
@@ -63,10 +63,10 @@ export class CollectionsRepository {
   }
 
   async findCounted(organizationId: string, id: string): Promise<CollectionWithCounts | null> {
-    const rows: CountedRow[] = await this.collections.query(`${COUNTED} WHERE c.organization_id = $1 AND c.id = $2`, [
-      organizationId,
-      id,
-    ]);
+    const rows: CountedRow[] = await this.collections.query(
+      `${COUNTED} WHERE c.organization_id = $1 AND c.id = $2 AND c.deleted_at IS NULL`,
+      [organizationId, id],
+    );
     return rows.length > 0 ? fromRow(rows[0]) : null;
   }
 
@@ -74,7 +74,7 @@ export class CollectionsRepository {
   async existing(organizationId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows: { id: string }[] = await this.collections.query(
-      `SELECT id FROM collections WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
+      `SELECT id FROM collections WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
       [organizationId, [...ids]],
     );
     return new Set(rows.map((row) => row.id));
@@ -82,7 +82,11 @@ export class CollectionsRepository {
 
   /** The organization's collections, oldest first, at most `limit`. */
   list(organizationId: string, limit: number): Promise<Collection[]> {
-    return this.collections.find({ where: { organizationId }, order: { createdAt: 'ASC', id: 'ASC' }, take: limit });
+    return this.collections.find({
+      where: { organizationId, deletedAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: limit,
+    });
   }
 
   /**
@@ -92,7 +96,7 @@ export class CollectionsRepository {
   async lockAndCount(manager: EntityManager, organizationId: string): Promise<number> {
     await manager.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
     const rows: { n: number }[] = await manager.query(
-      'SELECT count(*) AS n FROM collections WHERE organization_id = $1',
+      'SELECT count(*) AS n FROM collections WHERE organization_id = $1 AND deleted_at IS NULL',
       [organizationId],
     );
     return rows[0].n;
@@ -107,7 +111,10 @@ export class CollectionsRepository {
 
   /** The collection locked until the transaction ends (uploads into it wait, or fail once it is gone). */
   lock(manager: EntityManager, organizationId: string, id: string): Promise<Collection | null> {
-    return manager.findOne(Collection, { where: { id, organizationId }, lock: { mode: 'pessimistic_write' } });
+    return manager.findOne(Collection, {
+      where: { id, organizationId, deletedAt: IsNull() },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   async update(
@@ -118,8 +125,38 @@ export class CollectionsRepository {
     if (Object.keys(changes).length > 0) await manager.update(Collection, { id }, changes);
   }
 
-  /** Its documents go with it (cascade), and their chunks with them. */
-  async delete(manager: EntityManager, id: string): Promise<void> {
-    await manager.delete(Collection, { id });
+  /** Marks it deleted: out of every read at once; the purger deletes what it holds (CollectionPurger). */
+  async markDeleted(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`UPDATE collections SET deleted_at = clock_timestamp() WHERE id = $1`, [id]);
+  }
+
+  /** Collections marked deleted and not yet purged, oldest first. */
+  async deleted(limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.collections.query(
+      `SELECT id FROM collections WHERE deleted_at IS NOT NULL ORDER BY deleted_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Deletes at most `batch` documents of a collection marked deleted (their chunks by cascade); how many. Documents
+   * another purger holds are skipped (it deletes them).
+   */
+  async purgeDocuments(manager: EntityManager, id: string, batch: number): Promise<number> {
+    const [rows]: [unknown[], number] = await manager.query(
+      `WITH batch AS (
+         SELECT d.id FROM documents d JOIN collections c ON c.id = d.collection_id
+          WHERE d.collection_id = $1 AND c.deleted_at IS NOT NULL
+          LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
+       DELETE FROM documents WHERE id IN (SELECT id FROM batch) RETURNING id`,
+      [id, batch],
+    );
+    return rows.length;
+  }
+
+  /** The collection itself, once marked deleted (what is left of it goes by cascade). */
+  async deleteMarked(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`DELETE FROM collections WHERE id = $1 AND deleted_at IS NOT NULL`, [id]);
   }
 }

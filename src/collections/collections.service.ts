@@ -5,8 +5,8 @@ import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
 import { isUuid } from '../common/validation.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
-import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
 import { type Collection, isDefaultCollection } from './collection.entity.js';
+import { CollectionPurger } from './collection-purger.js';
 import { type CollectionWithCounts, CollectionsRepository } from './collections.repository.js';
 
 /** Collections per organization, `default` included. */
@@ -37,7 +37,7 @@ export class CollectionsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly collections: CollectionsRepository,
-    private readonly index: SearchIndexRepository,
+    private readonly purger: CollectionPurger,
   ) {}
 
   async list(caller: Principal, page: PageRequest): Promise<{ count: number; collections: CollectionWithCounts[] }> {
@@ -107,9 +107,10 @@ export class CollectionsService {
       const collection = await this.collections.lock(manager, caller.organizationId, resolved);
       if (!collection) throw NotFoundError.named('Collection', id);
       if (isDefaultCollection(collection)) throw new ConflictError(DEFAULT_NOT_DELETABLE);
-      await this.index.dropCorpus(manager, collection.id);
-      await this.collections.delete(manager, collection.id);
+      // Out of every read when this commits; its documents go a batch at a time (CollectionPurger).
+      await this.collections.markDeleted(manager, collection.id);
     });
+    this.purger.wake();
   }
 
   /**

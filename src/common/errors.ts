@@ -277,14 +277,23 @@ export class FilesStorageFullError extends BadRequestError {
   }
 }
 
-/** The organization is already attaching as many files to vector stores as one instance takes at once. */
+/** Attaching the file would take the organization's files and their indexed copies past FILES_STORAGE_MB_PER_ORGANIZATION. */
+export class AttachStorageFullError extends BadRequestError {
+  constructor(limitMb: number) {
+    super(
+      `Your organization's files and their copies in vector stores may take at most ${limitMb} MB (FILES_STORAGE_MB_PER_ORGANIZATION), and attaching this file would pass that; detach or delete files to attach more.`,
+    );
+  }
+}
+
+/** The organization already has as many files waiting to be indexed in vector stores as it may. */
 export class AttachesBusyError extends ApiError {
   readonly status = 429;
   constructor(limit: number) {
     super(
-      `Too many files being attached to vector stores by your organization at once (at most ${limit}); retry in a few seconds.`,
+      `Your organization already has ${limit} files waiting to be indexed in vector stores (the most it may); attach more once some are done.`,
     );
-    this.headers['Retry-After'] = '5';
+    this.headers['Retry-After'] = '30';
   }
 }
 

@@ -364,6 +364,17 @@ export class EnvSchema {
   MAX_UPLOADS_IN_FLIGHT = 4;
 
   /**
+   * Files attached to vector stores that this instance indexes at once (each also holds one of
+   * MAX_UPLOADS_IN_FLIGHT while it does); the others wait in the queue, `in_progress`. 0 turns this
+   * instance's attach workers off (another instance indexes them).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(32)
+  ATTACH_WORKERS = 2;
+
+  /**
    * Worker processes that extract and chunk documents (off the event loop). Each is stopped past
    * EXTRACTION_MEMORY_MB + 128 MB resident (read every 25 ms, so it may pass that by what it allocates
    * in 25 ms); one worker keeps a 512 MiB pod safe.

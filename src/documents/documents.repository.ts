@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, In, type Repository } from 'typeorm';
+import { And, type EntityManager, In, Raw, type Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination.js';
 import { Document } from './document.entity.js';
 
@@ -29,12 +29,21 @@ function ownerColumns(owner: DocumentOwner) {
     : { domainId: null, organizationId: owner.organizationId, collectionId: owner.collectionId };
 }
 
+/**
+ * Not in a collection being deleted: a deleted collection's documents leave every read at once, before
+ * the purger gets to them (few collections are ever being deleted at once: a small list to look in).
+ */
+const LIVE_COLLECTION = (alias: string) => `${alias} NOT IN (SELECT id FROM collections WHERE deleted_at IS NOT NULL)`;
+
 /** The reach as a filter (the other owner column is null by the table's check constraint). */
 function reachFilter(reach: DocumentReach) {
   if ('domainId' in reach) return { domainId: reach.domainId };
   return reach.collectionIds === null
-    ? { organizationId: reach.organizationId }
-    : { organizationId: reach.organizationId, collectionId: In([...reach.collectionIds]) };
+    ? { organizationId: reach.organizationId, collectionId: Raw(LIVE_COLLECTION) }
+    : {
+        organizationId: reach.organizationId,
+        collectionId: And(In([...reach.collectionIds]), Raw(LIVE_COLLECTION)),
+      };
 }
 
 /**
@@ -77,6 +86,7 @@ export class DocumentsRepository {
       .createQueryBuilder('d')
       .addSelect('d.content')
       .where('d.id = :id OR d.id = (SELECT c.document_id FROM document_chunks c WHERE c.id = :id)', { id })
+      .andWhere(`(d.collection_id IS NULL OR ${LIVE_COLLECTION('d.collection_id')})`)
       .getOne();
   }
 

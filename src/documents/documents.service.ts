@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { NotFoundError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import { SearchIndexRepository } from '../retrieval/search-index.repository.js';
@@ -49,33 +49,43 @@ export class DocumentsService {
    * documents, one of their chunks, one update of the owner's statistics.
    */
   async createMany(owner: DocumentOwner, inputs: readonly NewDocument[]): Promise<Document[]> {
-    const prepared = inputs.map((input) => ({ input, chunks: input.chunks ?? passagesOf(input.content, false) }));
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const rows = await this.documents.insertMany(
-          manager,
-          owner,
-          prepared.map(({ input, chunks }) => ({
-            title: input.title,
-            content: input.content,
-            metadata: input.metadata,
-            contentType: input.contentType,
-            sizeBytes: input.sizeBytes,
-            chunkCount: chunks.length,
-          })),
-        );
-        await this.indexer.addDocuments(
-          manager,
-          corpusIdOfOwner(owner),
-          rows.map((row, i) => ({ documentId: row.id, title: row.title, chunks: prepared[i].chunks })),
-        );
-        return rows;
-      });
+      return await this.dataSource.transaction((manager) => this.createWithin(manager, owner, inputs));
     } catch (error) {
       // The domain, organization or collection was deleted while this was being stored.
       if (isForeignKeyViolation(error)) throw new NotFoundError();
       throw error;
     }
+  }
+
+  /**
+   * `createMany` inside the caller's transaction, for a caller that records something with the documents
+   * (a vector store's file becomes `completed` in the same commit as its document).
+   */
+  async createWithin(
+    manager: EntityManager,
+    owner: DocumentOwner,
+    inputs: readonly NewDocument[],
+  ): Promise<Document[]> {
+    const prepared = inputs.map((input) => ({ input, chunks: input.chunks ?? passagesOf(input.content, false) }));
+    const rows = await this.documents.insertMany(
+      manager,
+      owner,
+      prepared.map(({ input, chunks }) => ({
+        title: input.title,
+        content: input.content,
+        metadata: input.metadata,
+        contentType: input.contentType,
+        sizeBytes: input.sizeBytes,
+        chunkCount: chunks.length,
+      })),
+    );
+    await this.indexer.addDocuments(
+      manager,
+      corpusIdOfOwner(owner),
+      rows.map((row, i) => ({ documentId: row.id, title: row.title, chunks: prepared[i].chunks })),
+    );
+    return rows;
   }
 
   /**

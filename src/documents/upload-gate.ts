@@ -16,8 +16,14 @@ export class UploadGate {
 
   /** Takes a place, or throws a 503 when none is free; call the returned function once done. */
   enter(): () => void {
-    if (this.inFlight >= this.config.MAX_UPLOADS_IN_FLIGHT)
-      throw new UploadsBusyError(this.config.MAX_UPLOADS_IN_FLIGHT);
+    const leave = this.tryEnter();
+    if (!leave) throw new UploadsBusyError(this.config.MAX_UPLOADS_IN_FLIGHT);
+    return leave;
+  }
+
+  /** Takes a place, or null when none is free (a queued job waits for the next one rather than failing). */
+  tryEnter(): (() => void) | null {
+    if (this.inFlight >= this.config.MAX_UPLOADS_IN_FLIGHT) return null;
     this.inFlight++;
     let released = false;
     return () => {

@@ -4,6 +4,8 @@ import { DocumentsModule } from '../documents/documents.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { QueryModule } from '../query/query.module.js';
+import { AttachQueue } from './attach-queue.js';
+import { AttachWorker } from './attach-worker.js';
 import { ChatCompletionsController } from './chat-completions.controller.js';
 import { ChatCompletionsService } from './chat-completions.service.js';
 import { ModelsController } from './models.controller.js';
@@ -16,6 +18,13 @@ import { VectorStoresService } from './vector-stores.service.js';
 @Module({
   imports: [CollectionsModule, DocumentsModule, DomainsModule, OrganizationsModule, QueryModule],
   controllers: [ChatCompletionsController, ModelsController, VectorStoresController, FilesController],
-  providers: [ChatCompletionsService, ModelsService, VectorStoresService, VectorStoresRepository],
+  providers: [
+    ChatCompletionsService,
+    ModelsService,
+    VectorStoresService,
+    VectorStoresRepository,
+    AttachQueue,
+    AttachWorker,
+  ],
 })
 export class OpenAiCompatModule {}

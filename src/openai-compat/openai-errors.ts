@@ -6,9 +6,10 @@ import { OpenAiErrorObject } from './dto/openai-error.response.js';
 
 /**
  * The routes OpenAI clients call: `/v1/chat/completions`, `/v1/models[/{model}]`, `/v1/vector_stores…` and
- * `/v1/files[/{id}]`, trailing slash or not.
+ * `/v1/files[/{id}[/content]]`, trailing slash or not.
  */
-const OPENAI_ROUTES = /^\/v1\/(?:chat\/completions|models(?:\/[^/]*)?|vector_stores(?:\/[^?]*)?|files(?:\/[^/]*)?)\/?$/;
+const OPENAI_ROUTES =
+  /^\/v1\/(?:chat\/completions|models(?:\/[^/]*)?|vector_stores(?:\/[^?]*)?|files(?:\/[^/]*(?:\/content)?)?)\/?$/;
 
 /** OpenAI's error `type` for each status this service gives; the client reports it with the message. */
 const TYPE_OF: Record<number, string> = {

@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -6,11 +18,19 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiProduces,
   ApiQuery,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
-import { ConflictError, FilesStorageFullError, NotFoundError, ValidationFailedError } from '../common/errors.js';
+import {
+  AttachStorageFullError,
+  ConflictError,
+  FilesStorageFullError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
+import type { HttpReply } from '../common/request.js';
 import { isUuid } from '../common/validation.js';
 import { BodyValidationPipe } from '../common/validation.js';
 import { duplicateName, DEFAULT_NOT_DELETABLE } from '../collections/collections.service.js';
@@ -46,6 +66,13 @@ import {
 import type { ListWindow } from './vector-stores.repository.js';
 import { VectorStoresService } from './vector-stores.service.js';
 import { ApiController } from '../openapi/api-controller.js';
+
+/** A file name as a Content-Disposition `filename*` value (RFC 5987: `'`, `(`, `)`, `*` escaped too). */
+const rfc5987 = (name: string) =>
+  encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** How soon a client polling a file still `in_progress` should ask again. */
+const POLL_AFTER_MS = 500;
 
 /** OpenAI's `?limit=&order=&after=&before=`, checked (a 400 naming the parameter). */
 function windowOf(query: Record<string, unknown>): ListWindow {
@@ -169,14 +196,20 @@ export class VectorStoresController {
   @Post(':id/files')
   @Authenticated({ scope: 'documents:write', role: 'member' })
   @ApiOperation({
-    summary: 'Attach a file to a vector store: extracted, chunked and indexed',
+    summary: 'Attach a file to a vector store: queued, then extracted, chunked and indexed',
     description:
-      'Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`. ' +
-      'At most 2 attaches of one organization run at once on an instance: the next is a 429 with `Retry-After: 5`; each also holds a place of MAX_UPLOADS_IN_FLIGHT (503 with `Retry-After` beyond).',
+      'Answers at once with `status: "in_progress"`, as OpenAI does; the file is then indexed (`completed`) or refused (`failed`, with `last_error` `{code, message}`) by the same extraction workers, limits and refusals as `POST /v1/documents/`. ' +
+      "Poll `GET /v1/vector_stores/{id}/files/{fileId}` (its `openai-poll-after-ms` header says when) or use the client's `createAndPoll`. " +
+      'Files are indexed in the order attached, at most 2 of one organization at once; at most 1,000 of an organization may wait (the next attach is a 429 with `Retry-After`). Attaching a file again replaces the earlier outcome.',
   })
   @STORE_ID()
   @ApiCreatedResponse({ type: VectorStoreFileResponse })
   @ApiOpenAiErrors({
+    400: {
+      description:
+        "The organization's files and their attached copies would pass FILES_STORAGE_MB_PER_ORGANIZATION (nothing queued).",
+      bodies: { storageFull: new AttachStorageFullError(1024).body() },
+    },
     404: {
       description: 'No such vector store or file, or one this API key may not reach.',
       bodies: { unknown: NotFoundError.named('File', 'file_unknown').body() },
@@ -215,14 +248,26 @@ export class VectorStoresController {
   @ApiOperation({ summary: "One of a vector store's files, with its status" })
   @STORE_ID()
   @FILE_ID()
-  @ApiOkResponse({ type: VectorStoreFileResponse })
+  @ApiOkResponse({
+    type: VectorStoreFileResponse,
+    headers: {
+      'openai-poll-after-ms': {
+        description: 'While the file is `in_progress`: milliseconds to wait before asking again.',
+        schema: { type: 'string', pattern: '^[0-9]+$', maxLength: 6 },
+      },
+    },
+  })
   @ApiOpenAiErrors(NO_STORE)
   async retrieveVectorStoreFile(
     @CurrentPrincipal() caller: Principal,
     @Param('id') id: string,
     @Param('fileId') fileId: string,
+    @Res({ passthrough: true }) reply: HttpReply,
   ) {
-    return presentVectorStoreFile(await this.stores.attachment(caller, id, fileId));
+    const attachment = await this.stores.attachment(caller, id, fileId);
+    // OpenAI's hint to its clients' poll helpers (`createAndPoll` waits this long, else 5 s).
+    if (attachment.status === 'in_progress') reply.header('openai-poll-after-ms', String(POLL_AFTER_MS));
+    return presentVectorStoreFile(attachment);
   }
 
   @Delete(':id/files/:fileId')
@@ -256,7 +301,7 @@ export class VectorStoresController {
       bodies: {
         filters: ValidationFailedError.field(
           'filters',
-          'Compound filters of type "or" are not supported; use "and".',
+          '"archived": "eq" needs a string or a number (attributes are strings and numbers here).',
         ).body(),
       },
     },
@@ -344,6 +389,34 @@ export class FilesController {
   async retrieveFile(@CurrentPrincipal() caller: Principal, @Param('fileId') fileId: string) {
     if (!isUuid(fileId)) throw NotFoundError.named('File', fileId);
     return presentFile(await this.stores.file(caller, fileId));
+  }
+
+  @Get(':fileId/content')
+  @ApiOperation({
+    summary: "A file's bytes, as uploaded (OpenAI's `files.content()`)",
+    description:
+      'Sent as `application/octet-stream`, as an attachment named after the file (never rendered by a browser, whatever the file holds).',
+  })
+  @FILE_ID()
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse({
+    description: 'The bytes.',
+    // At most MAX_UPLOAD_BYTES (10 MB by default), as the upload.
+    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: 10_485_760 } } },
+  })
+  @ApiOpenAiErrors({
+    404: {
+      description: "No such file, another organization's, or one this API key may not reach.",
+      bodies: { unknown: NotFoundError.named('File', 'file_x').body() },
+    },
+  })
+  async retrieveFileContent(@CurrentPrincipal() caller: Principal, @Param('fileId') fileId: string) {
+    const { file, content } = await this.stores.fileWithContent(caller, fileId);
+    return new StreamableFile(content, {
+      type: 'application/octet-stream',
+      length: content.length,
+      disposition: `attachment; filename*=UTF-8''${rfc5987(file.filename)}`,
+    });
   }
 
   @Delete(':fileId')

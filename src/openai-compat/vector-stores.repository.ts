@@ -51,6 +51,9 @@ const STORE_COLUMNS = `c.id, c.organization_id, c.name, c.description, c.metadat
   (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'completed') AS completed,
   (SELECT count(*) FROM vector_store_files v WHERE v.collection_id = c.id AND v.status = 'failed') AS failed`;
 
+/** What an attachment shows (not its queue's lease). */
+const ATTACHMENT_COLUMNS = `collection_id, file_id, document_id, status, last_error, attributes, usage_bytes, created_at`;
+
 /**
  * A file a key limited to collections (\$2) may reach: attached to none of the others, and either
  * uploaded within its collections or attached to one of them (a wider caller's unattached upload is not its).
@@ -92,14 +95,15 @@ export class VectorStoresRepository {
     const page = windowSql('c', 'collections', 'id', window, 3, ' AND organization_id = $1');
     return this.dataSource.query(
       `SELECT ${STORE_COLUMNS} FROM collections c
-        WHERE c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))${page.sql}`,
+        WHERE c.organization_id = $1 AND c.deleted_at IS NULL
+          AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))${page.sql}`,
       [...params, ...page.params],
     );
   }
 
   async store(organizationId: string, id: string): Promise<VectorStoreRow | null> {
     const rows: VectorStoreRow[] = await this.dataSource.query(
-      `SELECT ${STORE_COLUMNS} FROM collections c WHERE c.organization_id = $1 AND c.id = $2`,
+      `SELECT ${STORE_COLUMNS} FROM collections c WHERE c.organization_id = $1 AND c.id = $2 AND c.deleted_at IS NULL`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -161,30 +165,38 @@ export class VectorStoresRepository {
     return rows[0] ?? null;
   }
 
-  async fileContent(id: string): Promise<Buffer> {
+  /** The file's bytes; null once it is deleted. */
+  async fileContent(id: string): Promise<Buffer | null> {
     const rows: { content: Buffer }[] = await this.dataSource.query(`SELECT content FROM files WHERE id = $1`, [id]);
-    return rows[0].content;
+    return rows[0]?.content ?? null;
   }
 
-  /** The documents a file became, in every vector store it is attached to. */
-  async documentsOfFile(fileId: string): Promise<{ collection_id: string; document_id: string | null }[]> {
-    return this.dataSource.query(`SELECT collection_id, document_id FROM vector_store_files WHERE file_id = $1`, [
-      fileId,
-    ]);
-  }
-
-  /** Deletes the file and gives its bytes back to its organization's `files_usage`, in one statement. */
-  async deleteFile(id: string): Promise<void> {
-    await this.dataSource.query(
-      `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
-       UPDATE files_usage u SET bytes = u.bytes - gone.bytes FROM gone WHERE u.organization_id = gone.organization_id`,
-      [id],
-    );
+  /**
+   * Deletes the file, its attachments and gives its bytes back to its organization's `files_usage`, in one
+   * transaction; the documents it became, for the caller to delete. The file's row is held first, as an
+   * attach and a worker storing an outcome hold it (KEY SHARE) before the attachment: a worker that stored
+   * its document first is waited for and its document returned here; one after finds the file gone and
+   * stores nothing, and so does an attach of it (a 404).
+   */
+  deleteFile(id: string): Promise<{ collection_id: string; document_id: string | null }[]> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR UPDATE`, [id]);
+      const [attached]: [{ collection_id: string; document_id: string | null }[], number] = await manager.query(
+        `DELETE FROM vector_store_files WHERE file_id = $1 RETURNING collection_id, document_id`,
+        [id],
+      );
+      await manager.query(
+        `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
+         UPDATE files_usage u SET bytes = u.bytes - gone.bytes FROM gone WHERE u.organization_id = gone.organization_id`,
+        [id],
+      );
+      return attached;
+    });
   }
 
   async attachment(collectionId: string, fileId: string): Promise<VectorStoreFileRow | null> {
     const rows: VectorStoreFileRow[] = await this.dataSource.query(
-      `SELECT * FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+      `SELECT ${ATTACHMENT_COLUMNS} FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
       [collectionId, fileId],
     );
     return rows[0] ?? null;
@@ -193,38 +205,74 @@ export class VectorStoresRepository {
   attachments(collectionId: string, window: ListWindow, status?: string): Promise<VectorStoreFileRow[]> {
     const page = windowSql('v', 'vector_store_files', 'file_id', window, 3, ' AND collection_id = $1');
     return this.dataSource.query(
-      `SELECT v.* FROM vector_store_files v WHERE v.collection_id = $1 AND ($2::text IS NULL OR v.status = $2)${page.sql}`,
+      `SELECT ${ATTACHMENT_COLUMNS} FROM vector_store_files v WHERE v.collection_id = $1 AND ($2::text IS NULL OR v.status = $2)${page.sql}`,
       [collectionId, status ?? null, ...page.params],
     );
   }
 
-  /** Records an attachment (or its new outcome, when the file is attached again). */
-  async saveAttachment(row: Omit<VectorStoreFileRow, 'created_at'>): Promise<VectorStoreFileRow> {
-    const rows: VectorStoreFileRow[] = await this.dataSource.query(
-      `INSERT INTO vector_store_files (collection_id, file_id, document_id, status, last_error, attributes, usage_bytes)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (collection_id, file_id) DO UPDATE
-          SET document_id = excluded.document_id, status = excluded.status, last_error = excluded.last_error,
-              attributes = excluded.attributes, usage_bytes = excluded.usage_bytes
-       RETURNING *`,
-      [
-        row.collection_id,
-        row.file_id,
-        row.document_id,
-        row.status,
-        row.last_error === null ? null : JSON.stringify(row.last_error),
-        JSON.stringify(row.attributes),
-        row.usage_bytes,
-      ],
-    );
-    return rows[0];
+  /**
+   * Queues the file for indexing in the collection (`in_progress`, unclaimed): a new attachment, or the
+   * file attached again, whose earlier outcome is replaced (a worker still indexing it under its old
+   * claim records nothing). The attachment takes the file's bytes of the organization's `files_usage`
+   * (its `charged_bytes`; the trigger of migration AttachStorage adds them), unless that would pass
+   * `budgetBytes`: then nothing changes ('full'). 'gone': the collection was deleted meanwhile; 'no file':
+   * the file was.
+   * `replacedDocumentId`: the document the earlier attach made, for the caller to delete.
+   * Locks in one order with the file's deletion and the worker (collection, file, attachment, usage): no deadlock.
+   */
+  queueAttachment(
+    organizationId: string,
+    collectionId: string,
+    file: Pick<FileRow, 'id' | 'bytes'>,
+    attributes: Record<string, string | number>,
+    budgetBytes: number,
+  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'gone' | 'no file'> {
+    return this.dataSource.transaction(async (manager) => {
+      const collection: unknown[] = await manager.query(
+        `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
+        [collectionId],
+      );
+      if (collection.length === 0) return 'gone';
+      const held: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [file.id]);
+      if (held.length === 0) return 'no file';
+      const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
+        `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
+        [collectionId, file.id],
+      );
+      await manager.query(
+        `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
+        [organizationId],
+      );
+      const [usage]: { bytes: string }[] = await manager.query(
+        `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
+        [organizationId],
+      );
+      const added = file.bytes - Number(earlier[0]?.charged_bytes ?? 0);
+      if (added > 0 && Number(usage.bytes) + added > budgetBytes) return 'full';
+      const rows: VectorStoreFileRow[] = await manager.query(
+        `INSERT INTO vector_store_files (collection_id, file_id, organization_id, status, attributes, charged_bytes)
+         VALUES ($1, $2, $3, 'in_progress', $4, $5)
+         ON CONFLICT (collection_id, file_id) DO UPDATE
+            SET document_id = NULL, status = 'in_progress', last_error = NULL, attributes = excluded.attributes,
+                usage_bytes = 0, claim = NULL, claimed_until = NULL, attempts = 0,
+                charged_bytes = excluded.charged_bytes
+         RETURNING ${ATTACHMENT_COLUMNS}`,
+        [collectionId, file.id, organizationId, JSON.stringify(attributes), file.bytes],
+      );
+      return { row: rows[0], replacedDocumentId: earlier[0]?.document_id ?? null };
+    });
   }
 
-  async detach(collectionId: string, fileId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`, [
-      collectionId,
-      fileId,
-    ]);
+  /**
+   * Deletes the attachment; the document it became (for the caller to delete), or null. The row first: a
+   * worker indexing the file finds it gone and stores nothing; one that stored first is waited for.
+   */
+  async detach(collectionId: string, fileId: string): Promise<{ document_id: string | null } | null> {
+    const [rows]: [{ document_id: string | null }[], number] = await this.dataSource.query(
+      `DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 RETURNING document_id`,
+      [collectionId, fileId],
+    );
+    return rows[0] ?? null;
   }
 
   /** The files the documents came from (documents uploaded otherwise have none). */

@@ -1,22 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { CollectionsService } from '../collections/collections.service.js';
-import { AttachesBusyError, FilesStorageFullError, NotFoundError, ValidationFailedError } from '../common/errors.js';
+import { AttachesBusyError, AttachStorageFullError, FilesStorageFullError, NotFoundError } from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { isUuid } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { DocumentsService } from '../documents/documents.service.js';
-import { DocumentExtractor } from '../documents/extraction/document-extractor.js';
-import { detectContentType, type UploadedFile } from '../documents/extraction/extract-upload.js';
+import type { UploadedFile } from '../documents/extraction/extract-upload.js';
 import { TITLE_MAX } from '../documents/dto/document.dto.js';
-import { UploadGate } from '../documents/upload-gate.js';
 import { SearchService } from '../query/search.service.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { RetrievedSource } from '../retrieval/retriever.js';
+import { ATTACHES_QUEUED_PER_ORGANIZATION, AttachQueue } from './attach-queue.js';
+import { AttachWorker } from './attach-worker.js';
 import {
   type FileRow,
   type ListWindow,
@@ -40,12 +38,6 @@ export interface Window<T> {
   hasMore: boolean;
 }
 
-/**
- * Attaches one organization may run at once on an instance: each extracts and indexes its file inside
- * the request (seconds for a large PDF), so more are refused (429) rather than queued.
- */
-export const ATTACHES_PER_ORGANIZATION = 2;
-
 const windowOf = <T>(rows: T[], window: ListWindow): Window<T> => ({
   rows: rows.slice(0, window.limit),
   hasMore: rows.length > window.limit,
@@ -53,21 +45,19 @@ const windowOf = <T>(rows: T[], window: ListWindow): Window<T> => ({
 
 /**
  * OpenAI's vector stores over collections: a vector store is a collection, a file attached to it is
- * extracted, chunked and indexed as one of its documents (by the same extraction workers, limits and
- * refusals as an upload), and a vector-store search is a search of that collection.
+ * queued, then extracted, chunked and indexed as one of its documents by the attach workers (the same
+ * extraction workers, limits and refusals as an upload), and a vector-store search is a search of that
+ * collection.
  */
 @Injectable()
 export class VectorStoresService {
-  /** Attaches running on this instance, by organization. */
-  private readonly attaching = new Map<string, number>();
-
   constructor(
     private readonly repository: VectorStoresRepository,
     private readonly collections: CollectionsService,
     private readonly documents: DocumentsService,
-    private readonly extractor: DocumentExtractor,
     private readonly searches: SearchService,
-    private readonly uploads: UploadGate,
+    private readonly queue: AttachQueue,
+    private readonly worker: AttachWorker,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -151,19 +141,28 @@ export class VectorStoresService {
     return file;
   }
 
+  /** The file with its bytes (`GET /v1/files/{id}/content`); a 404 as `file` gives. */
+  async fileWithContent(caller: Principal, id: string): Promise<{ file: FileRow; content: Buffer }> {
+    const file = await this.file(caller, id);
+    const content = await this.repository.fileContent(file.id);
+    if (!content) throw NotFoundError.named('File', id); // deleted meanwhile
+    return { file, content };
+  }
+
   /** Deletes the file and, in every vector store it is attached to, the document it became. */
   async deleteFile(caller: Principal, id: string): Promise<string> {
     const file = await this.file(caller, id);
-    for (const attached of await this.repository.documentsOfFile(file.id))
+    for (const attached of await this.repository.deleteFile(file.id))
       await this.forgetDocument(caller, attached.collection_id, attached.document_id);
-    await this.repository.deleteFile(file.id);
     return file.id;
   }
 
   /**
-   * Attaches a file: its text is extracted by the upload's extraction workers and stored as a document
-   * of the collection (its `attributes` the document's metadata). A file that cannot be read is recorded
-   * `failed`, with OpenAI's `last_error`; attaching it again replaces the earlier outcome.
+   * Attaches a file, as OpenAI does: answered at once, `in_progress`; the attach workers (AttachWorker)
+   * then index it (`completed`) or refuse it (`failed`, with OpenAI's `last_error`). Attaching it again
+   * replaces the earlier outcome. At most ATTACHES_QUEUED_PER_ORGANIZATION files of the organization may
+   * be waiting at once (a 429 beyond). Each attachment counts the file's bytes again against
+   * FILES_STORAGE_MB_PER_ORGANIZATION (its indexed copy; a 400 past it), until detached or failed.
    */
   async attach(
     caller: Principal,
@@ -173,37 +172,23 @@ export class VectorStoresService {
   ): Promise<VectorStoreFileRow> {
     const collection = await this.reachForWriting(caller, storeId);
     const file = await this.file(caller, fileId);
-    const leave = this.enterAttach(caller.organizationId);
-    try {
-      const earlier = await this.repository.attachment(collection, file.id);
-      if (earlier) await this.forgetDocument(caller, collection, earlier.document_id);
-      const outcome = await this.index(caller, collection, file, attributes);
-      return await this.repository.saveAttachment({
-        collection_id: collection,
-        file_id: file.id,
-        attributes,
-        ...outcome,
-      });
-    } finally {
-      leave();
-    }
-  }
-
-  /**
-   * A place for one attach: at most ATTACHES_PER_ORGANIZATION of the organization at once (429 beyond),
-   * each also holding one of the instance's MAX_UPLOADS_IN_FLIGHT (503 beyond), as an upload does.
-   */
-  private enterAttach(organizationId: string): () => void {
-    const running = this.attaching.get(organizationId) ?? 0;
-    if (running >= ATTACHES_PER_ORGANIZATION) throw new AttachesBusyError(ATTACHES_PER_ORGANIZATION);
-    const leaveGate = this.uploads.enter();
-    this.attaching.set(organizationId, running + 1);
-    return () => {
-      leaveGate();
-      const left = (this.attaching.get(organizationId) ?? 1) - 1;
-      if (left > 0) this.attaching.set(organizationId, left);
-      else this.attaching.delete(organizationId);
-    };
+    if ((await this.queue.queued(caller.organizationId)) >= ATTACHES_QUEUED_PER_ORGANIZATION)
+      throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
+    const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
+    const queued = await this.repository.queueAttachment(
+      caller.organizationId,
+      collection,
+      file,
+      attributes,
+      limitMb * 1024 * 1024,
+    );
+    if (queued === 'gone') throw NotFoundError.named('Vector store', storeId);
+    if (queued === 'no file') throw NotFoundError.named('File', fileId);
+    if (queued === 'full') throw new AttachStorageFullError(limitMb);
+    const { row, replacedDocumentId } = queued;
+    await this.forgetDocument(caller, collection, replacedDocumentId);
+    this.worker.wake();
+    return row;
   }
 
   async attachments(
@@ -227,8 +212,9 @@ export class VectorStoresService {
   async detach(caller: Principal, storeId: string, fileId: string): Promise<string> {
     const collection = await this.reachForWriting(caller, storeId);
     const row = await this.attachment(caller, collection, fileId);
-    await this.forgetDocument(caller, collection, row.document_id);
-    await this.repository.detach(collection, row.file_id);
+    // The row first: a file being indexed then stores nothing (see VectorStoresRepository.detach).
+    const detached = await this.repository.detach(collection, row.file_id);
+    if (detached) await this.forgetDocument(caller, collection, detached.document_id);
     return row.file_id;
   }
 
@@ -284,55 +270,6 @@ export class VectorStoresService {
       await this.documents.remove({ organizationId: caller.organizationId, collectionIds: [collection] }, documentId);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // deleted already
-    }
-  }
-
-  /** Extracts and stores the file as a document of the collection: `completed`, or `failed` with the reason. */
-  private async index(
-    caller: Principal,
-    collection: string,
-    file: FileRow,
-    attributes: Attributes,
-  ): Promise<Pick<VectorStoreFileRow, 'status' | 'last_error' | 'document_id' | 'usage_bytes'>> {
-    const failed = (code: string, message: string) => ({
-      status: 'failed' as const,
-      last_error: { code, message },
-      document_id: null,
-      usage_bytes: 0,
-    });
-    const contentType = detectContentType({ originalname: file.filename, mimetype: file.mimetype });
-    if (!contentType)
-      return failed(
-        'unsupported_file',
-        `Unsupported file type "${file.filename}". Attach plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
-      );
-    if (file.bytes === 0) return failed('invalid_file', 'The file is empty.');
-    if (file.bytes > this.config.MAX_UPLOAD_BYTES)
-      return failed('invalid_file', `The file is over MAX_UPLOAD_BYTES (${this.config.MAX_UPLOAD_BYTES} bytes).`);
-    const path = join(tmpdir(), `kqs-attach-${randomBytes(12).toString('hex')}`);
-    try {
-      await writeFile(path, await this.repository.fileContent(file.id), { mode: 0o600 });
-      const { text, chunks } = await this.extractor.extract(path, contentType);
-      const [document] = await this.documents.createMany(
-        { organizationId: caller.organizationId, collectionId: collection },
-        [
-          {
-            title: file.filename,
-            content: text,
-            metadata: attributes,
-            contentType,
-            sizeBytes: file.bytes,
-            chunks,
-          },
-        ],
-      );
-      return { status: 'completed', last_error: null, document_id: document.id, usage_bytes: file.bytes };
-    } catch (error) {
-      if (error instanceof ValidationFailedError)
-        return failed('invalid_file', Object.values(error.fields)[0]?.[0] ?? error.message);
-      throw error;
-    } finally {
-      await rm(path, { force: true });
     }
   }
 }

@@ -28,8 +28,32 @@ export interface FieldOperators {
   $exists?: boolean;
 }
 
-/** A checked filter (what `parseMetadataFilter` accepts). */
-export type MetadataFilter = Record<string, FilterScalar | FieldOperators>;
+/** A checked filter of fields, ANDed (what `parseMetadataFilter` accepts: the REST routes' `filter`). */
+export type FieldFilter = Record<string, FilterScalar | FieldOperators>;
+
+/**
+ * Filters combined: all of them (`and`) or any (`or`). OpenAI's compound filters are these; the REST
+ * `filter` has none (its fields are ANDed). A class, so no field of a FieldFilter is ever taken for one.
+ */
+export class CompoundFilter {
+  constructor(
+    readonly type: 'and' | 'or',
+    readonly filters: readonly MetadataFilter[],
+  ) {}
+}
+
+/** What a search may be filtered by. */
+export type MetadataFilter = FieldFilter | CompoundFilter;
+
+/** Each field's operators, wherever it is in the filter, in order. */
+function* fieldConditions(filter: MetadataFilter): Generator<[string, FieldOperators]> {
+  if (filter instanceof CompoundFilter) {
+    for (const part of filter.filters) yield* fieldConditions(part);
+    return;
+  }
+  for (const [key, condition] of Object.entries(filter))
+    yield [key, typeof condition === 'object' ? condition : { $eq: condition }];
+}
 
 export const FILTER_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists'] as const;
 type Operator = (typeof FILTER_OPERATORS)[number];
@@ -60,7 +84,7 @@ export function metadataFilterProblem(value: unknown): string | null {
 }
 
 /** The checked filter, or undefined when none (absent, null or `{}`); throws a FilterProblem when malformed. */
-export function parseMetadataFilter(value: unknown): MetadataFilter | undefined {
+export function parseMetadataFilter(value: unknown): FieldFilter | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isObject(value)) throw new FilterProblem(null, 'Must be an object of metadata fields, e.g. {"year": 2024}.');
   const fields = Object.entries(value);
@@ -68,7 +92,7 @@ export function parseMetadataFilter(value: unknown): MetadataFilter | undefined 
     throw new FilterProblem(null, `Ensure this object has no more than ${FILTER_FIELDS_MAX} fields.`);
   if (fields.length === 0) return undefined;
   for (const [key, condition] of fields) checkField(key, condition);
-  return value as MetadataFilter;
+  return value as FieldFilter;
 }
 
 function checkField(key: string, condition: unknown): void {
@@ -159,24 +183,39 @@ export function compileMetadataFilter(
     params.push(value);
     return `$${firstParam + params.length - 1}::${cast}`;
   };
+  // One type per field (the parsers check it, across a compound filter's parts too), so the first
+  // operand that is not `$exists` says which.
+  const numericFields = new Set<string>();
+  for (const [key, operators] of fieldConditions(filter))
+    if (
+      Object.values(operators).some((operand) =>
+        Array.isArray(operand) ? typeof operand[0] === 'number' : typeof operand === 'number',
+      )
+    )
+      numericFields.add(key);
+  // Each field read once, however often the filter names it (a compound filter may, in several parts).
+  const fieldIndex = new Map<string, number>();
   const fields: string[] = [];
   const typed: string[] = [];
-  const conditions: string[] = [];
-  for (const [index, [key, condition]] of Object.entries(filter).entries()) {
-    const operators: FieldOperators = typeof condition === 'object' ? condition : { $eq: condition };
+  const indexOf = (key: string): number => {
+    const known = fieldIndex.get(key);
+    if (known !== undefined) return known;
+    const index = fields.length;
+    fieldIndex.set(key, index);
     fields.push(`${metadata} -> ${param(key, 'text')} AS v${index}`);
     const raw = `${fieldsAlias}.v${index}`;
-    // One type per field (parseMetadataFilter), so the first operand that is not `$exists` says which.
-    const numeric = Object.values(operators).some((operand) =>
-      Array.isArray(operand) ? typeof operand[0] === 'number' : typeof operand === 'number',
-    );
-    const cast = numeric ? 'numeric' : 'text';
     typed.push(
-      numeric
+      numericFields.has(key)
         ? `CASE WHEN jsonb_typeof(${raw}) = 'number' THEN ${raw}::numeric END AS t${index}`
         : `CASE WHEN jsonb_typeof(${raw}) = 'string' THEN ${raw} #>> '{}' END AS t${index}`,
     );
+    return index;
+  };
+  const conditionsOf = (key: string, operators: FieldOperators): string[] => {
+    const index = indexOf(key);
+    const cast = numericFields.has(key) ? 'numeric' : 'text';
     const value = `${typedAlias}.t${index}`;
+    const conditions: string[] = [];
     for (const [operator, operand] of Object.entries(operators) as [Operator, FieldOperators[Operator]][]) {
       switch (operator) {
         case '$eq':
@@ -198,11 +237,19 @@ export function compileMetadataFilter(
           conditions.push(`${value} ${COMPARISONS[operator]} ${param(operand, cast)}`);
       }
     }
-  }
-  return {
-    fields: fields.join(', '),
-    typed: typed.join(', '),
-    sql: conditions.length === 0 ? 'true' : conditions.join(' AND '),
-    params,
+    return conditions;
   };
+  // A comparison with a missing field is NULL, which AND and OR both carry as "no match" here (no NOT
+  // applies to a part), so a missing field matches in a compound filter as it does in a flat one.
+  const sqlOf = (node: MetadataFilter): string => {
+    if (node instanceof CompoundFilter) {
+      const parts = node.filters.map(sqlOf);
+      return `(${parts.join(node.type === 'or' ? ' OR ' : ' AND ')})`;
+    }
+    const conditions = [...fieldConditions(node)].flatMap(([key, operators]) => conditionsOf(key, operators));
+    if (conditions.length === 0) return 'true';
+    return conditions.join(' AND ');
+  };
+  const sql = sqlOf(filter);
+  return { fields: fields.join(', '), typed: typed.join(', '), sql, params };
 }

@@ -1,3 +1,4 @@
+import { CollectionPurger } from '../../src/collections/collection-purger.js';
 import { signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
 
 interface Source {
@@ -87,6 +88,8 @@ describe('collections', () => {
       await http().delete(`/v1/collections/${id}/`).set(alice.auth).expect(204);
       await http().get(`/v1/collections/${id}/`).set(alice.auth).expect(404);
       await http().get(`/v1/documents/${doc.body.id}/`).set(alice.auth).expect(404);
+      // Its documents and statistics go right after, a batch at a time (see collections-deletion).
+      await test.app.get(CollectionPurger).idle();
       const left = await test.db.query(
         `SELECT (SELECT count(*)::int FROM documents WHERE collection_id = $1) AS documents,
                 (SELECT count(*)::int FROM document_chunks WHERE scope_id = $1) AS chunks,

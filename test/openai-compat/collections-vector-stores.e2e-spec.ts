@@ -83,6 +83,48 @@ describe('OpenAI vector stores (collections) with the official client', () => {
       },
     });
     expect(filtered.data.map((r) => [r.file_id, r.filename])).toEqual([[leave.id, 'leave.md']]);
+    const either = async (filters: object) =>
+      (await openai.vectorStores.search(store.id, { query: 'holidays', filters: filters as never })).data
+        .map((r) => r.filename)
+        .sort();
+    expect(
+      await either({
+        type: 'or',
+        filters: [
+          { type: 'eq', key: 'kind', value: 'policy' },
+          { type: 'lt', key: 'year', value: 2026 },
+        ],
+      }),
+    ).toEqual(['expenses.txt', 'leave.md']);
+    expect(
+      await either({
+        type: 'or',
+        filters: [
+          { type: 'eq', key: 'kind', value: 'nothing' },
+          {
+            type: 'and',
+            filters: [
+              { type: 'eq', key: 'kind', value: 'finance' },
+              { type: 'in', key: 'year', value: [2024, 2025] },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(['expenses.txt']);
+    // A missing attribute matches neither side of an `or` of equalities (nor an `and`).
+    expect(
+      await either({
+        type: 'or',
+        filters: [
+          { type: 'eq', key: 'missing', value: 'x' },
+          { type: 'gt', key: 'missing', value: 'a' },
+        ],
+      }),
+    ).toEqual([]);
+    expect(await either({ type: 'or', filters: [{ type: 'ne', key: 'missing', value: 'x' }] })).toEqual([
+      'expenses.txt',
+      'leave.md',
+    ]);
 
     const listed = [];
     for await (const file of openai.vectorStores.files.list(store.id)) listed.push(file.id);
@@ -122,14 +164,37 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     const store = await openai.vectorStores.create({ name: 'Filters' });
     for (const [filters, message] of [
       [
-        { type: 'or', filters: [{ type: 'eq', key: 'a', value: 1 }] },
-        'filters: Compound filters of type "or" are not supported; use "and".',
+        { type: 'or', filters: [{ type: 'eq', key: 'archived', value: true }] },
+        'filters: "archived": "eq" needs a string or a number (attributes are strings and numbers here).',
       ],
       [
         { type: 'like', key: 'a', value: 1 },
-        'filters: Unknown filter type "like"; use eq, ne, gt, gte, lt, lte, in, nin or and.',
+        'filters: Unknown filter type "like"; use eq, ne, gt, gte, lt, lte, in, nin, and or or.',
       ],
       [{ type: 'in', key: 'a', value: 1 }, 'filters: "a": "in" needs a list of strings or numbers.'],
+      [{ type: 'or', filters: [] }, 'filters: A compound filter needs a non-empty list "filters".'],
+      [
+        [0, 1, 2, 3, 4, 5].reduce<object>((inner) => ({ type: 'or', filters: [inner] }), {
+          type: 'eq',
+          key: 'a',
+          value: 1,
+        }),
+        'filters: Compound filters may nest at most 5 deep.',
+      ],
+      [
+        { type: 'or', filters: Array.from({ length: 21 }, (_, i) => ({ type: 'eq', key: `k${i}`, value: i })) },
+        'filters: Ensure the filters hold no more than 20 comparisons.',
+      ],
+      [
+        {
+          type: 'or',
+          filters: [
+            { type: 'eq', key: 'year', value: 2024 },
+            { type: 'eq', key: 'year', value: '2024' },
+          ],
+        },
+        'filters: "year": Numbers cannot be compared with strings: use one type per field.',
+      ],
     ] as const) {
       const error = await failureOf(openai.vectorStores.search(store.id, { query: 'x', filters: filters as never }));
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -227,6 +292,38 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect(created.body).toMatchObject({ detail: 'File "nope" not found.' });
     // Refused before anything is made: the name is still free.
     await test.http().post('/v1/vector_stores').set(auth).send({ name: 'With files' }).expect(201);
+  });
+
+  it("files.content() gives the file's bytes as uploaded, to its organization only (another's: 404)", async () => {
+    const bytes = Buffer.concat([Buffer.from('Résumé ✓\n'), Buffer.from([0, 255, 254, 10])]);
+    const file = await openai.files.create({
+      file: await toFile(bytes, "résumé (John's) v2.txt"),
+      purpose: 'assistants',
+    });
+    const response = await openai.files.content(file.id);
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(bytes);
+    const raw = await test.http().get(`/v1/files/${file.id}/content`).set(user.auth).buffer(true).expect(200);
+    expect(raw.headers['content-type']).toBe('application/octet-stream');
+    expect(raw.headers['content-disposition']).toBe(
+      "attachment; filename*=UTF-8''r%C3%A9sum%C3%A9%20%28John%27s%29%20v2.txt",
+    );
+    expect(raw.headers['x-content-type-options']).toBe('nosniff');
+
+    const stranger = clientFor(test, (await createKey(test, await signUp(test))).key);
+    const foreign = await failureOf(stranger.files.content(file.id));
+    expect(foreign).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(foreign.message).toContain(`File "${file.id}" not found.`);
+    const unknown = await test.http().get('/v1/files/not-a-file/content').set(user.auth).expect(404);
+    expect(unknown.body).toMatchObject({
+      detail: 'File "not-a-file" not found.',
+      error: { type: 'not_found_error', code: 'not_found' },
+    });
+    // A key limited to a collection the file is not within does not reach it either.
+    const elsewhere = await openai.vectorStores.create({ name: 'Elsewhere' });
+    const limited = clientFor(test, (await partnerKey(test, user, { collection_ids: [elsewhere.id] })).key);
+    expect(await failureOf(limited.files.content(file.id))).toBeInstanceOf(OpenAI.NotFoundError);
+    await openai.files.delete(file.id);
+    expect(await failureOf(openai.files.content(file.id))).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it("a key limited to collections reaches only its own stores, and never another's passage", async () => {

@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.js';
+import { CollectionPurger } from '../../src/collections/collection-purger.js';
 import { loadConfig } from '../../src/config/env.schema.js';
 import { migrations } from '../../src/database/migrations/index.js';
-import { VectorStoresService } from '../../src/openai-compat/vector-stores.service.js';
 import { ADMIN, createKey, signUp, startTestApp, type TestApp } from '../support/app.js';
 
 const LIMIT_MESSAGE =
   "Your organization's files may take at most 1 MB (FILES_STORAGE_MB_PER_ORGANIZATION), and this file would pass that; delete files to upload more.";
 
-/** The storage bound of `POST /v1/files` (FILES_STORAGE_MB_PER_ORGANIZATION) and the bound on attaches at once. */
+/** The storage bound of `POST /v1/files` (FILES_STORAGE_MB_PER_ORGANIZATION); the attach queue's bounds are in vector-store-files-async. */
 describe('files storage per organization', () => {
   let test: TestApp;
 
@@ -85,42 +85,105 @@ describe('files storage per organization', () => {
     expect(await stored(organizationId)).toEqual({ files: 10, bytes: 1_000_000, counted: 1_000_000 });
   });
 
-  it('attaches of one organization at once are bounded: 429 with Retry-After beyond, nothing attached', async () => {
+  it('each attachment counts the file again (its indexed copy) until detached, refused or deleted; past the bound, a 400', async () => {
     const auth = await member();
-    const file = (await upload(auth, 100, 'policy.txt').expect(201)).body.id as string;
-    const store = (
-      await test.http().post('/v1/vector_stores').set('Authorization', auth).send({ name: 'S' }).expect(201)
-    ).body.id as string;
+    const file = (await upload(auth, 300_000, 'manual.txt').expect(201)).body.id as string;
     const organizationId = await organizationOf(file);
-    // Two attaches of the organization in progress (held, as a slow extraction would hold them).
-    const service: unknown = test.app.get(VectorStoresService);
-    const gate = service as { enterAttach(organization: string): () => void };
-    const held = [gate.enterAttach(organizationId), gate.enterAttach(organizationId)];
-    const attach = () =>
-      test.http().post(`/v1/vector_stores/${store}/files`).set('Authorization', auth).send({ file_id: file });
-    const refused = await attach().expect(429);
-    expect(refused.headers['retry-after']).toBe('5');
-    expect(refused.body.detail).toBe(
-      'Too many files being attached to vector stores by your organization at once (at most 2); retry in a few seconds.',
-    );
-    expect(refused.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
-    const none = await test.http().get(`/v1/vector_stores/${store}/files`).set('Authorization', auth).expect(200);
+    const storeNamed = async (name: string) =>
+      (await test.http().post('/v1/vector_stores').set('Authorization', auth).send({ name }).expect(201)).body
+        .id as string;
+    const attach = (store: string, id = file) =>
+      test.http().post(`/v1/vector_stores/${store}/files`).set('Authorization', auth).send({ file_id: id });
+    const settle = async (store: string, id = file) => {
+      for (let i = 0; i < 300; i++) {
+        const answer = await test
+          .http()
+          .get(`/v1/vector_stores/${store}/files/${id}`)
+          .set('Authorization', auth)
+          .expect(200);
+        if (answer.body.status !== 'in_progress') return answer.body.status as string;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('still in_progress');
+    };
+    const counted = async () => (await stored(organizationId)).counted;
+    const [a, b, c] = [await storeNamed('A'), await storeNamed('B'), await storeNamed('C')];
+
+    await attach(a).expect(201);
+    expect(await counted()).toBe(600_000); // taken when queued, before it is indexed
+    expect(await settle(a)).toBe('completed');
+    await attach(b).expect(201);
+    expect(await counted()).toBe(900_000);
+    const refused = await attach(c).expect(400);
+    const message =
+      "Your organization's files and their copies in vector stores may take at most 1 MB (FILES_STORAGE_MB_PER_ORGANIZATION), and attaching this file would pass that; detach or delete files to attach more.";
+    expect(refused.body).toEqual({
+      detail: message,
+      error: { message, type: 'invalid_request_error', code: 'invalid_value', param: null },
+    });
+    const none = await test.http().get(`/v1/vector_stores/${c}/files`).set('Authorization', auth).expect(200);
     expect(none.body.data).toEqual([]);
-    // Another organization is not held back.
-    const other = await member();
-    const theirs = (await upload(other, 100, 'theirs.txt').expect(201)).body.id as string;
-    const theirStore = (
-      await test.http().post('/v1/vector_stores').set('Authorization', other).send({ name: 'T' }).expect(201)
-    ).body.id as string;
+    expect(await counted()).toBe(900_000);
+    // An upload meets the same bound.
+    await upload(auth, 200_000).expect(400);
+
+    // Attached again: the same copy, counted once.
+    await attach(a).expect(201);
+    expect(await counted()).toBe(900_000);
+    expect(await settle(a)).toBe('completed');
+    await settle(b);
+    // Detached: given back; attached elsewhere, taken again.
+    await test.http().delete(`/v1/vector_stores/${b}/files/${file}`).set('Authorization', auth).expect(200);
+    expect(await counted()).toBe(600_000);
+    await attach(c).expect(201);
+    expect(await settle(c)).toBe('completed');
+    expect(await counted()).toBe(900_000);
+    // Its document deleted through /v1/documents: out of the store, given back.
+    const documents = await test.http().get(`/v1/documents/?collection_id=${c}`).set('Authorization', auth).expect(200);
     await test
       .http()
-      .post(`/v1/vector_stores/${theirStore}/files`)
-      .set('Authorization', other)
-      .send({ file_id: theirs })
-      .expect(201);
+      .delete(`/v1/documents/${documents.body.results[0].id as string}/`)
+      .set('Authorization', auth)
+      .expect(204);
+    expect(await counted()).toBe(600_000);
+    // A file refused while indexing takes nothing once refused.
+    const zip = (await upload(auth, 1_000, 'archive.zip').expect(201)).body.id as string;
+    await attach(b, zip).expect(201);
+    expect(await settle(b, zip)).toBe('failed');
+    expect(await counted()).toBe(601_000);
+    // The store deleted: its copies given back.
+    await test.http().delete(`/v1/vector_stores/${a}`).set('Authorization', auth).expect(200);
+    await test.app.get(CollectionPurger).idle(); // the store's documents and attachments go right after
+    expect(await counted()).toBe(301_000);
+    // One attachment stays, for the migration's backfill below.
+    await attach(c).expect(201);
+    expect(await settle(c)).toBe('completed');
+    expect(await counted()).toBe(601_000);
+    const { rows } = await test.db.query<{ sum: string }>(
+      `SELECT (SELECT coalesce(sum(bytes), 0) FROM files WHERE organization_id = $1)
+            + (SELECT coalesce(sum(charged_bytes), 0) FROM vector_store_files WHERE organization_id = $1) AS sum`,
+      [organizationId],
+    );
+    expect(Number(rows[0].sum)).toBe(601_000);
+  });
 
-    for (const leave of held) leave();
-    expect((await attach().expect(201)).body.status).toBe('completed');
+  it('deleting a file gives back its bytes and those of every copy attached', async () => {
+    const auth = await member();
+    const file = (await upload(auth, 100_000, 'copied.txt').expect(201)).body.id as string;
+    const organizationId = await organizationOf(file);
+    for (const name of ['X', 'Y']) {
+      const store = (await test.http().post('/v1/vector_stores').set('Authorization', auth).send({ name }).expect(201))
+        .body.id as string;
+      await test
+        .http()
+        .post(`/v1/vector_stores/${store}/files`)
+        .set('Authorization', auth)
+        .send({ file_id: file })
+        .expect(201);
+    }
+    expect((await stored(organizationId)).counted).toBe(300_000);
+    await test.http().delete(`/v1/files/${file}`).set('Authorization', auth).expect(200);
+    expect((await stored(organizationId)).counted).toBe(0);
   });
 
   it('the migration counts the files stored before it (backfill), per organization', async () => {
@@ -143,7 +206,7 @@ describe('files storage per organization on the embedded store (no DATABASE_URL)
   const dataDir = mkdtempSync(join(tmpdir(), 'kqs-files-storage-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('counts, refuses and gives back as on PostgreSQL', async () => {
+  it('counts, refuses and gives back as on PostgreSQL; attaches are indexed', async () => {
     const config = loadConfig({
       NODE_ENV: 'test',
       DATA_DIR: dataDir,
@@ -177,11 +240,31 @@ describe('files storage per organization on the embedded store (no DATABASE_URL)
         .set('Authorization', `Bearer ${key.body.key as string}`)
         .expect(200);
       await upload(600_000).expect(201);
+      const kept = (await upload(200_000).expect(201)).body.id as string;
+      // The attach queue runs on the embedded store too: in_progress at once, then completed, its copy
+      // counted (600,000 + 200,000 + 200,000 bytes, so nothing more fits).
+      const auth = `Bearer ${key.body.key as string}`;
+      const store = (await http().post('/v1/vector_stores').set('Authorization', auth).send({ name: 'S' }).expect(201))
+        .body.id as string;
+      const attached = await http()
+        .post(`/v1/vector_stores/${store}/files`)
+        .set('Authorization', auth)
+        .send({ file_id: kept })
+        .expect(201);
+      expect(attached.body.status).toBe('in_progress');
+      let status = 'in_progress';
+      for (let i = 0; i < 200 && status === 'in_progress'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await http().get(`/v1/vector_stores/${store}/files/${kept}`).set('Authorization', auth).expect(200))
+          .body.status as string;
+      }
+      expect(status).toBe('completed');
+      expect((await upload(100_000).expect(400)).body.detail).toBe(LIMIT_MESSAGE);
       const files = await http()
         .get('/v1/files')
         .set('Authorization', `Bearer ${key.body.key as string}`)
         .expect(200);
-      expect(files.body.data).toHaveLength(1);
+      expect(files.body.data).toHaveLength(2);
     } finally {
       await app.close();
     }

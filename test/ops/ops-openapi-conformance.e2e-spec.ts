@@ -360,6 +360,8 @@ describe('OpenAPI document: what the service really answers', () => {
     check('post', '/v1/files/', await http().post('/v1/files/').set(auth).field('purpose', 'assistants'), 400);
     check('get', '/v1/files/', await http().get('/v1/files/').set(auth), 200);
     check('get', '/v1/files/{fileId}/', await http().get(`/v1/files/${file.id}/`).set(auth), 200);
+    check('get', '/v1/files/{fileId}/content/', await http().get(`/v1/files/${file.id}/content/`).set(auth), 200);
+    check('get', '/v1/files/{fileId}/content/', await http().get('/v1/files/nope/content/').set(auth), 404);
     check(
       'post',
       '/v1/vector_stores/{id}/files/',

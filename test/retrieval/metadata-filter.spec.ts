@@ -1,5 +1,6 @@
 import {
   compileMetadataFilter,
+  CompoundFilter,
   type MetadataFilter,
   metadataFilterProblem,
   parseMetadataFilter,
@@ -112,5 +113,26 @@ describe('metadata filter compiling', () => {
 
   it('matches everything when the filter has no fields', () => {
     expect(compile({})).toEqual({ fields: '', typed: '', sql: 'true', params: [] });
+  });
+});
+
+describe('compound filters (OpenAI’s and / or)', () => {
+  const compile = (filter: MetadataFilter) => compileMetadataFilter(filter, 'm.metadata', 'v', 't', 10);
+
+  it('nests parts in parentheses, reading a field named in several parts once', () => {
+    const compiled = compile(
+      new CompoundFilter('or', [
+        { kind: 'policy' },
+        new CompoundFilter('and', [{ year: { $gte: 2020 } }, { kind: { $ne: 'draft' } }]),
+      ]),
+    );
+    expect(compiled).toEqual({
+      fields: 'm.metadata -> $10::text AS v0, m.metadata -> $12::text AS v1',
+      typed:
+        "CASE WHEN jsonb_typeof(v.v0) = 'string' THEN v.v0 #>> '{}' END AS t0, " +
+        "CASE WHEN jsonb_typeof(v.v1) = 'number' THEN v.v1::numeric END AS t1",
+      sql: '(t.t0 = $11::text OR (t.t1 >= $13::numeric AND t.t0 IS DISTINCT FROM $14::text))',
+      params: ['kind', 'policy', 'year', 2020, 'draft'],
+    });
   });
 });

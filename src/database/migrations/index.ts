@@ -18,6 +18,9 @@ import { Collections1795734606595 } from './1795734606595-Collections.js';
 import { VectorStoreFiles1795735918586 } from './1795735918586-VectorStoreFiles.js';
 import { ReachOfSessionsAndFiles1795738079147 } from './1795738079147-ReachOfSessionsAndFiles.js';
 import { FilesStorage1795741185882 } from './1795741185882-FilesStorage.js';
+import { AttachQueue1795746017023 } from './1795746017023-AttachQueue.js';
+import { AttachStorage1795746666273 } from './1795746666273-AttachStorage.js';
+import { CollectionDeletion1795747714248 } from './1795747714248-CollectionDeletion.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -41,4 +44,7 @@ export const migrations = [
   VectorStoreFiles1795735918586,
   ReachOfSessionsAndFiles1795738079147,
   FilesStorage1795741185882,
+  AttachQueue1795746017023,
+  AttachStorage1795746666273,
+  CollectionDeletion1795747714248,
 ];

@@ -97,7 +97,7 @@ export class SearchVectorStoreDto {
     type: 'object',
     additionalProperties: true,
     description:
-      'OpenAI\'s comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and", filters: [...]}` over the files\' attributes. `or` is not supported (400).',
+      'OpenAI\'s comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and" | "or", filters: [...]}` over the files\' attributes (strings and numbers; a boolean value is a 400), nested at most 5 deep, at most 20 comparisons in all.',
     example: { type: 'eq', key: 'customer', value: 'acme' },
   })
   @AsParsed()

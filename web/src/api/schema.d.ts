@@ -1248,12 +1248,12 @@ export interface paths {
         get: operations["listVectorStoreFiles"];
         put?: never;
         /**
-         * Attach a file to a vector store: extracted, chunked and indexed
+         * Attach a file to a vector store: queued, then extracted, chunked and indexed
          * @description **Scope `documents:write`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
          *
          *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          *
-         *     Answers once the file is indexed (`completed`) or refused (`failed`, with `last_error`): the same extraction workers, limits and refusals as `POST /v1/documents/`. At most 2 attaches of one organization run at once on an instance: the next is a 429 with `Retry-After: 5`; each also holds a place of MAX_UPLOADS_IN_FLIGHT (503 with `Retry-After` beyond).
+         *     Answers at once with `status: "in_progress"`, as OpenAI does; the file is then indexed (`completed`) or refused (`failed`, with `last_error` `{code, message}`) by the same extraction workers, limits and refusals as `POST /v1/documents/`. Poll `GET /v1/vector_stores/{id}/files/{fileId}` (its `openai-poll-after-ms` header says when) or use the client's `createAndPoll`. Files are indexed in the order attached, at most 2 of one organization at once; at most 1,000 of an organization may wait (the next attach is a 429 with `Retry-After`). Attaching a file again replaces the earlier outcome.
          */
         post: operations["createVectorStoreFile"];
         delete?: never;
@@ -1359,6 +1359,28 @@ export interface paths {
          *     **Role `member` or above** in the organization (an API key acts with its creator's role): a `viewer` gets 403.
          */
         delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{fileId}/content/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's bytes, as uploaded (OpenAI's `files.content()`)
+         * @description **Scope `documents:read`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
+         *
+         *     Sent as `application/octet-stream`, as an attachment named after the file (never rendered by a browser, whatever the file holds).
+         */
+        get: operations["retrieveFileContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3601,7 +3623,7 @@ export interface components {
             /** @example printer jams */
             query: string;
             /**
-             * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and", filters: [...]}` over the files' attributes. `or` is not supported (400).
+             * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and" | "or", filters: [...]}` over the files' attributes (strings and numbers; a boolean value is a 400), nested at most 5 deep, at most 20 comparisons in all.
              * @example {
              *       "type": "eq",
              *       "key": "customer",
@@ -5694,7 +5716,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted, with its documents and their passages. */
+            /** @description Deleted: out of every read at once; its documents and their passages are deleted right after, in batches of 500 a transaction. */
             204: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9349,7 +9371,33 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The organization's files and their attached copies would pass FILES_STORAGE_MB_PER_ORGANIZATION (nothing queued). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             /** @description No such vector store or file, or one this API key may not reach. */
@@ -9415,6 +9463,8 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description While the file is `in_progress`: milliseconds to wait before asking again. */
+                    "openai-poll-after-ms"?: string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -9886,6 +9936,72 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             /** @description No such file. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Unexpected, transient failure: retry with exponential back-off. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        /** @description Also in the X-Request-Id header and the log. */
+                        request_id: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retrieveFileContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            /** @description No such file, another organization's, or one this API key may not reach. */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** A file attached to a vector store, claimed by this instance for indexing. */
+export interface ClaimedAttach {
+  collection_id: string;
+  file_id: string;
+  organization_id: string;
+  /** This claim's token: only its holder may record the outcome. */
+  claim: string;
+  /** This claim's number (1 for the first). */
+  attempts: number;
+  attributes: Record<string, string | number>;
+  filename: string;
+  mimetype: string;
+  bytes: number;
+}
+
+/** Files of one organization that may be waiting to be indexed at once; the next attach is a 429. */
+export const ATTACHES_QUEUED_PER_ORGANIZATION = 1_000;
+
+/**
+ * The attach queue in SQL: a `vector_store_files` row in `in_progress` is a job. A claim takes the oldest
+ * due row with FOR UPDATE SKIP LOCKED and, in the same statement, gives it a lease (`claimed_until`) and
+ * a new `claim` token and counts the attempt; the lease commits at once, so no transaction stays open
+ * while the file is extracted. A worker that dies leaves its row due again when the lease ends; an
+ * outcome is recorded only under the claim it was made under (a detach, a new attach or another
+ * instance's claim since then wins).
+ */
+@Injectable()
+export class AttachQueue {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * The oldest due job of an organization that has fewer than `perOrganization` jobs leased now, or null.
+   * Instances share the queue; two claiming for one organization at the same instant may both pass its
+   * bound once (each only sees committed leases), which is a moment's extra extraction, not a leak.
+   */
+  async claim(perOrganization: number, leaseMs: number): Promise<ClaimedAttach | null> {
+    const [rows]: [ClaimedAttach[], number] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT v.collection_id, v.file_id FROM vector_store_files v JOIN collections c ON c.id = v.collection_id
+          WHERE v.status = 'in_progress' AND (v.claimed_until IS NULL OR v.claimed_until < clock_timestamp())
+            AND c.deleted_at IS NULL
+            AND (SELECT count(*) FROM vector_store_files w JOIN collections k ON k.id = w.collection_id
+                  WHERE w.status = 'in_progress' AND k.organization_id = c.organization_id
+                    AND w.claimed_until >= clock_timestamp()) < $1
+          ORDER BY v.created_at
+          LIMIT 1
+            FOR UPDATE OF v SKIP LOCKED
+       )
+       UPDATE vector_store_files v
+          SET claim = gen_random_uuid(), attempts = v.attempts + 1,
+              claimed_until = clock_timestamp() + $2 * interval '1 millisecond'
+         FROM due, collections c, files f
+        WHERE v.collection_id = due.collection_id AND v.file_id = due.file_id
+          AND c.id = v.collection_id AND f.id = v.file_id
+       RETURNING v.collection_id, v.file_id, c.organization_id, v.claim, v.attempts, v.attributes,
+                 f.filename, f.mimetype, f.bytes`,
+      [perOrganization, leaseMs],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Extends the lease of a job still being worked on; false when the claim was lost. */
+  async renew(job: ClaimedAttach, leaseMs: number): Promise<boolean> {
+    const [, changed]: [unknown, number] = await this.dataSource.query(
+      `UPDATE vector_store_files SET claimed_until = clock_timestamp() + $4 * interval '1 millisecond'
+        WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
+      [job.collection_id, job.file_id, job.claim, leaseMs],
+    );
+    return changed > 0;
+  }
+
+  /** Gives the job back to the queue, due again in `delayMs` (a transient failure: the extractor was busy). */
+  async release(job: ClaimedAttach, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE vector_store_files SET claim = NULL, claimed_until = clock_timestamp() + $4 * interval '1 millisecond'
+        WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
+      [job.collection_id, job.file_id, job.claim, delayMs],
+    );
+  }
+
+  /**
+   * Inside the transaction that stores the file's document: holds the collection (as the document's
+   * foreign key would: a deletion of the collection waits, or has happened and this finds nothing) and
+   * then the job's row under its claim. False: the file was detached, attached again, or its store or
+   * the file deleted meanwhile; the caller stores nothing. Collection, file, then the row: the order an
+   * attach and the file's deletion take them too, so none of them deadlock.
+   */
+  async holdForOutcome(manager: EntityManager, job: ClaimedAttach): Promise<boolean> {
+    const collection: unknown[] = await manager.query(
+      `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
+      [job.collection_id],
+    );
+    if (collection.length === 0) return false;
+    const file: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [job.file_id]);
+    if (file.length === 0) return false;
+    const row: unknown[] = await manager.query(
+      `SELECT 1 FROM vector_store_files
+        WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress' FOR UPDATE`,
+      [job.collection_id, job.file_id, job.claim],
+    );
+    return row.length > 0;
+  }
+
+  async recordCompleted(manager: EntityManager, job: ClaimedAttach, documentId: string): Promise<void> {
+    await manager.query(
+      `UPDATE vector_store_files
+          SET status = 'completed', document_id = $3, last_error = NULL, usage_bytes = $4,
+              claim = NULL, claimed_until = NULL
+        WHERE collection_id = $1 AND file_id = $2`,
+      [job.collection_id, job.file_id, documentId, job.bytes],
+    );
+  }
+
+  /**
+   * Records the refusal under the job's claim (its bytes given back to `files_usage`: nothing is stored);
+   * false when the claim was lost meanwhile.
+   */
+  async recordFailed(job: ClaimedAttach, error: { code: string; message: string }): Promise<boolean> {
+    const [, changed]: [unknown, number] = await this.dataSource.query(
+      `UPDATE vector_store_files
+          SET status = 'failed', last_error = $4, document_id = NULL, usage_bytes = 0,
+              claim = NULL, claimed_until = NULL, charged_bytes = 0
+        WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
+      [job.collection_id, job.file_id, job.claim, JSON.stringify(error)],
+    );
+    return changed > 0;
+  }
+
+  /** The organization's files waiting or being indexed, in all its vector stores. */
+  async queued(organizationId: string): Promise<number> {
+    const rows: { n: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM vector_store_files v JOIN collections c ON c.id = v.collection_id
+        WHERE v.status = 'in_progress' AND c.organization_id = $1`,
+      [organizationId],
+    );
+    return rows[0].n;
+  }
+}

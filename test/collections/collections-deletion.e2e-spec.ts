@@ -1,0 +1,124 @@
+import { CollectionPurger, PURGE_BATCH } from '../../src/collections/collection-purger.js';
+import { CollectionsRepository } from '../../src/collections/collections.repository.js';
+import { createKey, signUp, startTestApp, type TestApp } from '../support/app.js';
+
+/** Deleting a collection: gone from reads at once, its documents deleted a batch per transaction after. */
+describe('deleting a large collection', () => {
+  let test: TestApp;
+
+  beforeAll(async () => {
+    test = await startTestApp();
+  });
+  afterAll(() => test.close());
+
+  const held = async (collectionId: string) =>
+    (
+      await test.db.query<{ collections: number; documents: number; chunks: number; terms: number; stats: number }>(
+        `SELECT (SELECT count(*)::int FROM collections WHERE id = $1) AS collections,
+                (SELECT count(*)::int FROM documents WHERE collection_id = $1) AS documents,
+                (SELECT count(*)::int FROM document_chunks WHERE scope_id = $1) AS chunks,
+                (SELECT count(*)::int FROM term_stats WHERE scope_id = $1) AS terms,
+                (SELECT count(*)::int FROM corpus_stats WHERE scope_id = $1) AS stats`,
+        [collectionId],
+      )
+    ).rows[0];
+
+  it('disappears from every read at once (its name free again), then its documents go in batches', async () => {
+    const user = await signUp(test);
+    const auth = { Authorization: `Bearer ${(await createKey(test, user)).key}` };
+    const big = (await test.http().post('/v1/collections/').set(auth).send({ name: 'Big' }).expect(201)).body
+      .id as string;
+    const count = PURGE_BATCH * 2 + 100;
+    for (let start = 0; start < count; start += 100)
+      await test
+        .http()
+        .post('/v1/documents/batch/')
+        .set(auth)
+        .send({
+          collection_id: big,
+          documents: Array.from({ length: 100 }, (_, i) => ({
+            title: `Ticket ${start + i}`,
+            content: `Ticket ${start + i}: the zebra printer jams on page ${i}.`,
+          })),
+        })
+        .expect(201);
+    await test.http().post('/v1/documents/').set(auth).send({ title: 'Kept', content: 'The zebra stays.' }).expect(201);
+    expect(await held(big)).toMatchObject({ collections: 1, documents: count });
+
+    const purger = test.app.get(CollectionPurger);
+    const repository = test.app.get(CollectionsRepository);
+    const batches: number[] = [];
+    // Each batch's count, as the purger's real statement returned it.
+    const purge = repository.purgeDocuments.bind(repository);
+    repository.purgeDocuments = async (...args) => {
+      const deleted = await purge(...args);
+      batches.push(deleted);
+      return deleted;
+    };
+    try {
+      await test.http().delete(`/v1/collections/${big}/`).set(auth).expect(204);
+      // At once, whatever the purge has done yet.
+      await test.http().get(`/v1/collections/${big}/`).set(auth).expect(404);
+      const listed = await test.http().get('/v1/collections/').set(auth).expect(200);
+      expect(listed.body.results.map((c: { name: string }) => c.name)).toEqual(['default']);
+      const documents = await test.http().get('/v1/documents/?limit=100').set(auth).expect(200);
+      expect(documents.body.results.map((d: { title: string }) => d.title)).toEqual(['Kept']);
+      await test
+        .http()
+        .post('/v1/search/')
+        .set(auth)
+        .send({ query: 'zebra', collection_ids: [big] })
+        .expect(404);
+      await test.http().get(`/v1/vector_stores/${big}`).set(auth).expect(404);
+      await test
+        .http()
+        .post('/v1/documents/')
+        .set(auth)
+        .send({ title: 'Late', content: 'Too late.', collection_id: big })
+        .expect(404);
+      await test.http().delete(`/v1/collections/${big}/`).set(auth).expect(404);
+      const again = await test.http().post('/v1/collections/').set(auth).send({ name: 'Big' }).expect(201);
+      expect(again.body.id).not.toBe(big);
+
+      await purger.idle();
+      expect(await held(big)).toEqual({ collections: 0, documents: 0, chunks: 0, terms: 0, stats: 0 });
+      // One transaction per batch, none over PURGE_BATCH documents.
+      expect(batches.filter((n) => n > 0)).toEqual([PURGE_BATCH, PURGE_BATCH, 100]);
+    } finally {
+      repository.purgeDocuments = purge;
+    }
+    const search = await test.http().post('/v1/search/').set(auth).send({ query: 'zebra' }).expect(200);
+    expect(search.body.results.map((r: { title: string }) => r.title)).toEqual(['Kept']);
+  });
+
+  it('a collection a stopped instance left half deleted is purged by the next one', async () => {
+    const user = await signUp(test);
+    const auth = { Authorization: `Bearer ${(await createKey(test, user)).key}` };
+    const left = (await test.http().post('/v1/collections/').set(auth).send({ name: 'Left' }).expect(201)).body
+      .id as string;
+    await test
+      .http()
+      .post('/v1/documents/')
+      .set(auth)
+      .send({ title: 'Orphan', content: 'Left behind.', collection_id: left })
+      .expect(201);
+    // As a deletion whose instance stopped before purging: marked, everything still there.
+    await test.db.query(`UPDATE collections SET deleted_at = now() WHERE id = $1`, [left]);
+    expect(await held(left)).toMatchObject({ collections: 1, documents: 1 });
+    // Out of every read while its documents are still stored.
+    await test.http().get(`/v1/collections/${left}/`).set(auth).expect(404);
+    const documents = await test.http().get('/v1/documents/').set(auth).expect(200);
+    expect(documents.body.results).toEqual([]);
+    const orphan = (await test.db.query<{ id: string }>(`SELECT id FROM documents WHERE collection_id = $1`, [left]))
+      .rows[0].id;
+    await test.http().get(`/v1/documents/${orphan}/`).set(auth).expect(404);
+    await test.http().delete(`/v1/documents/${orphan}/`).set(auth).expect(404);
+    await test.http().post('/v1/collections/').set(auth).send({ name: 'Left' }).expect(201);
+    const stores = await test.http().get('/v1/vector_stores').set(auth).expect(200);
+    expect(stores.body.data.map((s: { id: string }) => s.id)).not.toContain(left);
+    const purger = test.app.get(CollectionPurger);
+    purger.wake(); // what the next instance's start (or its minute's round) does
+    await purger.idle();
+    expect(await held(left)).toEqual({ collections: 0, documents: 0, chunks: 0, terms: 0, stats: 0 });
+  });
+});

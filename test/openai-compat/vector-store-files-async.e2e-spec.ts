@@ -1,0 +1,365 @@
+import OpenAI, { toFile } from 'openai';
+import { CollectionPurger } from '../../src/collections/collection-purger.js';
+import { AttachQueue } from '../../src/openai-compat/attach-queue.js';
+import { ATTACH_LEASE_MS, AttachWorker } from '../../src/openai-compat/attach-worker.js';
+import { createKey, signUp, startTestApp, type TestApp } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/** What the client saw of one vector-store file, answer by answer (the attach's, then each poll's). */
+interface Seen {
+  method: string;
+  status?: string;
+  pollAfter: string | null;
+}
+
+/** The official client pointed at the service, recording every vector-store file it is answered. */
+function recordingClient(test: TestApp, apiKey: string) {
+  const seen: Seen[] = [];
+  const client = new OpenAI({
+    baseURL: `${test.url}/v1`,
+    apiKey,
+    maxRetries: 0,
+    fetch: async (url: string | URL | Request, init?: RequestInit) => {
+      const response = await fetch(url, init);
+      if (/\/vector_stores\/[^/]+\/files/.test(url instanceof Request ? url.url : url.toString())) {
+        const body = (await response.clone().json()) as { object?: string; status?: string };
+        if (body.object === 'vector_store.file')
+          seen.push({
+            method: init?.method ?? 'GET',
+            status: body.status,
+            pollAfter: response.headers.get('openai-poll-after-ms'),
+          });
+      }
+      return response;
+    },
+  });
+  return { client, seen };
+}
+
+/** Some 4 MB of varied text: long enough to extract, chunk and index that a poll sees it `in_progress`. */
+function largeText(): Buffer {
+  const words = ['leave', 'holiday', 'expense', 'receipt', 'policy', 'travel', 'office', 'laptop', 'security'];
+  const lines: string[] = [];
+  for (let i = 0; lines.length < 40_000; i++)
+    lines.push(`Rule ${i}: ${words[i % 9]} ${words[(i * 7) % 9]} must follow section ${i % 97} of the handbook.`);
+  return Buffer.from(lines.join('\n'));
+}
+
+const documentsOf = async (test: TestApp, collectionId: string) =>
+  (
+    await test.db.query<{ documents: number; chunks: number }>(
+      `SELECT (SELECT count(*)::int FROM documents WHERE collection_id = $1) AS documents,
+              (SELECT count(*)::int FROM document_chunks c JOIN documents d ON d.id = c.document_id
+                WHERE d.collection_id = $1) AS chunks`,
+      [collectionId],
+    )
+  ).rows[0];
+
+/** Waits until no file of the collection is `in_progress` and this instance indexes nothing. */
+async function settled(test: TestApp, collectionId?: string): Promise<void> {
+  const worker = test.app.get(AttachWorker);
+  for (let i = 0; i < 300; i++) {
+    await worker.idle();
+    const { rows } = await test.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM vector_store_files WHERE status = 'in_progress' AND ($1::uuid IS NULL OR collection_id = $1)`,
+      [collectionId ?? null],
+    );
+    if (rows[0].n === 0) {
+      await worker.idle();
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('files still in_progress');
+}
+
+describe('attaching a file to a vector store is asynchronous, as OpenAI’s is', () => {
+  let test: TestApp;
+  let openai: ReturnType<typeof recordingClient>;
+  let key: string;
+
+  beforeAll(async () => {
+    test = await startTestApp();
+    key = (await createKey(test, await signUp(test))).key;
+    openai = recordingClient(test, key);
+  });
+  afterAll(() => test.close());
+
+  it('createAndPoll: the attach answers in_progress at once, a poll sees in_progress, then completed and searchable', async () => {
+    const store = await openai.client.vectorStores.create({ name: 'Large handbook' });
+    const file = await openai.client.files.create({
+      file: await toFile(largeText(), 'handbook.txt'),
+      purpose: 'assistants',
+    });
+    openai.seen.length = 0;
+    const started = Date.now();
+    const attached = await openai.client.vectorStores.files.createAndPoll(store.id, {
+      file_id: file.id,
+      attributes: { kind: 'handbook' },
+    });
+    expect(attached).toMatchObject({
+      id: file.id,
+      status: 'completed',
+      last_error: null,
+      attributes: { kind: 'handbook' },
+    });
+    expect(attached.usage_bytes).toBe(file.bytes);
+    expect(openai.seen[0]).toEqual({ method: 'POST', status: 'in_progress', pollAfter: null });
+    const polls = openai.seen.slice(1);
+    expect(polls.some((poll) => poll.status === 'in_progress')).toBe(true);
+    // Each in_progress answer tells the client to poll again soon (it would otherwise wait 5 s).
+    for (const poll of polls.filter((one) => one.status === 'in_progress')) expect(poll.pollAfter).toBe('500');
+    expect(polls.at(-1)).toEqual({ method: 'GET', status: 'completed', pollAfter: null });
+    expect(Date.now() - started).toBeLessThan(60_000);
+
+    const results = await openai.client.vectorStores.search(store.id, { query: 'laptop security section 42' });
+    expect(results.data[0]).toMatchObject({
+      file_id: file.id,
+      filename: 'handbook.txt',
+      attributes: { kind: 'handbook' },
+    });
+    expect((await openai.client.vectorStores.retrieve(store.id)).file_counts).toMatchObject({
+      in_progress: 0,
+      completed: 1,
+      total: 1,
+    });
+  });
+
+  it('a file of an unsupported type answers in_progress, then ends failed with a reason', async () => {
+    const store = await openai.client.vectorStores.create({ name: 'Binary' });
+    const file = await openai.client.files.create({
+      file: await toFile(Buffer.from('%PDF-1.7 not really'), 'scan.pdf'),
+      purpose: 'assistants',
+    });
+    openai.seen.length = 0;
+    const attached = await openai.client.vectorStores.files.createAndPoll(store.id, { file_id: file.id });
+    expect(openai.seen[0]).toMatchObject({ method: 'POST', status: 'in_progress' });
+    expect(attached.status).toBe('failed');
+    expect(attached.last_error).toEqual({ code: 'invalid_file', message: expect.stringMatching(/PDF|read/) as string });
+    expect(await documentsOf(test, store.id)).toEqual({ documents: 0, chunks: 0 });
+    const zip = await openai.client.files.create({
+      file: await toFile(Buffer.from('PK'), 'a.zip'),
+      purpose: 'assistants',
+    });
+    const refused = await openai.client.vectorStores.files.createAndPoll(store.id, { file_id: zip.id });
+    expect(refused.last_error).toEqual({
+      code: 'unsupported_file',
+      message: 'Unsupported file type "a.zip". Attach plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).',
+    });
+  });
+
+  it('detaching, deleting the file or deleting the store while the file is indexed leaves no document or chunk', async () => {
+    const auth = { Authorization: `Bearer ${key}` };
+    for (const undo of ['detach', 'delete file', 'delete store'] as const) {
+      const store = await openai.client.vectorStores.create({ name: `Undone by ${undo}` });
+      const file = await openai.client.files.create({
+        file: await toFile(largeText(), 'big.txt'),
+        purpose: 'assistants',
+      });
+      const attached = await test
+        .http()
+        .post(`/v1/vector_stores/${store.id}/files`)
+        .set(auth)
+        .send({ file_id: file.id })
+        .expect(201);
+      expect(attached.body.status).toBe('in_progress');
+      if (undo === 'detach')
+        await test.http().delete(`/v1/vector_stores/${store.id}/files/${file.id}`).set(auth).expect(200);
+      if (undo === 'delete file') await test.http().delete(`/v1/files/${file.id}`).set(auth).expect(200);
+      if (undo === 'delete store') await test.http().delete(`/v1/vector_stores/${store.id}`).set(auth).expect(200);
+      await settled(test);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await settled(test);
+      await test.app.get(CollectionPurger).idle();
+      expect(await documentsOf(test, store.id)).toEqual({ documents: 0, chunks: 0 });
+      const rows = await test.db.query(`SELECT 1 FROM vector_store_files WHERE collection_id = $1`, [store.id]);
+      expect(rows.rows).toEqual([]);
+    }
+  });
+
+  it('deleting the document a file became (DELETE /v1/documents/{id}) takes the file out of its vector store; the file stays', async () => {
+    const auth = { Authorization: `Bearer ${key}` };
+    const store = await openai.client.vectorStores.create({ name: 'Document deleted' });
+    const file = await openai.client.files.create({
+      file: await toFile(Buffer.from('Parking is free on weekends.'), 'parking.txt'),
+      purpose: 'assistants',
+    });
+    await openai.client.vectorStores.files.createAndPoll(store.id, { file_id: file.id });
+    const listed = await test.http().get(`/v1/documents/?collection_id=${store.id}`).set(auth).expect(200);
+    expect(listed.body.results).toHaveLength(1);
+    await test
+      .http()
+      .delete(`/v1/documents/${listed.body.results[0].id as string}/`)
+      .set(auth)
+      .expect(204);
+
+    const gone = await test.http().get(`/v1/vector_stores/${store.id}/files/${file.id}`).set(auth).expect(404);
+    expect(gone.body.detail).toBe(`File ${JSON.stringify(file.id)} not found.`);
+    expect((await openai.client.vectorStores.retrieve(store.id)).file_counts).toMatchObject({ completed: 0, total: 0 });
+    expect((await openai.client.vectorStores.search(store.id, { query: 'parking' })).data).toEqual([]);
+    expect(await openai.client.files.retrieve(file.id)).toMatchObject({ id: file.id, filename: 'parking.txt' });
+    // Attached again, it is indexed again.
+    expect((await openai.client.vectorStores.files.createAndPoll(store.id, { file_id: file.id })).status).toBe(
+      'completed',
+    );
+  });
+
+  it('attaching a file again while it is indexed: one document, the second outcome', async () => {
+    const store = await openai.client.vectorStores.create({ name: 'Twice' });
+    const file = await openai.client.files.create({
+      file: await toFile(largeText(), 'twice.txt'),
+      purpose: 'assistants',
+    });
+    await openai.client.vectorStores.files.create(store.id, { file_id: file.id, attributes: { round: 1 } });
+    const second = await openai.client.vectorStores.files.createAndPoll(store.id, {
+      file_id: file.id,
+      attributes: { round: 2 },
+    });
+    expect(second).toMatchObject({ status: 'completed', attributes: { round: 2 } });
+    await settled(test, store.id);
+    expect((await documentsOf(test, store.id)).documents).toBe(1);
+    const metadata = await test.db.query(`SELECT metadata FROM documents WHERE collection_id = $1`, [store.id]);
+    expect(metadata.rows).toEqual([{ metadata: { round: 2 } }]);
+  });
+});
+
+describe('the attach queue: bounded, fair between organizations, and surviving a restart', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  const upload = async (test: TestApp, auth: string, name: string, text: string) =>
+    (
+      await test
+        .http()
+        .post('/v1/files')
+        .set('Authorization', auth)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from(text), { filename: name, contentType: 'text/plain' })
+        .expect(201)
+    ).body.id as string;
+  const storeOf = async (test: TestApp, auth: string, name: string) =>
+    (await test.http().post('/v1/vector_stores').set('Authorization', auth).send({ name }).expect(201)).body
+      .id as string;
+  const attach = (test: TestApp, auth: string, store: string, file: string) =>
+    test.http().post(`/v1/vector_stores/${store}/files`).set('Authorization', auth).send({ file_id: file });
+
+  it('files left in_progress by a stopped instance are indexed after a restart, or failed when they kept being interrupted', async () => {
+    // An instance without attach workers: its attaches wait in the queue.
+    const first = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    const auth = `Bearer ${(await createKey(first, await signUp(first))).key}`;
+    const store = await storeOf(first, auth, 'Restart');
+    const waiting = await upload(first, auth, 'waiting.txt', 'Waiting for a worker: the restart picks me up.');
+    const interrupted = await upload(first, auth, 'interrupted.txt', 'A worker died while reading me.');
+    const crashing = await upload(first, auth, 'crashing.txt', 'Every worker dies reading me.');
+    for (const file of [waiting, interrupted, crashing]) {
+      const answer = await attach(first, auth, store, file).expect(201);
+      expect(answer.body).toMatchObject({
+        id: file,
+        object: 'vector_store.file',
+        status: 'in_progress',
+        last_error: null,
+      });
+    }
+    const counted = await first.http().get(`/v1/vector_stores/${store}`).set('Authorization', auth).expect(200);
+    expect(counted.body).toMatchObject({
+      status: 'in_progress',
+      file_counts: { in_progress: 3, completed: 0, total: 3 },
+    });
+    const listed = await first
+      .http()
+      .get(`/v1/vector_stores/${store}/files?filter=in_progress`)
+      .set('Authorization', auth)
+      .expect(200);
+    expect(listed.body.data).toHaveLength(3);
+    // A dead worker's claims: leases that ran out, one after its first attempt, one after its last.
+    await first.db.query(
+      `UPDATE vector_store_files SET claim = gen_random_uuid(), claimed_until = now() - interval '1 second',
+              attempts = CASE file_id WHEN $1 THEN 1 ELSE 3 END
+        WHERE file_id IN ($1, $2)`,
+      [interrupted, crashing],
+    );
+    await first.close();
+
+    const second = await startTestApp({}, database);
+    try {
+      await settled(second, store);
+      const files = await second.http().get(`/v1/vector_stores/${store}/files`).set('Authorization', auth).expect(200);
+      const byId = Object.fromEntries(
+        (files.body.data as { id: string; status: string; last_error: unknown }[]).map((f) => [f.id, f]),
+      );
+      expect(byId[waiting]).toMatchObject({ status: 'completed', last_error: null });
+      expect(byId[interrupted]).toMatchObject({ status: 'completed', last_error: null });
+      expect(byId[crashing]).toMatchObject({
+        status: 'failed',
+        last_error: {
+          code: 'server_error',
+          message:
+            'Indexing was interrupted 3 times (the service restarted or stopped while reading the file); attach the file again.',
+        },
+      });
+      expect(await documentsOf(second, store)).toMatchObject({ documents: 2 });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('at most 2 files of one organization are claimed at once; another organization is not held back', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    try {
+      const busy = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const other = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, busy, 'Busy');
+      for (let i = 0; i < 3; i++)
+        await attach(test, busy, store, await upload(test, busy, `busy-${i}.txt`, `Busy file ${i}.`)).expect(201);
+      const otherStore = await storeOf(test, other, 'Other');
+      const otherFile = await upload(test, other, 'other.txt', 'Not held back.');
+      await attach(test, other, otherStore, otherFile).expect(201);
+
+      const queue = test.app.get(AttachQueue);
+      const claimed = [];
+      for (let i = 0; i < 5; i++) claimed.push(await queue.claim(2, ATTACH_LEASE_MS));
+      const stores = claimed.map((job) => job?.collection_id ?? null);
+      expect(stores).toEqual([store, store, otherStore, null, null]);
+      // A claim released (its file was refused, say): the third file of the busy organization is due.
+      await queue.recordFailed(claimed[0]!, { code: 'invalid_file', message: 'test' });
+      expect((await queue.claim(2, ATTACH_LEASE_MS))?.collection_id).toBe(store);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('an organization with 1,000 files waiting is refused the next attach: 429 in OpenAI’s shape, nothing queued', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, auth, 'Full queue');
+      const file = await upload(test, auth, 'one-more.txt', 'One more.');
+      await test.db.query(
+        `WITH made AS (
+           INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content)
+           SELECT organization_id, 'queued-' || n || '.txt', 'text/plain', 'assistants', 1, 'x'::bytea
+             FROM collections, generate_series(1, 1000) n WHERE id = $1
+           RETURNING id, organization_id)
+         INSERT INTO vector_store_files (collection_id, file_id, organization_id, status)
+         SELECT $1, id, organization_id, 'in_progress' FROM made`,
+        [store],
+      );
+      const refused = await attach(test, auth, store, file).expect(429);
+      const message =
+        'Your organization already has 1000 files waiting to be indexed in vector stores (the most it may); attach more once some are done.';
+      expect(refused.headers['retry-after']).toBe('30');
+      expect(refused.body).toEqual({
+        detail: message,
+        error: { message, type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null },
+      });
+      const row = await test.db.query(`SELECT 1 FROM vector_store_files WHERE file_id = $1`, [file]);
+      expect(row.rows).toEqual([]);
+    } finally {
+      await test.close();
+    }
+  });
+});
