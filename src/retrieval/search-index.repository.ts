@@ -174,7 +174,12 @@ export class SearchIndexRepository {
    * scoring: the chunks matching `tsquery` are scored as without a filter, the best of each document
    * kept (`best`), and only then is each of those documents' metadata checked, so a filter adds its own
    * comparisons to an unfiltered ranking and nothing else; the top `limit` are taken among the
-   * documents that match.
+   * documents that match. The candidates are checked best first (`o`, sorted and fenced by OFFSET 0)
+   * and the statement stops at the `limit`-th that matches, with no sort above the checks: a filter
+   * that most documents pass reads and checks about `limit` documents' metadata, not every
+   * candidate's (the worst filter's statement on the bench question, 200 candidates: 18–24 ms → 7–11 ms
+   * at p50, unfiltered 5–6 ms, on a loaded machine). The rows come out in that order; the
+   * retriever sorts them anyway.
    * Each step is computed once per document, in subqueries that OFFSET 0 keeps from being merged into
    * the next (which would repeat the step in each use): `m.metadata` the metadata (`|| '{}'` hands back
    * the value decompressed, so a field does not decompress it again), `v` each filtered field, `t` each
@@ -215,14 +220,13 @@ export class SearchIndexRepository {
           ? `SELECT t.chunk_id, t.document_id, t.score FROM (
          SELECT v.*, ${matching.typed} FROM (
            SELECT m.chunk_id, m.document_id, m.score, ${matching.fields} FROM (
-             SELECT b.chunk_id, b.document_id, b.score,
-                    (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = b.document_id) AS metadata
-               FROM (${best}) b OFFSET 0
+             SELECT o.chunk_id, o.document_id, o.score,
+                    (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = o.document_id) AS metadata
+               FROM (SELECT b.* FROM (${best}) b ORDER BY b.score DESC, b.chunk_id OFFSET 0) o OFFSET 0
            ) m OFFSET 0
          ) v OFFSET 0
        ) t
        WHERE ${matching.sql}
-       ORDER BY t.score DESC, t.chunk_id
        LIMIT $9::int`
           : `SELECT chunk_id, document_id, score FROM (${best}) b
        ORDER BY score DESC, chunk_id
