@@ -33,9 +33,10 @@ export type SearchGateLimits = Pick<
  *
  * While another organization is active on the instance (it has searches running or waiting, or sent
  * any request in the last ACTIVE_MS: `noteActivity`), one organization runs at most SEARCHES_AT_ONCE − 1
- * searches (at least 1): a core is left for everyone else's reads and searches, which otherwise queue
- * for the CPU behind the flood's (docs/BENCHMARKS.md, *A core left for the others*). Alone, an
- * organization keeps all SEARCHES_AT_ONCE turns.
+ * searches (at least 1): a database core is left for everyone else's reads and searches, and the
+ * flood's requests take less of the service's CPU (docs/BENCHMARKS.md, *A core left for the others*:
+ * it does not make up for a machine whose other work takes every core). Alone, an organization keeps
+ * all SEARCHES_AT_ONCE turns.
  */
 @Injectable()
 export class SearchGate {
