@@ -5,6 +5,7 @@ import { refuseEarly } from './auth/early-refusals.js';
 import { PermissionsGuard } from './auth/permissions.guard.js';
 import { describeRoutes } from './auth/route-requirements.js';
 import { RouteTable } from './common/route-table.js';
+import type { HttpRequest } from './common/request.js';
 import { BodyValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/env.schema.js';
 import { acceptUploads } from './documents/upload.interceptor.js';
@@ -17,6 +18,7 @@ import { serveLiveness } from './lifecycle/liveness.js';
 import { type Logging, observeHttp } from './observability/setup.js';
 import { OPENAI_ERROR_DIALECT } from './openai-compat/openai-errors.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { SearchGate } from './retrieval/search-gate.js';
 
 /*
  * The request pipeline, every global hook and guard in one place (docs/ARCHITECTURE.md, "How a request
@@ -36,6 +38,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
  *   9. IdempotencyGuard: claims an Idempotency-Key, or replays its answer
  *  Then the validation pipe, the route, the exception filter (which answers every failure), and
  *  10. onSend: the answer of a claimed Idempotency-Key stored before it is sent.
+ *  11. onResponse: the caller's organization noted as active (SearchGate leaves it a core).
  */
 
 /** Fastify's own steps, on its instance before Nest is created: returns the route table the filter needs. */
@@ -61,7 +64,14 @@ export async function installRequestPipeline(
   refuseEarly(app, (error, request, reply) => errors.answer(error, request, reply));
   await acceptUploads(app, config);
   const idempotency = app.get(IdempotencyService);
-  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onSend', idempotency.settleOnSend);
+  const http = app.getHttpAdapter().getInstance() as FastifyInstance;
+  http.addHook('onSend', idempotency.settleOnSend);
+  // Any authenticated request, reads included, makes its organization one a flooder leaves a core to.
+  const gate = app.get(SearchGate);
+  http.addHook('onResponse', (request: HttpRequest, _reply, done) => {
+    if (request.user) gate.noteActivity(request.user.organizationId);
+    done();
+  });
   app.useGlobalGuards(
     app.get(CompositeAuthGuard),
     app.get(RateLimitGuard),

@@ -318,7 +318,8 @@ export class EnvSchema {
    * Searches (search, query, chat, completions) an instance runs at once, all organizations together;
    * each holds a connection of the search pool (apart from DATABASE_POOL_SIZE's) and a database core
    * while it ranks. A freed turn goes to the waiting organization with the fewest searches running
-   * (SearchGate), so one tenant's backlog delays another's next search by at most one search.
+   * (SearchGate), so one tenant's backlog delays another's next search by at most one search; while
+   * another organization is active, one organization runs at most SEARCHES_AT_ONCE − 1 (at least 1).
    */
   @Transform(toInt)
   @IsInt()

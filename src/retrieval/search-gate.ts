@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/env.schema.js';
 
 /** One organization's searches on this instance: how many run, and who waits for a turn. */
 interface Lane {
+  organizationId: string;
   running: number;
   waiting: (() => void)[];
 }
@@ -29,6 +30,13 @@ export type SearchGateLimits = Pick<
  * search back by more than one search. Within one organization, searches run in order of arrival. Past
  * SEARCH_QUEUE_PER_ORGANIZATION waiting, a search is refused with a 429 and Retry-After (a queue
  * without end would only hold sockets and memory); a waiting search holds no connection.
+ *
+ * While another organization is active on the instance (it has searches running or waiting, or sent
+ * any request in the last ACTIVE_MS: `noteActivity`), one organization runs at most SEARCHES_AT_ONCE − 1
+ * searches (at least 1): a database core is left for everyone else's reads and searches, and the
+ * flood's requests take less of the service's CPU (docs/BENCHMARKS.md, *A core left for the others*:
+ * it does not make up for a machine whose other work takes every core). Alone, an organization keeps
+ * all SEARCHES_AT_ONCE turns.
  */
 @Injectable()
 export class SearchGate {
@@ -36,13 +44,26 @@ export class SearchGate {
   /** The lanes of organizations with searches waiting, longest-waiting first; each appears once. */
   private readonly line: Lane[] = [];
   private running = 0;
+  /** When each organization last sent a request to this instance (Date.now()); stale ones pruned each ACTIVE_MS. */
+  private readonly lastSeen = new Map<string, number>();
+  private prunedAt = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly limits: SearchGateLimits) {}
 
+  /** An organization's request (any route, request-pipeline.ts): it counts as active for ACTIVE_MS. */
+  noteActivity(organizationId: string): void {
+    const now = Date.now();
+    this.lastSeen.set(organizationId, now);
+    if (now - this.prunedAt < ACTIVE_MS) return;
+    this.prunedAt = now;
+    for (const [other, seen] of this.lastSeen) if (seen < now - ACTIVE_MS) this.lastSeen.delete(other);
+  }
+
   async run<T>(organizationId: string, search: () => Promise<T>): Promise<T> {
-    const lane = this.lanes.get(organizationId) ?? { running: 0, waiting: [] };
+    const lane = this.lanes.get(organizationId) ?? { organizationId, running: 0, waiting: [] };
     this.lanes.set(organizationId, lane);
-    if (lane.waiting.length === 0 && this.mayStart(lane.running)) {
+    this.noteActivity(organizationId);
+    if (lane.waiting.length === 0 && this.mayStart(lane)) {
       lane.running++;
       this.running++;
     } else if (lane.waiting.length < this.limits.SEARCH_QUEUE_PER_ORGANIZATION) {
@@ -64,13 +85,24 @@ export class SearchGate {
   }
 
   /**
-   * A turn for an organization with `running` searches running: one of SEARCHES_AT_ONCE, or, for its
-   * first (none running), one of as many again kept for first searches.
+   * A turn for `lane`'s organization: one of SEARCHES_AT_ONCE (of SEARCHES_AT_ONCE − 1 while another
+   * organization is active), or, for its first (none running), one of as many again kept for first
+   * searches.
    */
-  private mayStart(running: number): boolean {
+  private mayStart(lane: Lane): boolean {
+    const { running } = lane;
     if (running >= this.limits.SEARCHES_PER_ORGANIZATION) return false;
     const turns = this.limits.SEARCHES_AT_ONCE;
-    return this.running < turns || (running === 0 && this.running < 2 * turns);
+    if (running === 0) return this.running < 2 * turns;
+    return this.running < turns && (running < turns - 1 || !this.othersActive(lane.organizationId));
+  }
+
+  /** Whether an organization other than this one has searches running or waiting, or a recent request. */
+  private othersActive(organizationId: string): boolean {
+    for (const other of this.lanes.keys()) if (other !== organizationId) return true;
+    const since = Date.now() - ACTIVE_MS;
+    for (const [other, seen] of this.lastSeen) if (other !== organizationId && seen >= since) return true;
+    return false;
   }
 
   /** Hands free turns to the waiting organizations with the fewest searches running, longest-waiting first. */
@@ -79,13 +111,13 @@ export class SearchGate {
       let chosen = -1;
       let fewest = Infinity;
       for (const [i, lane] of this.line.entries()) {
-        if (lane.running < fewest) {
+        if (lane.running < fewest && this.mayStart(lane)) {
           chosen = i;
           fewest = lane.running;
           if (fewest === 0) break;
         }
       }
-      if (chosen < 0 || !this.mayStart(fewest)) return;
+      if (chosen < 0) return;
       const [lane] = this.line.splice(chosen, 1);
       const next = lane.waiting.shift();
       if (!next) return; // never: a lane is in line while it has searches waiting
@@ -97,3 +129,9 @@ export class SearchGate {
     }
   }
 }
+
+/**
+ * How long an organization counts as active after its last request: longer than the gaps between a
+ * reading client's requests, short enough that a flooder alone soon has all the turns back.
+ */
+export const ACTIVE_MS = 1000;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { type ReadStatement, DirectReads } from '../database/direct-reads.js';
-import { compileMetadataFilter, type MetadataFilter } from './metadata-filter.js';
+import { type CompiledFilter, compileMetadataFilter, type MetadataFilter } from './metadata-filter.js';
 import { TEXT_SEARCH_CONFIG, tsvectorSql } from './text-search.js';
 
 /** A chunk to index, and where its passage lies in its document's content (see the documents' chunker). */
@@ -179,7 +179,12 @@ export class SearchIndexRepository {
    * scoring: the chunks matching `tsquery` are scored as without a filter, the best of each document
    * kept (`best`), and only then is each of those documents' metadata checked, so a filter adds its own
    * comparisons to an unfiltered ranking and nothing else; the top `limit` are taken among the
-   * documents that match.
+   * documents that match. The candidates are checked best first (`o`, sorted and fenced by OFFSET 0)
+   * and the statement stops at the `limit`-th that matches, with no sort above the checks: a filter
+   * that most documents pass reads and checks about `limit` documents' metadata, not every
+   * candidate's (the worst filter's statement on the bench question, 200 candidates: 18–24 ms → 7–11 ms
+   * at p50, unfiltered 5–6 ms, on a loaded machine). The rows come out in that order; the
+   * retriever sorts them anyway.
    * Each step is computed once per document, in subqueries that OFFSET 0 keeps from being merged into
    * the next (which would repeat the step in each use): `m.metadata` the metadata (`|| '{}'` hands back
    * the value decompressed, so a field does not decompress it again), `v` each filtered field, `t` each
@@ -205,8 +210,7 @@ export class SearchIndexRepository {
     limit: number,
     filter?: MetadataFilter,
   ): Promise<ScoredChunkRow[]> {
-    const matching =
-      filter && Object.keys(filter).length > 0 ? compileMetadataFilter(filter, 'm.metadata', 'v', 't', 10) : null;
+    const matching = filter && Object.keys(filter).length > 0 ? compiledOnce(filter) : null;
     const best = `SELECT DISTINCT ON (c.document_id) c.id AS chunk_id, c.document_id, s.score
            FROM document_chunks c
           CROSS JOIN LATERAL (
@@ -228,14 +232,13 @@ export class SearchIndexRepository {
           ? `SELECT t.chunk_id, t.document_id, t.score FROM (
          SELECT v.*, ${matching.typed} FROM (
            SELECT m.chunk_id, m.document_id, m.score, ${matching.fields} FROM (
-             SELECT b.chunk_id, b.document_id, b.score,
-                    (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = b.document_id) AS metadata
-               FROM (${best}) b OFFSET 0
+             SELECT o.chunk_id, o.document_id, o.score,
+                    (SELECT d.metadata || '{}'::jsonb FROM documents d WHERE d.id = o.document_id) AS metadata
+               FROM (SELECT b.* FROM (${best}) b ORDER BY b.score DESC, b.chunk_id OFFSET 0) o OFFSET 0
            ) m OFFSET 0
          ) v OFFSET 0
        ) t
        WHERE ${matching.sql}
-       ORDER BY t.score DESC, t.chunk_id
        LIMIT $9::int`
           : `SELECT chunk_id, document_id, score FROM (${best}) b
        ORDER BY score DESC, chunk_id
@@ -299,3 +302,16 @@ const CHUNKS_WITH_SNIPPETS: ReadStatement = {
            FROM document_chunks c JOIN documents d ON d.id = c.document_id
           WHERE c.id = ANY($1::uuid[])`,
 };
+
+/**
+ * A filter compiled once per search: every ranking round of one search passes the same filter object,
+ * and the worst filter's compilation (160 comparisons, 30 lists of 100 made array literals) is a
+ * fifth of a millisecond of the event loop each time.
+ */
+const compiled = new WeakMap<MetadataFilter, CompiledFilter>();
+
+function compiledOnce(filter: MetadataFilter): CompiledFilter {
+  let done = compiled.get(filter);
+  if (!done) compiled.set(filter, (done = compileMetadataFilter(filter, 'm.metadata', 'v', 't', 10)));
+  return done;
+}

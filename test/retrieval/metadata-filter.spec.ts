@@ -85,7 +85,7 @@ describe('metadata filter compiling', () => {
     expect(compiled.sql).toBe(
       't.t0 IS DISTINCT FROM $11::text AND NOT coalesce(t.t1 = ANY($13::numeric[]), false) AND t.v2 IS NULL',
     );
-    expect(compiled.params).toEqual(['a', 'x', 'b', [1, 2], 'c']);
+    expect(compiled.params).toEqual(['a', 'x', 'b', '{1,2}', 'c']);
     expect(compile({ a: { $eq: 'x' }, b: { $in: ['p'] }, c: { $exists: true } }).sql).toBe(
       't.t0 = $11::text AND t.t1 = ANY($13::text[]) AND t.v2 IS NOT NULL',
     );
@@ -101,7 +101,7 @@ describe('metadata filter compiling', () => {
   it('takes field names such as __proto__ and constructor as names like any other', () => {
     const filter = JSON.parse('{"__proto__": {"$in": ["x"]}, "constructor": "y"}') as MetadataFilter;
     expect(metadataFilterProblem(filter)).toBeNull();
-    expect(compile(filter).params).toEqual(['__proto__', ['x'], 'constructor', 'y']);
+    expect(compile(filter).params).toEqual(['__proto__', '{"x"}', 'constructor', 'y']);
   });
 
   it('never puts client text into the SQL, however it is spelt', () => {
@@ -109,6 +109,19 @@ describe('metadata filter compiling', () => {
     const compiled = compile({ [hostile]: { $gt: hostile, $ne: hostile, $exists: true } });
     expect(`${compiled.fields} ${compiled.typed} ${compiled.sql}`).not.toContain('DROP');
     expect(compiled.params).toEqual([hostile, hostile, hostile]);
+  });
+
+  it('passes each list as one array literal, quoting and escaping strings', () => {
+    const compiled = compile({
+      s: { $in: ['plain', 'say "hi"', 'C:\\dir', 'a,b', '{x}', 'NULL', ''] },
+      n: { $nin: [1, -2.5, 1e21] },
+    });
+    expect(compiled.params).toEqual([
+      's',
+      '{"plain","say \\"hi\\"","C:\\\\dir","a,b","{x}","NULL",""}',
+      'n',
+      '{1,-2.5,1e+21}',
+    ]);
   });
 
   it('matches everything when the filter has no fields', () => {

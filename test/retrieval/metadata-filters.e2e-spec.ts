@@ -138,6 +138,41 @@ describe('metadata filters (query, search, chat messages)', () => {
       expect(await titles(filter)).not.toContain('Bare falcon');
   });
 
+  it('matches list values whatever characters they hold (quotes, backslashes, commas, braces, NULL)', async () => {
+    const other = await signUp(test);
+    const odd = ['say "hi"', 'C:\\dir\\', 'a,b', '{x}', 'NULL', ' spaced ', 'ü∑', ''];
+    for (const [i, value] of odd.entries())
+      await test
+        .http()
+        .post('/v1/documents/')
+        .set(other.auth)
+        .send({ title: `Odd ${i}`, content: 'A falcon hunting note.', metadata: { odd: value, n: i - 2.5 } })
+        .expect(201);
+    const oddTitles = async (filter: unknown) => {
+      const response = await test
+        .http()
+        .post('/v1/search/')
+        .set(other.auth)
+        .send({ query: 'falcon hunting', top_k: 50, filter })
+        .expect(200);
+      return (response.body.results as Source[]).map((source) => source.title).sort();
+    };
+    const all = odd.map((_, i) => `Odd ${i}`);
+    expect(await oddTitles({ odd: { $in: odd } })).toEqual(all);
+    for (const [i, value] of odd.entries())
+      expect(await oddTitles({ odd: { $in: [value, 'absent'] } })).toEqual([`Odd ${i}`]);
+    expect(await oddTitles({ odd: { $nin: ['say "hi"', 'C:\\dir\\', 'NULL'] } })).toEqual([
+      'Odd 2',
+      'Odd 3',
+      'Odd 5',
+      'Odd 6',
+      'Odd 7',
+    ]);
+    expect(await oddTitles({ odd: { $in: ['say \\"hi\\"', 'C:\\\\dir', 'a', 'b', 'x', 'null'] } })).toEqual([]);
+    expect(await oddTitles({ n: { $in: [-2.5, 0.5, 1e21] } })).toEqual(['Odd 0', 'Odd 3']);
+    expect(await oddTitles({ n: { $nin: [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5] } })).toEqual(['Odd 6', 'Odd 7']);
+  });
+
   it('compares a field only with values of its own type', async () => {
     // Stored years are numbers: a string range or equality matches none of them.
     expect(await titles({ year: { $gt: '2000' } })).toEqual([]);

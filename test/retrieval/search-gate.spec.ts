@@ -1,5 +1,6 @@
+import { jest } from '@jest/globals';
 import { SearchesBusyError } from '../../src/common/errors.js';
-import { SearchGate, type SearchGateLimits } from '../../src/retrieval/search-gate.js';
+import { ACTIVE_MS, SearchGate, type SearchGateLimits } from '../../src/retrieval/search-gate.js';
 
 /** A search that runs until the test ends it. */
 function pending() {
@@ -9,6 +10,14 @@ function pending() {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Date.now() under the test's control (how long an organization counts as active). */
+let clock = 1_000_000;
+beforeEach(() => {
+  clock = 1_000_000;
+  jest.spyOn(Date, 'now').mockImplementation(() => clock);
+});
+afterEach(() => jest.restoreAllMocks());
 
 /** A gate, and searches on it that record when they start and run until finished by name. */
 function harness(limits: Partial<SearchGateLimits>) {
@@ -116,11 +125,15 @@ describe('SearchGate (SEARCHES_AT_ONCE): fair turns between organizations', () =
     expect(started.slice(3)).toEqual(['q2']);
     await finish('f2');
     expect(started.slice(4)).toEqual(['f3']);
+    // quiet sent a search less than ACTIVE_MS ago: the flood keeps to one turn, the other stays free.
     await finish('q2');
-    expect(started.slice(5)).toEqual(['f4']);
-    await finish('f3', 'f4');
-    expect(started.slice(6)).toEqual(['f5', 'f6']);
-    await finish('f5', 'f6');
+    expect(started.slice(5)).toEqual([]);
+    clock += ACTIVE_MS + 1;
+    await finish('f3');
+    expect(started.slice(5)).toEqual(['f4', 'f5']);
+    await finish('f4', 'f5');
+    expect(started.slice(7)).toEqual(['f6']);
+    await finish('f6');
     await all();
   });
 
@@ -180,6 +193,70 @@ describe('SearchGate (SEARCHES_AT_ONCE): fair turns between organizations', () =
     await finish('a1', 'b1');
     expect(started).toEqual(['a1', 'b1', 'a2', 'b2']);
     await finish('a2', 'b2');
+    await all();
+  });
+});
+
+describe('SearchGate: a core left for the other organizations', () => {
+  it('runs all SEARCHES_AT_ONCE of an organization alone, and SEARCHES_AT_ONCE − 1 while another has a search', async () => {
+    const { started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 3 });
+    for (let i = 1; i <= 6; i++) search('flood', `f${i}`);
+    await settle();
+    expect(started).toEqual(['f1', 'f2', 'f3']);
+    search('quiet', 'q1');
+    await settle();
+    expect(started).toEqual(['f1', 'f2', 'f3', 'q1']);
+    // Two turns of three free: the flood, with one running, may take one of them, not both.
+    await finish('f1', 'f2');
+    expect(started.slice(4)).toEqual(['f4']);
+    await finish('q1');
+    expect(started.slice(5)).toEqual([]);
+    // quiet's next search starts at once on the turn the flood leaves free, not behind its backlog.
+    search('quiet', 'q2');
+    await settle();
+    expect(started.slice(5)).toEqual(['q2']);
+    await finish('q2', 'f3');
+    // quiet's last search was less than ACTIVE_MS ago: still two of three for the flood.
+    expect(started.slice(6)).toEqual(['f5']);
+    clock += ACTIVE_MS + 1;
+    await finish('f4');
+    expect(started.slice(7)).toEqual(['f6']);
+    await finish('f5', 'f6');
+    await all();
+  });
+
+  it('counts an organization that only reads (noteActivity) as active for ACTIVE_MS', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2 });
+    gate.noteActivity('reader');
+    for (let i = 1; i <= 4; i++) search('flood', `f${i}`);
+    await settle();
+    // One turn of two: the other is the reader's core.
+    expect(started).toEqual(['f1']);
+    clock += ACTIVE_MS - 1;
+    await finish('f1');
+    expect(started).toEqual(['f1', 'f2']);
+    clock += 2;
+    await finish('f2');
+    expect(started).toEqual(['f1', 'f2', 'f3', 'f4']);
+    // The flood's own requests never count as another organization's.
+    gate.noteActivity('flood');
+    search('flood', 'f5');
+    await finish('f3');
+    expect(started.slice(4)).toEqual(['f5']);
+    await finish('f4', 'f5');
+    await all();
+  });
+
+  it('leaves a flooder one turn at SEARCHES_AT_ONCE 1 (its first search is never held back)', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 1 });
+    gate.noteActivity('reader');
+    search('flood', 'f1');
+    search('flood', 'f2');
+    await settle();
+    expect(started).toEqual(['f1']);
+    await finish('f1');
+    expect(started).toEqual(['f1', 'f2']);
+    await finish('f2');
     await all();
   });
 });

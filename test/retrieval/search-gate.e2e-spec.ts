@@ -1,0 +1,56 @@
+import { ACTIVE_MS, SearchGate } from '../../src/retrieval/search-gate.js';
+import { signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
+
+/** A search that runs until the test ends it. */
+function pending() {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  return { done, finish };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('SearchGate in the running service: any request of another organization leaves it a core', () => {
+  let test: TestApp;
+  let gate: SearchGate;
+  let flooder: string;
+  let reader: SignedInUser;
+
+  beforeAll(async () => {
+    test = await startTestApp({ SEARCHES_AT_ONCE: '2' });
+    gate = test.app.get(SearchGate);
+    const owner = await signUp(test);
+    flooder = (await test.http().get('/v1/organizations/current/').set(owner.auth).expect(200)).body.id;
+    reader = await signUp(test);
+  });
+  afterAll(() => test.close());
+
+  /** How many of two searches of the flooder's start at once on the service's gate. */
+  async function flooderStartsTwo(): Promise<number> {
+    const searches = [pending(), pending()];
+    let started = 0;
+    const runs = searches.map((search) =>
+      gate.run(flooder, () => {
+        started++;
+        return search.done;
+      }),
+    );
+    await settle();
+    const atOnce = started;
+    for (const search of searches) search.finish();
+    await Promise.all(runs);
+    return atOnce;
+  }
+
+  it('runs two of the flooder at once while no other organization has been seen for ACTIVE_MS', async () => {
+    await new Promise((resolve) => setTimeout(resolve, ACTIVE_MS + 50));
+    expect(await flooderStartsTwo()).toBe(2);
+  });
+
+  it("runs one at a time for ACTIVE_MS after another organization's GET /v1/documents/", async () => {
+    await test.http().get('/v1/documents/?limit=1').set(reader.auth).expect(200);
+    expect(await flooderStartsTwo()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, ACTIVE_MS + 50));
+    expect(await flooderStartsTwo()).toBe(2);
+  });
+});
