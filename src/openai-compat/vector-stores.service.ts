@@ -17,6 +17,7 @@ import { ATTACHES_QUEUED_PER_ORGANIZATION, AttachQueue } from './attach-queue.js
 import { AttachWorker } from './attach-worker.js';
 import {
   type FileRow,
+  type ForgetDocument,
   type ListWindow,
   type VectorStoreFileRow,
   type VectorStoreRow,
@@ -66,14 +67,37 @@ export class VectorStoresService {
     input: { name?: string | null; description?: string | null; metadata?: Attributes | null; fileIds?: string[] },
   ): Promise<VectorStoreRow> {
     // Every file is checked first, so an unknown one is a 404 before the store is made.
-    for (const fileId of input.fileIds ?? []) await this.file(caller, fileId);
+    const files: FileRow[] = [];
+    for (const fileId of input.fileIds ?? []) files.push(await this.file(caller, fileId));
+    if (
+      files.length > 0 &&
+      (await this.queue.queued(caller.organizationId)) + files.length > ATTACHES_QUEUED_PER_ORGANIZATION
+    )
+      throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
     const name = input.name ?? `Vector store ${randomBytes(4).toString('hex')}`;
-    const created = await this.collections.create(caller, {
-      name,
-      description: input.description,
-      metadata: input.metadata,
-    });
-    for (const fileId of input.fileIds ?? []) await this.attach(caller, created.id, fileId, {});
+    const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
+    // The store and its attachments in one transaction: an error of any file (storage full) creates nothing.
+    const created = await this.collections.create(
+      caller,
+      { name, description: input.description, metadata: input.metadata },
+      async (manager, collection) => {
+        for (const file of files) {
+          const queued = await this.repository.queueAttachmentWithin(
+            manager,
+            caller.organizationId,
+            collection,
+            file,
+            {},
+            limitMb * 1024 * 1024,
+            this.forgetDocument(caller),
+          );
+          if (queued === 'no file') throw NotFoundError.named('File', file.id);
+          if (queued === 'full') throw new AttachStorageFullError(limitMb);
+          if (queued === 'gone') throw new Error(`collection ${collection} vanished while being created`);
+        }
+      },
+    );
+    if (files.length > 0) this.worker.wake();
     return this.store(caller, created.id);
   }
 
@@ -152,8 +176,7 @@ export class VectorStoresService {
   /** Deletes the file and, in every vector store it is attached to, the document it became. */
   async deleteFile(caller: Principal, id: string): Promise<string> {
     const file = await this.file(caller, id);
-    for (const attached of await this.repository.deleteFile(file.id))
-      await this.forgetDocument(caller, attached.collection_id, attached.document_id);
+    await this.repository.deleteFile(file.id, this.forgetDocument(caller));
     return file.id;
   }
 
@@ -181,14 +204,13 @@ export class VectorStoresService {
       file,
       attributes,
       limitMb * 1024 * 1024,
+      this.forgetDocument(caller),
     );
     if (queued === 'gone') throw NotFoundError.named('Vector store', storeId);
     if (queued === 'no file') throw NotFoundError.named('File', fileId);
     if (queued === 'full') throw new AttachStorageFullError(limitMb);
-    const { row, replacedDocumentId } = queued;
-    await this.forgetDocument(caller, collection, replacedDocumentId);
     this.worker.wake();
-    return row;
+    return queued;
   }
 
   async attachments(
@@ -213,8 +235,7 @@ export class VectorStoresService {
     const collection = await this.reachForWriting(caller, storeId);
     const row = await this.attachment(caller, collection, fileId);
     // The row first: a file being indexed then stores nothing (see VectorStoresRepository.detach).
-    const detached = await this.repository.detach(collection, row.file_id);
-    if (detached) await this.forgetDocument(caller, collection, detached.document_id);
+    await this.repository.detach(collection, row.file_id, this.forgetDocument(caller));
     return row.file_id;
   }
 
@@ -264,12 +285,14 @@ export class VectorStoresService {
     }
   }
 
-  private async forgetDocument(caller: Principal, collection: string, documentId: string | null): Promise<void> {
-    if (documentId === null) return;
-    try {
-      await this.documents.remove({ organizationId: caller.organizationId, collectionIds: [collection] }, documentId);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error; // deleted already
-    }
+  /** Deletes an attachment's document in the attachment's transaction (one already gone is no matter). */
+  private forgetDocument(caller: Principal): ForgetDocument {
+    return async (manager, collection, documentId) => {
+      await this.documents.removeWithin(
+        manager,
+        { organizationId: caller.organizationId, collectionIds: [collection] },
+        documentId,
+      );
+    };
   }
 }
