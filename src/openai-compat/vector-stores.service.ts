@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { CollectionsService } from '../collections/collections.service.js';
-import { AttachesBusyError, AttachStorageFullError, FilesStorageFullError, NotFoundError } from '../common/errors.js';
+import {
+  AttachesBusyError,
+  AttachStorageFullError,
+  FilesStorageFullError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { isUuid } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -66,6 +72,7 @@ export class VectorStoresService {
     caller: Principal,
     input: { name?: string | null; description?: string | null; metadata?: Attributes | null; fileIds?: string[] },
   ): Promise<VectorStoreRow> {
+    this.checkSize('metadata', input.metadata);
     // Every file is checked first, so an unknown one is a 404 before the store is made.
     const files: FileRow[] = [];
     for (const fileId of input.fileIds ?? []) files.push(await this.file(caller, fileId));
@@ -118,6 +125,7 @@ export class VectorStoresService {
     id: string,
     changes: { name?: string; description?: string | null; metadata?: Attributes | null },
   ): Promise<VectorStoreRow> {
+    this.checkSize('metadata', changes.metadata);
     const collection = await this.reach(caller, id);
     await this.collections.update(caller, collection, changes);
     return this.store(caller, collection);
@@ -193,6 +201,7 @@ export class VectorStoresService {
     fileId: string,
     attributes: Attributes,
   ): Promise<VectorStoreFileRow> {
+    this.checkSize('attributes', attributes);
     const collection = await this.reachForWriting(caller, storeId);
     const file = await this.file(caller, fileId);
     if ((await this.queue.queued(caller.organizationId)) >= ATTACHES_QUEUED_PER_ORGANIZATION)
@@ -265,6 +274,16 @@ export class VectorStoresService {
         attributes: file?.attributes ?? source.metadata,
       };
     });
+  }
+
+  /**
+   * DOCUMENT_METADATA_MAX_BYTES, as `/v1/documents/` applies it: attributes become the document's metadata
+   * (and a store's metadata its collection's), which a search's filter reads for every candidate.
+   */
+  private checkSize(field: string, value: Attributes | null | undefined): void {
+    const limit = this.config.DOCUMENT_METADATA_MAX_BYTES;
+    if (value && Buffer.byteLength(JSON.stringify(value)) > limit)
+      throw ValidationFailedError.field(field, `Ensure this object takes no more than ${limit} bytes as JSON.`);
   }
 
   /** The collection id of a vector store the caller may read, or a 404 naming the vector store. */

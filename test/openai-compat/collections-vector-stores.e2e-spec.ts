@@ -210,6 +210,54 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect(noFile).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it("attributes and a store's metadata keep OpenAI's bounds (16 keys, 64, 512) and DOCUMENT_METADATA_MAX_BYTES: a 400 naming the field", async () => {
+    const store = await openai.vectorStores.create({ name: 'Bounded attributes' });
+    const file = await openai.files.create({
+      file: await toFile(Buffer.from('Starfruit notes.'), 'bounded.txt'),
+      purpose: 'assistants',
+    });
+    const keys = (n: number, value: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`key-${String(i).padStart(2, '0')}`, value]));
+    const tooMany = 'Ensure this object has no more than 16 keys.';
+    const keyTooLong = 'Keys must be 1 to 64 characters long.';
+    const valueTooLong = 'Ensure each value has no more than 512 characters.';
+    const tooBig = 'Ensure this object takes no more than 8192 bytes as JSON.';
+    for (const [attributes, message] of [
+      [keys(17, 'v'), tooMany],
+      [{ ['k'.repeat(65)]: 'v' }, keyTooLong],
+      [{ kind: 'v'.repeat(513) }, valueTooLong],
+      // 16 values of 512 characters, 3 bytes each in UTF-8: within the counts, past the bytes.
+      [keys(16, '€'.repeat(512)), tooBig],
+    ] as const) {
+      const error = await failureOf(openai.vectorStores.files.create(store.id, { file_id: file.id, attributes }));
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.message).toContain(`attributes: ${message}`);
+      expect((error.error as { param: string }).param).toBe('attributes');
+    }
+    for (const [metadata, message] of [
+      [keys(17, 'v'), tooMany],
+      [{ ['k'.repeat(65)]: 'v' }, keyTooLong],
+      [{ team: 'v'.repeat(513) }, valueTooLong],
+      [keys(16, '€'.repeat(512)), tooBig],
+    ] as const) {
+      for (const call of [
+        () => openai.vectorStores.create({ name: 'Refused', metadata }),
+        () => openai.vectorStores.update(store.id, { metadata }),
+      ]) {
+        const error = await failureOf(call());
+        expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(error.message).toContain(`metadata: ${message}`);
+        expect((error.error as { param: string }).param).toBe('metadata');
+      }
+    }
+    expect((await openai.vectorStores.list()).data.map((one) => one.name)).not.toContain('Refused');
+    expect(await openai.vectorStores.files.list(store.id)).toMatchObject({ data: [] });
+    // At the bounds: accepted, and the document's metadata is the attributes.
+    const attributes = { ...keys(15, 'v'.repeat(400)), ['k'.repeat(64)]: 'v'.repeat(512) };
+    const attached = await openai.vectorStores.files.createAndPoll(store.id, { file_id: file.id, attributes });
+    expect(attached).toMatchObject({ status: 'completed', attributes });
+  });
+
   it('a filter key "__proto__" or "constructor" is an ordinary attribute name (no prototype pollution, no crash)', async () => {
     const store = await openai.vectorStores.create({ name: 'Proto' });
     const file = await openai.files.create({

@@ -1,17 +1,41 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AcceptsUnknownFields, AsParsed, fieldRule, IntegerField, StringField } from '../../common/validation.js';
-import { metadataProblem } from '../../documents/dto/metadata.field.js';
+import { METADATA_MESSAGE, metadataProblem } from '../../documents/dto/metadata.field.js';
 import { MAX_QUERY_CHARACTERS } from '../../query/dto/query.dto.js';
 
 export const SEARCH_RESULTS_MAX = 50;
 const FILE_IDS_MAX = 100;
 
-/** OpenAI's `metadata` / `attributes`: a flat object of strings and numbers (booleans are not kept here). */
+/** OpenAI's documented bounds of a vector store's `metadata` and a file's `attributes`. */
+export const ATTRIBUTES_MAX_KEYS = 16;
+export const ATTRIBUTE_KEY_MAX = 64;
+export const ATTRIBUTE_VALUE_MAX = 512;
+
+/** Null when `value` is acceptable OpenAI `metadata` / `attributes`, else the reason. */
+export function attributesProblem(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) return METADATA_MESSAGE;
+  const entries = Object.entries(value);
+  if (entries.length > ATTRIBUTES_MAX_KEYS) return `Ensure this object has no more than ${ATTRIBUTES_MAX_KEYS} keys.`;
+  for (const [key, item] of entries) {
+    if (key.length === 0 || key.length > ATTRIBUTE_KEY_MAX)
+      return `Keys must be 1 to ${ATTRIBUTE_KEY_MAX} characters long.`;
+    if (typeof item === 'string' && item.length > ATTRIBUTE_VALUE_MAX)
+      return `Ensure each value has no more than ${ATTRIBUTE_VALUE_MAX} characters.`;
+  }
+  // The rest (value types, unstorable text) as for a document's metadata.
+  return metadataProblem(value);
+}
+
+/**
+ * OpenAI's `metadata` / `attributes`: a flat object of strings and numbers (booleans are not kept here),
+ * at most 16 keys of 64 characters, string values of 512; DOCUMENT_METADATA_MAX_BYTES bounds the whole.
+ */
 function AttributesField(name: string, description: string) {
-  const rule = fieldRule(name, metadataProblem, {
+  const rule = fieldRule(name, attributesProblem, {
     type: 'object',
-    maxProperties: 50,
-    additionalProperties: { oneOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }] },
+    maxProperties: ATTRIBUTES_MAX_KEYS,
+    additionalProperties: { oneOf: [{ type: 'string', maxLength: ATTRIBUTE_VALUE_MAX }, { type: 'number' }] },
     nullable: true,
     selfRequired: false,
     description,
