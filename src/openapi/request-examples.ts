@@ -83,6 +83,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   ChatCompletionDto: {
     model: 'private',
+    collection_ids: ['default'],
     messages: [{ role: 'user', content: 'What do I do when the queue backs up?' }],
   },
 };

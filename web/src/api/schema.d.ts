@@ -1121,7 +1121,7 @@ export interface paths {
          * Answer a conversation, OpenAI-style (chat completions)
          * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
          *
-         *     For OpenAI client libraries (`baseURL` = `{base_url}/v1`, the API key or JWT as the key). `model` is `private` or a public domain's slug (see `GET /v1/models`). The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's `detail` and OpenAI's `error: {message, type, code, param}`. `max_tokens` and `temperature` are accepted and ignored, as are OpenAI's other fields (`n`, `top_p`, `stop`, `user`, …); one choice comes back.
+         *     For OpenAI client libraries (`baseURL` = `{base_url}/v1`, the API key or JWT as the key). `model` is `private`, a collection's id (`default` for the default collection) or a public domain's slug (see `GET /v1/models`); `collection_ids` (with `private` only) asks those collections. The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's `detail` and OpenAI's `error: {message, type, code, param}`. `max_tokens` and `temperature` are accepted and ignored, as are OpenAI's other fields (`n`, `top_p`, `stop`, `user`, …); one choice comes back.
          *
          *     With `"stream": true`: OpenAI's Server-Sent Events, each `data: {chat.completion.chunk}`: the first
          *     carries `delta.role`, the next ones pieces of `delta.content` in order, the last `finish_reason: "stop"`, `usage` and
@@ -3400,10 +3400,17 @@ export interface components {
         };
         ChatCompletionDto: {
             /**
-             * @description `private` (the organization's `default` collection, or an API key's own collections), a collection's id, or a public domain's slug, as `GET /v1/models` lists them.
+             * @description `private` (the organization's `default` collection, or an API key's own collections; with `collection_ids`, those), a collection's id (`default` stands for the default collection's), or a public domain's slug, as `GET /v1/models` lists them.
              * @example private
              */
             model: string;
+            /**
+             * @description With `model: "private"` only (another model: 400): 1 to 20 collections to ask, ranked as one corpus, as a query's `collection_ids`. An unknown collection, or one the key may not reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             /** @description The conversation, oldest first (at most 100 messages). Its last `user` message is the question (at most 4000 characters); the user and assistant messages before it are the history, as in a chat session. `system`, `developer` and `tool` messages are accepted and not read: the service grounds the answer itself. */
             messages: components["schemas"]["ChatCompletionMessageDto"][];
             /**
@@ -8570,6 +8577,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "model": "private",
+                 *       "collection_ids": [
+                 *         "default"
+                 *       ],
                  *       "messages": [
                  *         {
                  *           "role": "user",
