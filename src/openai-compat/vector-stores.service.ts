@@ -251,7 +251,7 @@ export class VectorStoresService {
   async search(
     caller: Principal,
     storeId: string,
-    request: { query: string; filter?: MetadataFilter; maxResults: number },
+    request: { query: string; filter?: MetadataFilter; maxResults: number; scoreThreshold?: number | null },
   ): Promise<SearchHit[]> {
     // The search checks the collection itself (one lookup); its 404 names the vector store here.
     const outcome = await this.searches
@@ -264,8 +264,11 @@ export class VectorStoresService {
       .catch((error: unknown) => {
         throw error instanceof NotFoundError ? NotFoundError.named('Vector store', storeId) : error;
       });
-    const files = await this.repository.filesOfDocuments(outcome.sources.map((source) => source.documentId));
-    return outcome.sources.map((source) => {
+    // OpenAI's `ranking_options.score_threshold`: the results scoring less are left out.
+    const threshold = request.scoreThreshold ?? null;
+    const sources = outcome.sources.filter((source) => threshold === null || source.score >= threshold);
+    const files = await this.repository.filesOfDocuments(sources.map((source) => source.documentId));
+    return sources.map((source) => {
       const file = files.get(source.documentId);
       return {
         source,

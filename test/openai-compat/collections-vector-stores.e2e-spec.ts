@@ -258,6 +258,61 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect(attached).toMatchObject({ status: 'completed', attributes });
   });
 
+  it("OpenAI's shapes: score_threshold applied, query as a list, files?filter= checked, chunking_strategy with its figures", async () => {
+    const store = await openai.vectorStores.create({ name: 'Shapes' });
+    for (const [name, text] of [
+      ['kelp.txt', 'Kelp forests grow fast in cold water. Kelp kelp kelp forests.'],
+      ['reef.txt', 'Coral reefs and a few kelp strands live in warm water.'],
+    ]) {
+      const file = await openai.files.create({ file: await toFile(Buffer.from(text), name), purpose: 'assistants' });
+      const attached = await openai.vectorStores.files.createAndPoll(store.id, { file_id: file.id });
+      expect(attached.chunking_strategy).toEqual({
+        type: 'static',
+        static: { max_chunk_size_tokens: 534, chunk_overlap_tokens: 67 },
+      });
+    }
+    const all = (await openai.vectorStores.search(store.id, { query: 'kelp' })).data;
+    expect(all.map((hit) => hit.filename)).toEqual(['kelp.txt', 'reef.txt']);
+    const between = (all[0].score + all[1].score) / 2;
+    const above = await openai.vectorStores.search(store.id, {
+      query: 'kelp',
+      ranking_options: { ranker: 'auto', score_threshold: between },
+    });
+    expect(above.data.map((hit) => hit.filename)).toEqual(['kelp.txt']);
+    const negative = await failureOf(
+      openai.vectorStores.search(store.id, { query: 'kelp', ranking_options: { score_threshold: -1 } }),
+    );
+    expect(negative).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(negative.message).toContain('ranking_options: score_threshold must be a number of 0 or more.');
+
+    // A list of queries is asked as one question, its strings joined by a space.
+    const listed = await openai.vectorStores.search(store.id, { query: ['coral', 'reefs'] });
+    expect(listed.data[0].filename).toBe('reef.txt');
+    const page = await test
+      .http()
+      .post(`/v1/vector_stores/${store.id}/search`)
+      .set(user.auth)
+      .send({ query: [' coral ', 'reefs'] })
+      .expect(200);
+    expect(page.body.search_query).toBe('coral reefs');
+    for (const [query, message] of [
+      [[], 'query: This list may not be empty.'],
+      [['  '], 'query: This field is required.'],
+      [[1], 'query: Expected a string or a list of strings.'],
+    ] as const) {
+      const error = await failureOf(openai.vectorStores.search(store.id, { query: query as never }));
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.message).toContain(message);
+    }
+
+    const bogus = await failureOf(openai.vectorStores.files.list(store.id, { filter: 'bogus' as never }));
+    expect(bogus).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(bogus.message).toContain('filter: Must be one of in_progress, completed, failed, cancelled.');
+    expect((bogus.error as { param: string }).param).toBe('filter');
+    expect((await openai.vectorStores.files.list(store.id, { filter: 'cancelled' })).data).toEqual([]);
+    expect((await openai.vectorStores.files.list(store.id, { filter: 'completed' })).data).toHaveLength(2);
+  });
+
   it('a filter key "__proto__" or "constructor" is an ordinary attribute name (no prototype pollution, no crash)', async () => {
     const store = await openai.vectorStores.create({ name: 'Proto' });
     const file = await openai.files.create({

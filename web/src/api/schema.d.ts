@@ -3608,12 +3608,24 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * @description OpenAI's static strategy with the chunker's figures (it counts words: 400 a chunk at most, 50 of overlap at most; here in tokens, 4 per 3 words).
              * @example {
-             *       "type": "static"
+             *       "type": "static",
+             *       "static": {
+             *         "max_chunk_size_tokens": 534,
+             *         "chunk_overlap_tokens": 67
+             *       }
              *     }
              */
-            chunking_strategy: {
-                [key: string]: unknown;
+            chunking_strategy?: {
+                /** @enum {string} */
+                type: "static";
+                static: {
+                    /** Format: int32 */
+                    max_chunk_size_tokens: number;
+                    /** Format: int32 */
+                    chunk_overlap_tokens: number;
+                };
             };
         };
         VectorStoreFileList: {
@@ -3627,8 +3639,11 @@ export interface components {
             has_more: boolean;
         };
         SearchVectorStoreDto: {
-            /** @example printer jams */
-            query: string;
+            /**
+             * @description The question, or OpenAI's list of questions (at most 10), which are joined by a space and asked as one (at most 4000 characters in all).
+             * @example printer jams
+             */
+            query: string | string[];
             /**
              * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and" | "or", filters: [...]}` over the files' attributes (strings and numbers; a boolean value is a 400), nested at most 5 deep, at most 20 comparisons in all.
              * @example {
@@ -3645,6 +3660,18 @@ export interface components {
              * @default 10
              */
             max_num_results?: number;
+            /**
+             * @description `score_threshold`: only results scoring at least this much (scores are BM25 scores, not bounded by 1). `ranker` is accepted and ignored.
+             * @example {
+             *       "score_threshold": 0.5
+             *     }
+             */
+            ranking_options?: ({
+                ranker?: string;
+                score_threshold?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
         };
         SearchContentResponse: {
             /** @enum {string} */
@@ -9287,6 +9314,32 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileList"];
                 };
             };
+            /** @description `filter` is not one of OpenAI's statuses. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             /** @description No such vector store, another organization's, or one this API key may not reach. */
@@ -9624,7 +9677,10 @@ export interface operations {
                  *         "key": "customer",
                  *         "value": "acme"
                  *       },
-                 *       "max_num_results": 5
+                 *       "max_num_results": 5,
+                 *       "ranking_options": {
+                 *         "score_threshold": 0.5
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["SearchVectorStoreDto"];
@@ -9645,7 +9701,7 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreSearchPage"];
                 };
             };
-            /** @description `query` missing, a malformed `filters`, or `max_num_results` out of range. */
+            /** @description `query` missing, a malformed `filters`, `max_num_results` out of range, or a `ranking_options.score_threshold` below 0. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
