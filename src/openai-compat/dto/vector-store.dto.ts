@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   AcceptsUnknownFields,
   AsParsed,
-  type FieldSchema,
   fieldRule,
   IntegerField,
   REQUIRED,
@@ -129,11 +128,11 @@ function searchQueryProblem(value: unknown): string | null {
     return 'Expected a string or a list of strings.';
   if (parts.length === 0) return 'This list may not be empty.';
   if (parts.length > SEARCH_QUERIES_MAX) return `Ensure this list has no more than ${SEARCH_QUERIES_MAX} queries.`;
-  for (const part of parts as string[]) {
+  for (const part of parts) {
     const unstorable = unstorableText(part);
     if (unstorable) return unstorable;
   }
-  const joined = searchQueryText(parts as string[]);
+  const joined = searchQueryText(parts);
   if (joined === '') return REQUIRED;
   if (joined.length > MAX_QUERY_CHARACTERS)
     return `Ensure this field has no more than ${MAX_QUERY_CHARACTERS} characters.`;
@@ -178,7 +177,7 @@ export class SearchVectorStoreDto {
     required: true,
     description: `The question, or OpenAI's list of questions (at most ${SEARCH_QUERIES_MAX}), which are joined by a space and asked as one (at most ${MAX_QUERY_CHARACTERS} characters in all).`,
     example: 'printer jams',
-  } as FieldSchema)
+  })
   query: string | string[];
 
   @ApiPropertyOptional({
@@ -208,7 +207,7 @@ export class SearchVectorStoreDto {
     description:
       '`score_threshold`: only results scoring at least this much (scores are BM25 scores, not bounded by 1). `ranker` is accepted and ignored.',
     example: { score_threshold: 0.5 },
-  } as FieldSchema)
+  })
   ranking_options?: { ranker?: string; score_threshold?: number | null } | null;
 }
 
