@@ -187,17 +187,12 @@ export class VectorStoresRepository {
   deleteFile(id: string, forget: ForgetDocument): Promise<void> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR UPDATE`, [id]);
-      const [attached]: [{ collection_id: string; document_id: string | null }[], number] = await manager.query(
-        `DELETE FROM vector_store_files WHERE file_id = $1 RETURNING collection_id, document_id`,
-        [id],
-      );
+      await forgetAttached(manager, forget, `file_id = $1`, [id]);
       await manager.query(
         `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
          UPDATE files_usage u SET bytes = u.bytes - gone.bytes FROM gone WHERE u.organization_id = gone.organization_id`,
         [id],
       );
-      for (const { collection_id, document_id } of attached)
-        if (document_id !== null) await forget(manager, collection_id, document_id);
     });
   }
 
@@ -257,6 +252,12 @@ export class VectorStoresRepository {
     if (collection.length === 0) return 'gone';
     const held: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [file.id]);
     if (held.length === 0) return 'no file';
+    // The earlier outcome's document first, as `DELETE /v1/documents/{id}` locks (document, then attachment).
+    const before: { document_id: string | null }[] = await manager.query(
+      `SELECT document_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+      [collectionId, file.id],
+    );
+    if (before[0]?.document_id) await forget(manager, collectionId, before[0].document_id);
     const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
       `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
       [collectionId, file.id],
@@ -288,19 +289,13 @@ export class VectorStoresRepository {
 
   /**
    * Deletes the attachment and the document it became (`forget`), in one transaction; false when it was
-   * not attached. The row first: a worker indexing the file finds it gone and stores nothing; one that
-   * stored first is waited for.
+   * not attached. A worker indexing the file then finds the row gone and stores nothing; one that stored
+   * first is waited for, and its document deleted too.
    */
   detach(collectionId: string, fileId: string, forget: ForgetDocument): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const [rows]: [{ document_id: string | null }[], number] = await manager.query(
-        `DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 RETURNING document_id`,
-        [collectionId, fileId],
-      );
-      if (rows.length === 0) return false;
-      if (rows[0].document_id !== null) await forget(manager, collectionId, rows[0].document_id);
-      return true;
-    });
+    return this.dataSource.transaction((manager) =>
+      forgetAttached(manager, forget, `collection_id = $1 AND file_id = $2`, [collectionId, fileId]),
+    );
   }
 
   /** The files the documents came from (documents uploaded otherwise have none). */
@@ -320,4 +315,31 @@ export class VectorStoresRepository {
     );
     return new Map(rows.map((row) => [row.document_id, row]));
   }
+}
+
+/**
+ * Deletes the attachments `where` selects and the documents they became, inside the caller's transaction;
+ * whether there was one. The documents first (each takes its attachment with it, by cascade), in the order
+ * `DELETE /v1/documents/{id}` locks (document, then attachment), so the two never deadlock; then the rest
+ * (files still queued, or a document stored meanwhile, deleted in turn).
+ */
+async function forgetAttached(
+  manager: EntityManager,
+  forget: ForgetDocument,
+  where: string,
+  params: unknown[],
+): Promise<boolean> {
+  const found: { collection_id: string; document_id: string | null }[] = await manager.query(
+    `SELECT collection_id, document_id FROM vector_store_files WHERE ${where}`,
+    params,
+  );
+  for (const { collection_id, document_id } of found)
+    if (document_id !== null) await forget(manager, collection_id, document_id);
+  const [rest]: [{ collection_id: string; document_id: string | null }[], number] = await manager.query(
+    `DELETE FROM vector_store_files WHERE ${where} RETURNING collection_id, document_id`,
+    params,
+  );
+  for (const { collection_id, document_id } of rest)
+    if (document_id !== null) await forget(manager, collection_id, document_id);
+  return found.length > 0 || rest.length > 0;
 }

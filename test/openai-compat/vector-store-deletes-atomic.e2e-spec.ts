@@ -122,6 +122,38 @@ describe('vector-store deletes are atomic with the document they remove', () => 
     expect((await openai.vectorStores.retrieve(store)).file_counts.total).toBe(0);
   });
 
+  it("a detach waiting for its document holds nothing of the organization's: an upload meanwhile is stored", async () => {
+    const { store, file, documentId } = await indexedStore('waiting');
+    const holder: pg.Client = await connect(test.database.url);
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM documents WHERE id = $1 FOR UPDATE', [documentId]);
+      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const detached = Promise.resolve(test.http().delete(`/v1/vector_stores/${store}/files/${file}`).set(auth));
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await test.db.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [
+          holderPid,
+        ]);
+        if (rows.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // The upload counts its bytes in the organization's files_usage, which a detach also changes.
+      const uploaded = await test
+        .http()
+        .post('/v1/files')
+        .set(auth)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('meanwhile'), { filename: 'meanwhile.txt', contentType: 'text/plain' })
+        .timeout(5_000);
+      expect(uploaded.status).toBe(201);
+      await holder.query('COMMIT');
+      expect((await detached).status).toBe(200);
+      expect(await documentsOf(store)).toEqual([]);
+    } finally {
+      await holder.end();
+    }
+  });
+
   it('a re-attach that fails queues nothing; its retry leaves exactly one document', async () => {
     const { store, file, documentId } = await indexedStore('reattach');
     const failed = await failingOnDocumentLock(documentId, () =>
