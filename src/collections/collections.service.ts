@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { BadRequestError, ConflictError, NotFoundError, PermissionDeniedError } from '../common/errors.js';
 import type { PageRequest } from '../common/pagination.js';
 import type { Principal } from '../common/principal.js';
@@ -63,7 +63,15 @@ export class CollectionsService {
   }
 
   /** A key limited to collections cannot make one (it could not reach it). */
-  async create(caller: Principal, input: CollectionInput): Promise<CollectionWithCounts> {
+  /**
+   * `within`: more work in the collection's transaction (a vector store's files), so an error of it
+   * creates nothing.
+   */
+  async create(
+    caller: Principal,
+    input: CollectionInput,
+    within?: (manager: EntityManager, collectionId: string) => Promise<void>,
+  ): Promise<CollectionWithCounts> {
     if (caller.collectionIds) throw new PermissionDeniedError();
     // Composed (NFC), so a name differing only by its normalisation is the same name (the unique index).
     const name = input.name.normalize('NFC');
@@ -71,12 +79,14 @@ export class CollectionsService {
       this.dataSource.transaction(async (manager) => {
         const count = await this.collections.lockAndCount(manager, caller.organizationId);
         if (count >= COLLECTIONS_MAX) throw new BadRequestError(tooManyCollections(COLLECTIONS_MAX));
-        return this.collections.insert(manager, {
+        const inserted = await this.collections.insert(manager, {
           organizationId: caller.organizationId,
           name,
           description: input.description ?? null,
           metadata: input.metadata ?? {},
         });
+        if (within) await within(manager, inserted.id);
+        return inserted;
       }),
     );
     return this.get(caller, created.id);

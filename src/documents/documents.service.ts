@@ -121,12 +121,21 @@ export class DocumentsService {
   /** Deletes a document, its chunks and its share of its corpus's statistics. */
   async remove(reach: DocumentReach, id: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const found = await this.documents.lockReachable(manager, reach, id);
-      if (!found) throw NotFoundError.named('Document', id);
-      const corpusId = found.collectionId ?? found.domainId;
-      if (corpusId === null) throw new Error(`document ${id} has no owner`);
-      await this.indexer.removeDocuments(manager, corpusId, [id]);
-      await this.documents.delete(manager, id);
+      if (!(await this.removeWithin(manager, reach, id))) throw NotFoundError.named('Document', id);
     });
+  }
+
+  /**
+   * `remove` inside the caller's transaction, so the document goes with whatever pointed at it (a vector
+   * store's attachment) or not at all; false when there was no such document.
+   */
+  async removeWithin(manager: EntityManager, reach: DocumentReach, id: string): Promise<boolean> {
+    const found = await this.documents.lockReachable(manager, reach, id);
+    if (!found) return false;
+    const corpusId = found.collectionId ?? found.domainId;
+    if (corpusId === null) throw new Error(`document ${id} has no owner`);
+    await this.indexer.removeDocuments(manager, corpusId, [id]);
+    await this.documents.delete(manager, id);
+    return true;
   }
 }

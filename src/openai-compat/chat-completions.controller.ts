@@ -63,7 +63,7 @@ export class ChatCompletionsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Answer a conversation, OpenAI-style (chat completions)',
-    description: `For OpenAI client libraries (\`baseURL\` = \`{base_url}/v1\`, the API key or JWT as the key). \`model\` is \`private\` or a public domain's slug (see \`GET /v1/models\`). The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's \`detail\` and OpenAI's \`error: {message, type, code, param}\`. \`max_tokens\` and \`temperature\` are accepted and ignored, as are OpenAI's other fields (\`n\`, \`top_p\`, \`stop\`, \`user\`, …); one choice comes back.\n\n${STREAM_DESCRIPTION}`,
+    description: `For OpenAI client libraries (\`baseURL\` = \`{base_url}/v1\`, the API key or JWT as the key). \`model\` is \`private\`, a collection's id (\`default\` for the default collection) or a public domain's slug (see \`GET /v1/models\`); \`collection_ids\` (with \`private\` only) asks those collections. The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's \`detail\` and OpenAI's \`error: {message, type, code, param}\`. \`max_tokens\` and \`temperature\` are accepted and ignored, as are OpenAI's other fields (\`n\`, \`top_p\`, \`stop\`, \`user\`, …); one choice comes back.\n\n${STREAM_DESCRIPTION}`,
   })
   @ApiExtraModels(ChatCompletionResponse)
   @ApiOkResponse({
@@ -113,7 +113,12 @@ export class ChatCompletionsController {
     @Res() reply: HttpReply,
   ): Promise<void> {
     const conversation = conversationOf(body.messages);
-    const prepared = await this.completions.prepare(caller, body.model, conversation, abortedWhenClientGoes(reply));
+    const prepared = await this.completions.prepare(
+      caller,
+      { model: body.model, collectionIds: body.collection_ids },
+      conversation,
+      abortedWhenClientGoes(reply),
+    );
     reply.headers(creditHeaders(prepared.reservation));
     const header = newCompletionHeader(body.model);
     if (body.stream) return this.stream(header, conversation, prepared, reply);

@@ -51,22 +51,25 @@ export class ChatCompletionsService {
 
   async prepare(
     caller: Principal,
-    model: string,
+    knowledge: { model: string; collectionIds?: readonly string[] | null },
     conversation: Conversation,
     signal: AbortSignal,
   ): Promise<PreparedAnswer> {
+    const { model } = knowledge;
+    const asked = knowledgeOfModel(model, knowledge.collectionIds);
     try {
       return await this.queries.prepare(caller, {
         text: conversation.question,
-        ...knowledgeOfModel(model),
+        ...asked,
         topK: TOP_K,
         operation: 'chat_completion',
         history: conversation.history,
         signal,
       });
     } catch (error) {
-      // Here the unknown domain is the model the client named: say so in OpenAI's terms.
-      throw error instanceof NotFoundError ? NotFoundError.named('Model', model) : error;
+      // Here the unknown domain or collection is the model the client named: say so in OpenAI's terms (an
+      // unknown one of `collection_ids` keeps its own 404, naming the collection).
+      throw error instanceof NotFoundError && !knowledge.collectionIds ? NotFoundError.named('Model', model) : error;
     }
   }
 

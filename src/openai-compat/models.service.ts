@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CollectionsService } from '../collections/collections.service.js';
-import { NotFoundError } from '../common/errors.js';
+import { CollectionsService, DEFAULT_COLLECTION_ALIAS } from '../collections/collections.service.js';
+import { NotFoundError, ValidationFailedError } from '../common/errors.js';
 import { isUuid } from '../common/validation.js';
 import type { Principal } from '../common/principal.js';
 import { KnowledgeBaseService } from '../query/knowledge-base.service.js';
@@ -64,13 +64,22 @@ export class ModelsService {
   }
 }
 
+/** The 400 of a completion naming collections with a model that is not `private`. */
+export const COLLECTIONS_NEED_PRIVATE =
+  'collection_ids goes with model "private": a model that names a collection or a public domain asks that one.';
+
 /**
- * What a model asks: `private` the caller's default collections (`default`, or a limited key's own), a
- * UUID that collection, anything else the public domain of that slug (404 and 403 come from
- * KnowledgeBaseService).
+ * What a model asks: `private` the caller's default collections (`default`, or a limited key's own) or
+ * the `collection_ids` given, a UUID or `default` that collection, anything else the public domain of that
+ * slug (404 and 403 come from KnowledgeBaseService).
  */
-export function knowledgeOfModel(model: string): { domain: string | null; collectionIds: string[] | null } {
-  if (model === PRIVATE_MODEL) return { domain: null, collectionIds: null };
-  if (isUuid(model)) return { domain: null, collectionIds: [model] };
+export function knowledgeOfModel(
+  model: string,
+  collectionIds?: readonly string[] | null,
+): { domain: string | null; collectionIds: readonly string[] | null } {
+  const given = collectionIds ?? null;
+  if (model === PRIVATE_MODEL) return { domain: null, collectionIds: given };
+  if (given !== null) throw ValidationFailedError.field('collection_ids', COLLECTIONS_NEED_PRIVATE);
+  if (isUuid(model) || model === DEFAULT_COLLECTION_ALIAS) return { domain: null, collectionIds: [model] };
   return { domain: model, collectionIds: null };
 }

@@ -1,7 +1,23 @@
+import { DEFAULT_CHUNKING } from '../documents/chunker.js';
 import type { FileRow, VectorStoreFileRow, VectorStoreRow } from './vector-stores.repository.js';
 import type { SearchHit, Window } from './vector-stores.service.js';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** Tokens per word of English text, to state the chunker's word counts in OpenAI's tokens. */
+const TOKENS_PER_WORD = 4 / 3;
+
+/**
+ * OpenAI's static chunking strategy, with our chunker's figures: it counts words (at most
+ * `maxWords` a chunk, at most `overlapWords` repeated from the previous one), stated here in tokens.
+ */
+export const CHUNKING_STRATEGY = {
+  type: 'static' as const,
+  static: {
+    max_chunk_size_tokens: Math.ceil(DEFAULT_CHUNKING.maxWords * TOKENS_PER_WORD),
+    chunk_overlap_tokens: Math.ceil(DEFAULT_CHUNKING.overlapWords * TOKENS_PER_WORD),
+  },
+};
 
 export function presentVectorStore(row: VectorStoreRow) {
   const counts = { in_progress: row.in_progress, completed: row.completed, failed: row.failed, cancelled: 0 };
@@ -43,7 +59,7 @@ export function presentVectorStoreFile(row: VectorStoreFileRow) {
     status: row.status,
     last_error: row.last_error,
     attributes: row.attributes,
-    chunking_strategy: { type: 'static' as const },
+    chunking_strategy: CHUNKING_STRATEGY,
   };
 }
 

@@ -42,6 +42,7 @@ import {
   FileUploadFieldsDto,
   FileUploadForm,
   SearchVectorStoreDto,
+  searchQueryText,
   UpdateVectorStoreDto,
 } from './dto/vector-store.dto.js';
 import {
@@ -73,6 +74,9 @@ const rfc5987 = (name: string) =>
 
 /** How soon a client polling a file still `in_progress` should ask again. */
 const POLL_AFTER_MS = 500;
+
+/** OpenAI's statuses of a vector-store file, as `GET …/files?filter=` takes them. */
+const FILE_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'];
 
 /** OpenAI's `?limit=&order=&after=&before=`, checked (a 400 naming the parameter). */
 function windowOf(query: Record<string, unknown>): ListWindow {
@@ -230,16 +234,25 @@ export class VectorStoresController {
   @ApiQuery({
     name: 'filter',
     required: false,
-    schema: { type: 'string', enum: ['in_progress', 'completed', 'failed', 'cancelled'] },
+    schema: { type: 'string', enum: FILE_STATUSES },
   })
   @ApiOkResponse({ type: VectorStoreFileList })
-  @ApiOpenAiErrors(NO_STORE)
+  @ApiOpenAiErrors({
+    400: {
+      description: "`filter` is not one of OpenAI's statuses.",
+      bodies: { filter: ValidationFailedError.field('filter', `Must be one of ${FILE_STATUSES.join(', ')}.`).body() },
+    },
+    ...NO_STORE,
+  })
   async listVectorStoreFiles(
     @CurrentPrincipal() caller: Principal,
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ) {
-    const status = typeof query.filter === 'string' ? query.filter : undefined;
+    const status = query.filter === undefined ? undefined : query.filter;
+    // OpenAI's statuses only (ours never cancel, so `cancelled` lists nothing): anything else is a 400.
+    if (status !== undefined && !(typeof status === 'string' && FILE_STATUSES.includes(status)))
+      throw ValidationFailedError.field('filter', `Must be one of ${FILE_STATUSES.join(', ')}.`);
     const window = windowOf({ ...query, filter: undefined });
     return presentList(await this.stores.attachments(caller, id, window, status), presentVectorStoreFile);
   }
@@ -297,7 +310,8 @@ export class VectorStoresController {
   @ApiOkResponse({ type: VectorStoreSearchPage })
   @ApiOpenAiErrors({
     400: {
-      description: '`query` missing, a malformed `filters`, or `max_num_results` out of range.',
+      description:
+        '`query` missing, a malformed `filters`, `max_num_results` out of range, or a `ranking_options.score_threshold` below 0.',
       bodies: {
         filters: ValidationFailedError.field(
           'filters',
@@ -314,12 +328,14 @@ export class VectorStoresController {
   ) {
     const { filter, problem } = metadataFilterOf(body.filters);
     if (problem) throw ValidationFailedError.field('filters', problem);
+    const query = searchQueryText(body.query);
     const hits = await this.stores.search(caller, id, {
-      query: body.query,
+      query,
       filter,
       maxResults: body.max_num_results ?? 10,
+      scoreThreshold: body.ranking_options?.score_threshold ?? null,
     });
-    return presentSearch(body.query, hits);
+    return presentSearch(query, hits);
   }
 }
 

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * Deletes, inside the caller's transaction, the document an attachment became; the attachment's deletion
+ * and its document's commit together, so a failure leaves both (and a retry finishes the job).
+ */
+export type ForgetDocument = (manager: EntityManager, collectionId: string, documentId: string) => Promise<void>;
 
 /** A file of `POST /v1/files`, without its bytes. */
 export interface FileRow {
@@ -172,25 +178,21 @@ export class VectorStoresRepository {
   }
 
   /**
-   * Deletes the file, its attachments and gives its bytes back to its organization's `files_usage`, in one
-   * transaction; the documents it became, for the caller to delete. The file's row is held first, as an
-   * attach and a worker storing an outcome hold it (KEY SHARE) before the attachment: a worker that stored
-   * its document first is waited for and its document returned here; one after finds the file gone and
-   * stores nothing, and so does an attach of it (a 404).
+   * Deletes the file, its attachments, the documents they became (`forget`) and gives its bytes back to its
+   * organization's `files_usage`, in one transaction. The file's row is held first, as an attach and a
+   * worker storing an outcome hold it (KEY SHARE) before the attachment: a worker that stored its document
+   * first is waited for and its document deleted here; one after finds the file gone and stores nothing,
+   * and so does an attach of it (a 404).
    */
-  deleteFile(id: string): Promise<{ collection_id: string; document_id: string | null }[]> {
+  deleteFile(id: string, forget: ForgetDocument): Promise<void> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR UPDATE`, [id]);
-      const [attached]: [{ collection_id: string; document_id: string | null }[], number] = await manager.query(
-        `DELETE FROM vector_store_files WHERE file_id = $1 RETURNING collection_id, document_id`,
-        [id],
-      );
+      await forgetAttached(manager, forget, `file_id = $1`, [id]);
       await manager.query(
         `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
          UPDATE files_usage u SET bytes = u.bytes - gone.bytes FROM gone WHERE u.organization_id = gone.organization_id`,
         [id],
       );
-      return attached;
     });
   }
 
@@ -217,7 +219,7 @@ export class VectorStoresRepository {
    * (its `charged_bytes`; the trigger of migration AttachStorage adds them), unless that would pass
    * `budgetBytes`: then nothing changes ('full'). 'gone': the collection was deleted meanwhile; 'no file':
    * the file was.
-   * `replacedDocumentId`: the document the earlier attach made, for the caller to delete.
+   * The document the earlier attach made is deleted (`forget`) in the same transaction.
    * Locks in one order with the file's deletion and the worker (collection, file, attachment, usage): no deadlock.
    */
   queueAttachment(
@@ -226,53 +228,74 @@ export class VectorStoresRepository {
     file: Pick<FileRow, 'id' | 'bytes'>,
     attributes: Record<string, string | number>,
     budgetBytes: number,
-  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'gone' | 'no file'> {
-    return this.dataSource.transaction(async (manager) => {
-      const collection: unknown[] = await manager.query(
-        `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
-        [collectionId],
-      );
-      if (collection.length === 0) return 'gone';
-      const held: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [file.id]);
-      if (held.length === 0) return 'no file';
-      const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
-        `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
-        [collectionId, file.id],
-      );
-      await manager.query(
-        `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
-        [organizationId],
-      );
-      const [usage]: { bytes: string }[] = await manager.query(
-        `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
-        [organizationId],
-      );
-      const added = file.bytes - Number(earlier[0]?.charged_bytes ?? 0);
-      if (added > 0 && Number(usage.bytes) + added > budgetBytes) return 'full';
-      const rows: VectorStoreFileRow[] = await manager.query(
-        `INSERT INTO vector_store_files (collection_id, file_id, organization_id, status, attributes, charged_bytes)
-         VALUES ($1, $2, $3, 'in_progress', $4, $5)
-         ON CONFLICT (collection_id, file_id) DO UPDATE
-            SET document_id = NULL, status = 'in_progress', last_error = NULL, attributes = excluded.attributes,
-                usage_bytes = 0, claim = NULL, claimed_until = NULL, attempts = 0,
-                charged_bytes = excluded.charged_bytes
-         RETURNING ${ATTACHMENT_COLUMNS}`,
-        [collectionId, file.id, organizationId, JSON.stringify(attributes), file.bytes],
-      );
-      return { row: rows[0], replacedDocumentId: earlier[0]?.document_id ?? null };
-    });
+    forget: ForgetDocument,
+  ): Promise<VectorStoreFileRow | 'full' | 'gone' | 'no file'> {
+    return this.dataSource.transaction((manager) =>
+      this.queueAttachmentWithin(manager, organizationId, collectionId, file, attributes, budgetBytes, forget),
+    );
+  }
+
+  /** `queueAttachment` inside the caller's transaction (a vector store created with its files). */
+  async queueAttachmentWithin(
+    manager: EntityManager,
+    organizationId: string,
+    collectionId: string,
+    file: Pick<FileRow, 'id' | 'bytes'>,
+    attributes: Record<string, string | number>,
+    budgetBytes: number,
+    forget: ForgetDocument,
+  ): Promise<VectorStoreFileRow | 'full' | 'gone' | 'no file'> {
+    const collection: unknown[] = await manager.query(
+      `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
+      [collectionId],
+    );
+    if (collection.length === 0) return 'gone';
+    const held: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [file.id]);
+    if (held.length === 0) return 'no file';
+    // The earlier outcome's document first, as `DELETE /v1/documents/{id}` locks (document, then attachment).
+    const before: { document_id: string | null }[] = await manager.query(
+      `SELECT document_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+      [collectionId, file.id],
+    );
+    if (before[0]?.document_id) await forget(manager, collectionId, before[0].document_id);
+    const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
+      `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
+      [collectionId, file.id],
+    );
+    await manager.query(
+      `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
+      [organizationId],
+    );
+    const [usage]: { bytes: string }[] = await manager.query(
+      `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
+      [organizationId],
+    );
+    const added = file.bytes - Number(earlier[0]?.charged_bytes ?? 0);
+    if (added > 0 && Number(usage.bytes) + added > budgetBytes) return 'full';
+    const rows: VectorStoreFileRow[] = await manager.query(
+      `INSERT INTO vector_store_files (collection_id, file_id, organization_id, status, attributes, charged_bytes)
+       VALUES ($1, $2, $3, 'in_progress', $4, $5)
+       ON CONFLICT (collection_id, file_id) DO UPDATE
+          SET document_id = NULL, status = 'in_progress', last_error = NULL, attributes = excluded.attributes,
+              usage_bytes = 0, claim = NULL, claimed_until = NULL, attempts = 0,
+              charged_bytes = excluded.charged_bytes
+       RETURNING ${ATTACHMENT_COLUMNS}`,
+      [collectionId, file.id, organizationId, JSON.stringify(attributes), file.bytes],
+    );
+    const replaced = earlier[0]?.document_id ?? null;
+    if (replaced !== null) await forget(manager, collectionId, replaced);
+    return rows[0];
   }
 
   /**
-   * Deletes the attachment; the document it became (for the caller to delete), or null. The row first: a
-   * worker indexing the file finds it gone and stores nothing; one that stored first is waited for.
+   * Deletes the attachment and the document it became (`forget`), in one transaction; false when it was
+   * not attached. A worker indexing the file then finds the row gone and stores nothing; one that stored
+   * first is waited for, and its document deleted too.
    */
-  async detach(collectionId: string, fileId: string): Promise<{ document_id: string | null } | null> {
-    const [rows]: [{ document_id: string | null }[], number] = await this.dataSource.query(
-      `DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 RETURNING document_id`,
-      [collectionId, fileId],
+  detach(collectionId: string, fileId: string, forget: ForgetDocument): Promise<boolean> {
+    return this.dataSource.transaction((manager) =>
+      forgetAttached(manager, forget, `collection_id = $1 AND file_id = $2`, [collectionId, fileId]),
     );
-    return rows[0] ?? null;
   }
 
   /** The files the documents came from (documents uploaded otherwise have none). */
@@ -292,4 +315,31 @@ export class VectorStoresRepository {
     );
     return new Map(rows.map((row) => [row.document_id, row]));
   }
+}
+
+/**
+ * Deletes the attachments `where` selects and the documents they became, inside the caller's transaction;
+ * whether there was one. The documents first (each takes its attachment with it, by cascade), in the order
+ * `DELETE /v1/documents/{id}` locks (document, then attachment), so the two never deadlock; then the rest
+ * (files still queued, or a document stored meanwhile, deleted in turn).
+ */
+async function forgetAttached(
+  manager: EntityManager,
+  forget: ForgetDocument,
+  where: string,
+  params: unknown[],
+): Promise<boolean> {
+  const found: { collection_id: string; document_id: string | null }[] = await manager.query(
+    `SELECT collection_id, document_id FROM vector_store_files WHERE ${where}`,
+    params,
+  );
+  for (const { collection_id, document_id } of found)
+    if (document_id !== null) await forget(manager, collection_id, document_id);
+  const [rest]: [{ collection_id: string; document_id: string | null }[], number] = await manager.query(
+    `DELETE FROM vector_store_files WHERE ${where} RETURNING collection_id, document_id`,
+    params,
+  );
+  for (const { collection_id, document_id } of rest)
+    if (document_id !== null) await forget(manager, collection_id, document_id);
+  return found.length > 0 || rest.length > 0;
 }

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { CollectionsService } from '../collections/collections.service.js';
-import { AttachesBusyError, AttachStorageFullError, FilesStorageFullError, NotFoundError } from '../common/errors.js';
+import {
+  AttachesBusyError,
+  AttachStorageFullError,
+  FilesStorageFullError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../common/errors.js';
 import type { Principal } from '../common/principal.js';
 import { isUuid } from '../common/validation.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -17,6 +23,7 @@ import { ATTACHES_QUEUED_PER_ORGANIZATION, AttachQueue } from './attach-queue.js
 import { AttachWorker } from './attach-worker.js';
 import {
   type FileRow,
+  type ForgetDocument,
   type ListWindow,
   type VectorStoreFileRow,
   type VectorStoreRow,
@@ -65,15 +72,39 @@ export class VectorStoresService {
     caller: Principal,
     input: { name?: string | null; description?: string | null; metadata?: Attributes | null; fileIds?: string[] },
   ): Promise<VectorStoreRow> {
+    this.checkSize('metadata', input.metadata);
     // Every file is checked first, so an unknown one is a 404 before the store is made.
-    for (const fileId of input.fileIds ?? []) await this.file(caller, fileId);
+    const files: FileRow[] = [];
+    for (const fileId of input.fileIds ?? []) files.push(await this.file(caller, fileId));
+    if (
+      files.length > 0 &&
+      (await this.queue.queued(caller.organizationId)) + files.length > ATTACHES_QUEUED_PER_ORGANIZATION
+    )
+      throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
     const name = input.name ?? `Vector store ${randomBytes(4).toString('hex')}`;
-    const created = await this.collections.create(caller, {
-      name,
-      description: input.description,
-      metadata: input.metadata,
-    });
-    for (const fileId of input.fileIds ?? []) await this.attach(caller, created.id, fileId, {});
+    const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
+    // The store and its attachments in one transaction: an error of any file (storage full) creates nothing.
+    const created = await this.collections.create(
+      caller,
+      { name, description: input.description, metadata: input.metadata },
+      async (manager, collection) => {
+        for (const file of files) {
+          const queued = await this.repository.queueAttachmentWithin(
+            manager,
+            caller.organizationId,
+            collection,
+            file,
+            {},
+            limitMb * 1024 * 1024,
+            this.forgetDocument(caller),
+          );
+          if (queued === 'no file') throw NotFoundError.named('File', file.id);
+          if (queued === 'full') throw new AttachStorageFullError(limitMb);
+          if (queued === 'gone') throw new Error(`collection ${collection} vanished while being created`);
+        }
+      },
+    );
+    if (files.length > 0) this.worker.wake();
     return this.store(caller, created.id);
   }
 
@@ -94,6 +125,7 @@ export class VectorStoresService {
     id: string,
     changes: { name?: string; description?: string | null; metadata?: Attributes | null },
   ): Promise<VectorStoreRow> {
+    this.checkSize('metadata', changes.metadata);
     const collection = await this.reach(caller, id);
     await this.collections.update(caller, collection, changes);
     return this.store(caller, collection);
@@ -152,8 +184,7 @@ export class VectorStoresService {
   /** Deletes the file and, in every vector store it is attached to, the document it became. */
   async deleteFile(caller: Principal, id: string): Promise<string> {
     const file = await this.file(caller, id);
-    for (const attached of await this.repository.deleteFile(file.id))
-      await this.forgetDocument(caller, attached.collection_id, attached.document_id);
+    await this.repository.deleteFile(file.id, this.forgetDocument(caller));
     return file.id;
   }
 
@@ -170,6 +201,7 @@ export class VectorStoresService {
     fileId: string,
     attributes: Attributes,
   ): Promise<VectorStoreFileRow> {
+    this.checkSize('attributes', attributes);
     const collection = await this.reachForWriting(caller, storeId);
     const file = await this.file(caller, fileId);
     if ((await this.queue.queued(caller.organizationId)) >= ATTACHES_QUEUED_PER_ORGANIZATION)
@@ -181,14 +213,13 @@ export class VectorStoresService {
       file,
       attributes,
       limitMb * 1024 * 1024,
+      this.forgetDocument(caller),
     );
     if (queued === 'gone') throw NotFoundError.named('Vector store', storeId);
     if (queued === 'no file') throw NotFoundError.named('File', fileId);
     if (queued === 'full') throw new AttachStorageFullError(limitMb);
-    const { row, replacedDocumentId } = queued;
-    await this.forgetDocument(caller, collection, replacedDocumentId);
     this.worker.wake();
-    return row;
+    return queued;
   }
 
   async attachments(
@@ -213,15 +244,14 @@ export class VectorStoresService {
     const collection = await this.reachForWriting(caller, storeId);
     const row = await this.attachment(caller, collection, fileId);
     // The row first: a file being indexed then stores nothing (see VectorStoresRepository.detach).
-    const detached = await this.repository.detach(collection, row.file_id);
-    if (detached) await this.forgetDocument(caller, collection, detached.document_id);
+    await this.repository.detach(collection, row.file_id, this.forgetDocument(caller));
     return row.file_id;
   }
 
   async search(
     caller: Principal,
     storeId: string,
-    request: { query: string; filter?: MetadataFilter; maxResults: number },
+    request: { query: string; filter?: MetadataFilter; maxResults: number; scoreThreshold?: number | null },
   ): Promise<SearchHit[]> {
     // The search checks the collection itself (one lookup); its 404 names the vector store here.
     const outcome = await this.searches
@@ -234,8 +264,11 @@ export class VectorStoresService {
       .catch((error: unknown) => {
         throw error instanceof NotFoundError ? NotFoundError.named('Vector store', storeId) : error;
       });
-    const files = await this.repository.filesOfDocuments(outcome.sources.map((source) => source.documentId));
-    return outcome.sources.map((source) => {
+    // OpenAI's `ranking_options.score_threshold`: the results scoring less are left out.
+    const threshold = request.scoreThreshold ?? null;
+    const sources = outcome.sources.filter((source) => threshold === null || source.score >= threshold);
+    const files = await this.repository.filesOfDocuments(sources.map((source) => source.documentId));
+    return sources.map((source) => {
       const file = files.get(source.documentId);
       return {
         source,
@@ -244,6 +277,16 @@ export class VectorStoresService {
         attributes: file?.attributes ?? source.metadata,
       };
     });
+  }
+
+  /**
+   * DOCUMENT_METADATA_MAX_BYTES, as `/v1/documents/` applies it: attributes become the document's metadata
+   * (and a store's metadata its collection's), which a search's filter reads for every candidate.
+   */
+  private checkSize(field: string, value: Attributes | null | undefined): void {
+    const limit = this.config.DOCUMENT_METADATA_MAX_BYTES;
+    if (value && Buffer.byteLength(JSON.stringify(value)) > limit)
+      throw ValidationFailedError.field(field, `Ensure this object takes no more than ${limit} bytes as JSON.`);
   }
 
   /** The collection id of a vector store the caller may read, or a 404 naming the vector store. */
@@ -264,12 +307,14 @@ export class VectorStoresService {
     }
   }
 
-  private async forgetDocument(caller: Principal, collection: string, documentId: string | null): Promise<void> {
-    if (documentId === null) return;
-    try {
-      await this.documents.remove({ organizationId: caller.organizationId, collectionIds: [collection] }, documentId);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error; // deleted already
-    }
+  /** Deletes an attachment's document in the attachment's transaction (one already gone is no matter). */
+  private forgetDocument(caller: Principal): ForgetDocument {
+    return async (manager, collection, documentId) => {
+      await this.documents.removeWithin(
+        manager,
+        { organizationId: caller.organizationId, collectionIds: [collection] },
+        documentId,
+      );
+    };
   }
 }

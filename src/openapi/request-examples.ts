@@ -80,9 +80,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     query: 'When does the ingest worker restart?',
     filters: { type: 'eq', key: 'customer', value: 'acme' },
     max_num_results: 5,
+    ranking_options: { score_threshold: 0.5 },
   },
   ChatCompletionDto: {
     model: 'private',
+    collection_ids: ['default'],
     messages: [{ role: 'user', content: 'What do I do when the queue backs up?' }],
   },
 };

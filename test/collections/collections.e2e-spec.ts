@@ -461,5 +461,59 @@ describe('collections', () => {
         .expect(200);
       expect(privately.body.sources).toEqual([]);
     });
+
+    it('a completion honours collection_ids with model "private" (1 to 20, unknown 404, other models 400); "default" is the default collection', async () => {
+      const user = await signUp(test);
+      const other = await signUp(test);
+      const kb = (await create(user, { name: 'Reef' }).expect(201)).body.id as string;
+      const foreign = (await create(other, { name: 'Foreign' }).expect(201)).body.id as string;
+      for (const [title, content, collection] of [
+        ['Coral', 'Coral reefs bleach in warm water.', kb],
+        ['Lagoon', 'A coral lagoon shelters reef fish.', 'default'],
+      ])
+        await http()
+          .post('/v1/documents/')
+          .set(user.auth)
+          .send({ title, content, collection_id: collection })
+          .expect(201);
+      const complete = (body: object) =>
+        http()
+          .post('/v1/chat/completions')
+          .set(user.auth)
+          .send({ messages: [{ role: 'user', content: 'coral reefs' }], ...body });
+      const titles = (response: { body: { sources: Source[] } }) => response.body.sources.map((s) => s.title).sort();
+
+      expect(titles(await complete({ model: 'private', collection_ids: [kb] }).expect(200))).toEqual(['Coral']);
+      expect(titles(await complete({ model: 'private', collection_ids: [kb, 'default'] }).expect(200))).toEqual([
+        'Coral',
+        'Lagoon',
+      ]);
+      expect(titles(await complete({ model: 'default' }).expect(200))).toEqual(['Lagoon']);
+      for (const id of ['nope', foreign])
+        expect((await complete({ model: 'private', collection_ids: [id] }).expect(404)).body).toMatchObject({
+          detail: `Collection "${id}" not found.`,
+          error: { code: 'not_found' },
+        });
+      const refused = async (body: object, param: string, message: string) => {
+        const response = await complete(body).expect(400);
+        expect(response.body.detail).toBe(`${param}: ${message}`);
+        expect(response.body.error).toMatchObject({ type: 'invalid_request_error', param });
+      };
+      await refused({ model: 'private', collection_ids: [] }, 'collection_ids', 'This list may not be empty.');
+      await refused(
+        { model: 'private', collection_ids: Array.from({ length: 21 }, () => kb) },
+        'collection_ids',
+        'Ensure this field has no more than 20 elements.',
+      );
+      for (const model of [kb, 'default', 'zoo'])
+        await refused(
+          { model, collection_ids: [kb] },
+          'collection_ids',
+          'collection_ids goes with model "private": a model that names a collection or a public domain asks that one.',
+        );
+      // None of the refusals was charged.
+      const usage = await http().get('/v1/billings/subscription/').set(user.auth).expect(200);
+      expect(usage.body.current_quota.credits_used).toBe(3);
+    });
   });
 });

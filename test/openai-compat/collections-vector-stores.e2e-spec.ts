@@ -210,6 +210,109 @@ describe('OpenAI vector stores (collections) with the official client', () => {
     expect(noFile).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it("attributes and a store's metadata keep OpenAI's bounds (16 keys, 64, 512) and DOCUMENT_METADATA_MAX_BYTES: a 400 naming the field", async () => {
+    const store = await openai.vectorStores.create({ name: 'Bounded attributes' });
+    const file = await openai.files.create({
+      file: await toFile(Buffer.from('Starfruit notes.'), 'bounded.txt'),
+      purpose: 'assistants',
+    });
+    const keys = (n: number, value: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`key-${String(i).padStart(2, '0')}`, value]));
+    const tooMany = 'Ensure this object has no more than 16 keys.';
+    const keyTooLong = 'Keys must be 1 to 64 characters long.';
+    const valueTooLong = 'Ensure each value has no more than 512 characters.';
+    const tooBig = 'Ensure this object takes no more than 8192 bytes as JSON.';
+    for (const [attributes, message] of [
+      [keys(17, 'v'), tooMany],
+      [{ ['k'.repeat(65)]: 'v' }, keyTooLong],
+      [{ kind: 'v'.repeat(513) }, valueTooLong],
+      // 16 values of 512 characters, 3 bytes each in UTF-8: within the counts, past the bytes.
+      [keys(16, '€'.repeat(512)), tooBig],
+    ] as const) {
+      const error = await failureOf(openai.vectorStores.files.create(store.id, { file_id: file.id, attributes }));
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.message).toContain(`attributes: ${message}`);
+      expect((error.error as { param: string }).param).toBe('attributes');
+    }
+    for (const [metadata, message] of [
+      [keys(17, 'v'), tooMany],
+      [{ ['k'.repeat(65)]: 'v' }, keyTooLong],
+      [{ team: 'v'.repeat(513) }, valueTooLong],
+      [keys(16, '€'.repeat(512)), tooBig],
+    ] as const) {
+      for (const call of [
+        () => openai.vectorStores.create({ name: 'Refused', metadata }),
+        () => openai.vectorStores.update(store.id, { metadata }),
+      ]) {
+        const error = await failureOf(call());
+        expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(error.message).toContain(`metadata: ${message}`);
+        expect((error.error as { param: string }).param).toBe('metadata');
+      }
+    }
+    expect((await openai.vectorStores.list()).data.map((one) => one.name)).not.toContain('Refused');
+    expect(await openai.vectorStores.files.list(store.id)).toMatchObject({ data: [] });
+    // At the bounds: accepted, and the document's metadata is the attributes.
+    const attributes = { ...keys(15, 'v'.repeat(400)), ['k'.repeat(64)]: 'v'.repeat(512) };
+    const attached = await openai.vectorStores.files.createAndPoll(store.id, { file_id: file.id, attributes });
+    expect(attached).toMatchObject({ status: 'completed', attributes });
+  });
+
+  it("OpenAI's shapes: score_threshold applied, query as a list, files?filter= checked, chunking_strategy with its figures", async () => {
+    const store = await openai.vectorStores.create({ name: 'Shapes' });
+    for (const [name, text] of [
+      ['kelp.txt', 'Kelp forests grow fast in cold water. Kelp kelp kelp forests.'],
+      ['reef.txt', 'Coral reefs and a few kelp strands live in warm water.'],
+    ]) {
+      const file = await openai.files.create({ file: await toFile(Buffer.from(text), name), purpose: 'assistants' });
+      const attached = await openai.vectorStores.files.createAndPoll(store.id, { file_id: file.id });
+      expect(attached.chunking_strategy).toEqual({
+        type: 'static',
+        static: { max_chunk_size_tokens: 534, chunk_overlap_tokens: 67 },
+      });
+    }
+    const all = (await openai.vectorStores.search(store.id, { query: 'kelp' })).data;
+    expect(all.map((hit) => hit.filename)).toEqual(['kelp.txt', 'reef.txt']);
+    const between = (all[0].score + all[1].score) / 2;
+    const above = await openai.vectorStores.search(store.id, {
+      query: 'kelp',
+      ranking_options: { ranker: 'auto', score_threshold: between },
+    });
+    expect(above.data.map((hit) => hit.filename)).toEqual(['kelp.txt']);
+    const negative = await failureOf(
+      openai.vectorStores.search(store.id, { query: 'kelp', ranking_options: { score_threshold: -1 } }),
+    );
+    expect(negative).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(negative.message).toContain('ranking_options: score_threshold must be a number of 0 or more.');
+
+    // A list of queries is asked as one question, its strings joined by a space.
+    const listed = await openai.vectorStores.search(store.id, { query: ['coral', 'reefs'] });
+    expect(listed.data[0].filename).toBe('reef.txt');
+    const page = await test
+      .http()
+      .post(`/v1/vector_stores/${store.id}/search`)
+      .set(user.auth)
+      .send({ query: [' coral ', 'reefs'] })
+      .expect(200);
+    expect(page.body.search_query).toBe('coral reefs');
+    for (const [query, message] of [
+      [[], 'query: This list may not be empty.'],
+      [['  '], 'query: This field is required.'],
+      [[1], 'query: Expected a string or a list of strings.'],
+    ] as const) {
+      const error = await failureOf(openai.vectorStores.search(store.id, { query: query as never }));
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.message).toContain(message);
+    }
+
+    const bogus = await failureOf(openai.vectorStores.files.list(store.id, { filter: 'bogus' as never }));
+    expect(bogus).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(bogus.message).toContain('filter: Must be one of in_progress, completed, failed, cancelled.');
+    expect((bogus.error as { param: string }).param).toBe('filter');
+    expect((await openai.vectorStores.files.list(store.id, { filter: 'cancelled' })).data).toEqual([]);
+    expect((await openai.vectorStores.files.list(store.id, { filter: 'completed' })).data).toHaveLength(2);
+  });
+
   it('a filter key "__proto__" or "constructor" is an ordinary attribute name (no prototype pollution, no crash)', async () => {
     const store = await openai.vectorStores.create({ name: 'Proto' });
     const file = await openai.files.create({

@@ -186,6 +186,38 @@ describe('files storage per organization', () => {
     expect((await stored(organizationId)).counted).toBe(0);
   });
 
+  it('a vector store created with file_ids that would pass the bound is not created at all (400)', async () => {
+    const auth = await member();
+    const files: string[] = [];
+    for (let i = 0; i < 3; i++)
+      files.push((await upload(auth, 200_000, `part-${i}.txt`).expect(201)).body.id as string);
+    const organizationId = await organizationOf(files[0]);
+    // 600,000 stored; the copies of the first two fit (1,000,000), the third's would not.
+    const refused = await test
+      .http()
+      .post('/v1/vector_stores')
+      .set('Authorization', auth)
+      .send({ name: 'Too big', file_ids: files })
+      .expect(400);
+    expect(refused.body.detail).toMatch(/attaching this file would pass that/);
+    const stores = await test.http().get('/v1/vector_stores?limit=100').set('Authorization', auth).expect(200);
+    expect(stores.body.data.map((store: { name: string }) => store.name)).not.toContain('Too big');
+    const attachments = await test.db.query(`SELECT 1 FROM vector_store_files WHERE organization_id = $1`, [
+      organizationId,
+    ]);
+    expect(attachments.rowCount).toBe(0);
+    expect((await stored(organizationId)).counted).toBe(600_000);
+    // The same name is free, and two files fit.
+    const created = await test
+      .http()
+      .post('/v1/vector_stores')
+      .set('Authorization', auth)
+      .send({ name: 'Too big', file_ids: files.slice(0, 2) })
+      .expect(201);
+    expect(created.body.file_counts).toMatchObject({ total: 2 });
+    expect((await stored(organizationId)).counted).toBe(1_000_000);
+  });
+
   it('the migration counts the files stored before it (backfill), per organization', async () => {
     const db = test.app.get(DataSource);
     const before = await test.db.query<{ organization_id: string; bytes: string }>(

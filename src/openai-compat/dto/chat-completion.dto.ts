@@ -2,6 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { echoed } from '../../common/errors.js';
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
+import { COLLECTION_IDS_MAX } from '../../collections/collections.service.js';
+import { CollectionIdsField } from '../../collections/dto/collection-ids.field.js';
 import {
   AcceptsUnknownFields,
   BooleanField,
@@ -111,11 +113,16 @@ export class ChatCompletionDto {
     type: 'string',
     maxLength: 50,
     description:
-      "`private` (the organization's `default` collection, or an API key's own collections), a collection's id, or a public domain's slug, as `GET /v1/models` lists them.",
+      "`private` (the organization's `default` collection, or an API key's own collections; with `collection_ids`, those), a collection's id (`default` stands for the default collection's), or a public domain's slug, as `GET /v1/models` lists them.",
     example: 'private',
   })
   @StringField({ max: 50 })
   model: string;
+
+  @CollectionIdsField(
+    `With \`model: "private"\` only (another model: 400): 1 to ${COLLECTION_IDS_MAX} collections to ask, ranked as one corpus, as a query's \`collection_ids\`. An unknown collection, or one the key may not reach: 404.`,
+  )
+  collection_ids?: string[] | null;
 
   @ApiProperty({
     type: ChatCompletionMessageDto,

@@ -68,8 +68,25 @@ export class VectorStoreFileResponse {
   @ApiProperty({ type: 'string', enum: ['in_progress', 'completed', 'failed', 'cancelled'] }) status: string;
   @ApiProperty({ type: LastErrorResponse, nullable: true }) last_error: LastErrorResponse | null;
   @ApiProperty(ATTRIBUTES) attributes: Record<string, string | number>;
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { type: 'static' } })
-  chunking_strategy: { type: 'static' };
+  @ApiProperty({
+    type: 'object',
+    description:
+      "OpenAI's static strategy with the chunker's figures (it counts words: 400 a chunk at most, 50 of overlap at most; here in tokens, 4 per 3 words).",
+    properties: {
+      type: { type: 'string', enum: ['static'] },
+      static: {
+        type: 'object',
+        properties: {
+          max_chunk_size_tokens: { type: 'integer', format: 'int32', minimum: 1, maximum: 4096 },
+          chunk_overlap_tokens: { type: 'integer', format: 'int32', minimum: 0, maximum: 2048 },
+        },
+        required: ['max_chunk_size_tokens', 'chunk_overlap_tokens'],
+      },
+    },
+    required: ['type', 'static'],
+    example: { type: 'static', static: { max_chunk_size_tokens: 534, chunk_overlap_tokens: 67 } },
+  })
+  chunking_strategy: { type: 'static'; static: { max_chunk_size_tokens: number; chunk_overlap_tokens: number } };
 }
 
 export class DeletedResponse {

@@ -1121,7 +1121,7 @@ export interface paths {
          * Answer a conversation, OpenAI-style (chat completions)
          * @description **Scope `query`**: an API key limited to scopes needs this one, or gets 403 (after 401, before the route's own checks). JWTs are not scoped.
          *
-         *     For OpenAI client libraries (`baseURL` = `{base_url}/v1`, the API key or JWT as the key). `model` is `private` or a public domain's slug (see `GET /v1/models`). The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's `detail` and OpenAI's `error: {message, type, code, param}`. `max_tokens` and `temperature` are accepted and ignored, as are OpenAI's other fields (`n`, `top_p`, `stop`, `user`, …); one choice comes back.
+         *     For OpenAI client libraries (`baseURL` = `{base_url}/v1`, the API key or JWT as the key). `model` is `private`, a collection's id (`default` for the default collection) or a public domain's slug (see `GET /v1/models`); `collection_ids` (with `private` only) asks those collections. The last user message is answered from the knowledge base like a chat message, with the earlier messages as history; it costs QUERY_CREDIT_COST credits, like a query, and a failed request costs nothing. Checks in order: 401, 400, 404 (model), 403 (allowed_domains), 402 (quota). Errors carry this service's `detail` and OpenAI's `error: {message, type, code, param}`. `max_tokens` and `temperature` are accepted and ignored, as are OpenAI's other fields (`n`, `top_p`, `stop`, `user`, …); one choice comes back.
          *
          *     With `"stream": true`: OpenAI's Server-Sent Events, each `data: {chat.completion.chunk}`: the first
          *     carries `delta.role`, the next ones pieces of `delta.content` in order, the last `finish_reason: "stop"`, `usage` and
@@ -3400,10 +3400,17 @@ export interface components {
         };
         ChatCompletionDto: {
             /**
-             * @description `private` (the organization's `default` collection, or an API key's own collections), a collection's id, or a public domain's slug, as `GET /v1/models` lists them.
+             * @description `private` (the organization's `default` collection, or an API key's own collections; with `collection_ids`, those), a collection's id (`default` stands for the default collection's), or a public domain's slug, as `GET /v1/models` lists them.
              * @example private
              */
             model: string;
+            /**
+             * @description With `model: "private"` only (another model: 400): 1 to 20 collections to ask, ranked as one corpus, as a query's `collection_ids`. An unknown collection, or one the key may not reach: 404.
+             * @example [
+             *       "3f6c1d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f"
+             *     ]
+             */
+            collection_ids?: string[] | null;
             /** @description The conversation, oldest first (at most 100 messages). Its last `user` message is the question (at most 4000 characters); the user and assistant messages before it are the history, as in a chat session. `system`, `developer` and `tool` messages are accepted and not read: the service grounds the answer itself. */
             messages: components["schemas"]["ChatCompletionMessageDto"][];
             /**
@@ -3601,12 +3608,24 @@ export interface components {
                 [key: string]: string | number;
             };
             /**
+             * @description OpenAI's static strategy with the chunker's figures (it counts words: 400 a chunk at most, 50 of overlap at most; here in tokens, 4 per 3 words).
              * @example {
-             *       "type": "static"
+             *       "type": "static",
+             *       "static": {
+             *         "max_chunk_size_tokens": 534,
+             *         "chunk_overlap_tokens": 67
+             *       }
              *     }
              */
-            chunking_strategy: {
-                [key: string]: unknown;
+            chunking_strategy?: {
+                /** @enum {string} */
+                type: "static";
+                static: {
+                    /** Format: int32 */
+                    max_chunk_size_tokens: number;
+                    /** Format: int32 */
+                    chunk_overlap_tokens: number;
+                };
             };
         };
         VectorStoreFileList: {
@@ -3620,8 +3639,11 @@ export interface components {
             has_more: boolean;
         };
         SearchVectorStoreDto: {
-            /** @example printer jams */
-            query: string;
+            /**
+             * @description The question, or OpenAI's list of questions (at most 10), which are joined by a space and asked as one (at most 4000 characters in all).
+             * @example printer jams
+             */
+            query: string | string[];
             /**
              * @description OpenAI's comparison filter `{type: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "nin", key, value}` or compound filter `{type: "and" | "or", filters: [...]}` over the files' attributes (strings and numbers; a boolean value is a 400), nested at most 5 deep, at most 20 comparisons in all.
              * @example {
@@ -3638,6 +3660,18 @@ export interface components {
              * @default 10
              */
             max_num_results?: number;
+            /**
+             * @description `score_threshold`: only results scoring at least this much (scores are BM25 scores, not bounded by 1). `ranker` is accepted and ignored.
+             * @example {
+             *       "score_threshold": 0.5
+             *     }
+             */
+            ranking_options?: ({
+                ranker?: string;
+                score_threshold?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
         };
         SearchContentResponse: {
             /** @enum {string} */
@@ -8570,6 +8604,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "model": "private",
+                 *       "collection_ids": [
+                 *         "default"
+                 *       ],
                  *       "messages": [
                  *         {
                  *           "role": "user",
@@ -9277,6 +9314,32 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileList"];
                 };
             };
+            /** @description `filter` is not one of OpenAI's statuses. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names the first bad field, e.g. `query: This field is required.` */
+                        detail: string;
+                        /** @description Every bad field with its messages. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    } | {
+                        /** @description Human-readable message; present in every error. */
+                        detail: string;
+                        error: components["schemas"]["OpenAiErrorObject"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             /** @description No such vector store, another organization's, or one this API key may not reach. */
@@ -9614,7 +9677,10 @@ export interface operations {
                  *         "key": "customer",
                  *         "value": "acme"
                  *       },
-                 *       "max_num_results": 5
+                 *       "max_num_results": 5,
+                 *       "ranking_options": {
+                 *         "score_threshold": 0.5
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["SearchVectorStoreDto"];
@@ -9635,7 +9701,7 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreSearchPage"];
                 };
             };
-            /** @description `query` missing, a malformed `filters`, or `max_num_results` out of range. */
+            /** @description `query` missing, a malformed `filters`, `max_num_results` out of range, or a `ranking_options.score_threshold` below 0. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
