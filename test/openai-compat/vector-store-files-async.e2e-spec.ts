@@ -307,7 +307,7 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
     }
   });
 
-  it('at most 2 files of one organization are claimed at once; another organization is not held back', async () => {
+  it('at most 2 files of one organization are claimed at once; another organization takes its turn first', async () => {
     const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
     try {
       const busy = `Bearer ${(await createKey(test, await signUp(test))).key}`;
@@ -323,12 +323,41 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
       const claimed = [];
       for (let i = 0; i < 5; i++) claimed.push(await queue.claim(2, ATTACH_LEASE_MS));
       const stores = claimed.map((job) => job?.collection_id ?? null);
-      expect(stores).toEqual([store, store, otherStore, null, null]);
+      // The busy organization's oldest first, then the one with fewer files being indexed.
+      expect(stores).toEqual([store, otherStore, store, null, null]);
       // A claim released (its file was refused, say): the third file of the busy organization is due.
       await queue.recordFailed(claimed[0]!, { code: 'invalid_file', message: 'test' });
       expect((await queue.claim(2, ATTACH_LEASE_MS))?.collection_id).toBe(store);
     } finally {
       await test.close();
+    }
+  });
+
+  it('one organization’s backlog does not hold another’s file back: it is indexed before most of the backlog', async () => {
+    const queuing = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    const busy = `Bearer ${(await createKey(queuing, await signUp(queuing))).key}`;
+    const other = `Bearer ${(await createKey(queuing, await signUp(queuing))).key}`;
+    const store = await storeOf(queuing, busy, 'Backlog');
+    for (let i = 0; i < 30; i++)
+      await attach(queuing, busy, store, await upload(queuing, busy, `backlog-${i}.txt`, `Backlog file ${i}.`)).expect(
+        201,
+      );
+    const otherStore = await storeOf(queuing, other, 'Small');
+    await attach(queuing, other, otherStore, await upload(queuing, other, 'small.txt', 'One small file.')).expect(201);
+    await queuing.close();
+
+    const working = await startTestApp({}, database);
+    try {
+      await settled(working);
+      // Each file became a document when it was indexed: the other organization's among the first.
+      const { rows } = await working.db.query<{ collection_id: string }>(
+        `SELECT collection_id FROM documents WHERE collection_id IN ($1, $2) ORDER BY created_at`,
+        [store, otherStore],
+      );
+      expect(rows).toHaveLength(31);
+      expect(rows.findIndex((row) => row.collection_id === otherStore)).toBeLessThan(4);
+    } finally {
+      await working.close();
     }
   });
 
