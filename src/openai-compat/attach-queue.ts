@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { lockUsage } from './vector-stores.repository.js';
 
 /** A file attached to a vector store, claimed by this instance for indexing. */
 export interface ClaimedAttach {
@@ -139,21 +140,24 @@ export class AttachQueue {
    * false when the claim was lost meanwhile.
    */
   async recordFailed(job: ClaimedAttach, error: { code: string; message: string }): Promise<boolean> {
-    const [, changed]: [unknown, number] = await this.dataSource.query(
-      `UPDATE vector_store_files
-          SET status = 'failed', last_error = $4, document_id = NULL, usage_bytes = 0,
-              claim = NULL, claimed_until = NULL, charged_bytes = 0
-        WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
-      [job.collection_id, job.file_id, job.claim, JSON.stringify(error)],
-    );
-    return changed > 0;
+    // The organization's usage row before the attachment's (the charge given back): an attach's order.
+    return this.dataSource.transaction(async (manager) => {
+      await lockUsage(manager, job.organization_id);
+      const [, changed]: [unknown, number] = await manager.query(
+        `UPDATE vector_store_files
+            SET status = 'failed', last_error = $4, document_id = NULL, usage_bytes = 0,
+                claim = NULL, claimed_until = NULL, charged_bytes = 0
+          WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
+        [job.collection_id, job.file_id, job.claim, JSON.stringify(error)],
+      );
+      return changed > 0;
+    });
   }
 
   /** The organization's files waiting or being indexed, in all its vector stores. */
   async queued(organizationId: string): Promise<number> {
     const rows: { n: number }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM vector_store_files v JOIN collections c ON c.id = v.collection_id
-        WHERE v.status = 'in_progress' AND c.organization_id = $1`,
+      `SELECT count(*)::int AS n FROM vector_store_files WHERE organization_id = $1 AND status = 'in_progress'`,
       [organizationId],
     );
     return rows[0].n;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 /** A file of `POST /v1/files`, without its bytes. */
 export interface FileRow {
@@ -83,6 +83,23 @@ function windowSql(alias: string, table: string, key: string, window: ListWindow
   const direction = window.order === 'desc' ? 'DESC' : 'ASC';
   sql += ` ORDER BY ${alias}.created_at ${direction}, ${alias}.${key} ${direction} LIMIT ${window.limit + 1}`;
   return { sql, params };
+}
+
+/**
+ * Holds the organization's `files_usage` row (made if missing) for the transaction; its bytes. Every change
+ * of an attachment's charge (an attach, a detach, a file's deletion, a failed file) takes it before the
+ * attachment's row, so none of them deadlock.
+ */
+export async function lockUsage(manager: EntityManager, organizationId: string): Promise<number> {
+  await manager.query(
+    `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
+    [organizationId],
+  );
+  const rows: { bytes: string }[] = await manager.query(
+    `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
+    [organizationId],
+  );
+  return Number(rows[0]?.bytes ?? 0);
 }
 
 /** `files` and `vector_store_files`, and collections as vector stores. */
@@ -173,14 +190,19 @@ export class VectorStoresRepository {
 
   /**
    * Deletes the file, its attachments and gives its bytes back to its organization's `files_usage`, in one
-   * transaction; the documents it became, for the caller to delete. The file's row is held first, as an
+   * transaction; the documents it became, for the caller to delete. The file's row is held first, then the
+   * organization's usage row (an attach's order), as an
    * attach and a worker storing an outcome hold it (KEY SHARE) before the attachment: a worker that stored
    * its document first is waited for and its document returned here; one after finds the file gone and
    * stores nothing, and so does an attach of it (a 404).
    */
   deleteFile(id: string): Promise<{ collection_id: string; document_id: string | null }[]> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR UPDATE`, [id]);
+      const owner: { organization_id: string }[] = await manager.query(
+        `SELECT organization_id FROM files WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      if (owner.length > 0) await lockUsage(manager, owner[0].organization_id);
       const [attached]: [{ collection_id: string; document_id: string | null }[], number] = await manager.query(
         `DELETE FROM vector_store_files WHERE file_id = $1 RETURNING collection_id, document_id`,
         [id],
@@ -215,10 +237,14 @@ export class VectorStoresRepository {
    * file attached again, whose earlier outcome is replaced (a worker still indexing it under its old
    * claim records nothing). The attachment takes the file's bytes of the organization's `files_usage`
    * (its `charged_bytes`; the trigger of migration AttachStorage adds them), unless that would pass
-   * `budgetBytes`: then nothing changes ('full'). 'gone': the collection was deleted meanwhile; 'no file':
-   * the file was.
+   * `budgetBytes`: then nothing changes ('full'). 'busy': the organization already has `queueBound` files
+   * waiting (counted under its `files_usage` row, which every attach holds first: a burst cannot pass it).
+   * 'gone': the collection was deleted meanwhile; 'no file': the file was.
    * `replacedDocumentId`: the document the earlier attach made, for the caller to delete.
-   * Locks in one order with the file's deletion and the worker (collection, file, attachment, usage): no deadlock.
+   * Locks in one order with the file's deletion, a detach and the worker (collection, file, the
+   * organization's usage row, attachment): no deadlock. (The usage row after the attachment, as before,
+   * deadlocked concurrent attaches of one file: one held the attachment and waited for the usage row,
+   * the other the reverse.)
    */
   queueAttachment(
     organizationId: string,
@@ -226,7 +252,8 @@ export class VectorStoresRepository {
     file: Pick<FileRow, 'id' | 'bytes'>,
     attributes: Record<string, string | number>,
     budgetBytes: number,
-  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'gone' | 'no file'> {
+    queueBound: number,
+  ): Promise<{ row: VectorStoreFileRow; replacedDocumentId: string | null } | 'full' | 'busy' | 'gone' | 'no file'> {
     return this.dataSource.transaction(async (manager) => {
       const collection: unknown[] = await manager.query(
         `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
@@ -235,20 +262,18 @@ export class VectorStoresRepository {
       if (collection.length === 0) return 'gone';
       const held: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [file.id]);
       if (held.length === 0) return 'no file';
+      const usage = await lockUsage(manager, organizationId);
+      const [{ queued }]: { queued: number }[] = await manager.query(
+        `SELECT count(*)::int AS queued FROM vector_store_files WHERE organization_id = $1 AND status = 'in_progress'`,
+        [organizationId],
+      );
+      if (queued >= queueBound) return 'busy';
       const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
         `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
         [collectionId, file.id],
       );
-      await manager.query(
-        `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
-        [organizationId],
-      );
-      const [usage]: { bytes: string }[] = await manager.query(
-        `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
-        [organizationId],
-      );
       const added = file.bytes - Number(earlier[0]?.charged_bytes ?? 0);
-      if (added > 0 && Number(usage.bytes) + added > budgetBytes) return 'full';
+      if (added > 0 && usage + added > budgetBytes) return 'full';
       const rows: VectorStoreFileRow[] = await manager.query(
         `INSERT INTO vector_store_files (collection_id, file_id, organization_id, status, attributes, charged_bytes)
          VALUES ($1, $2, $3, 'in_progress', $4, $5)
@@ -264,15 +289,24 @@ export class VectorStoresRepository {
   }
 
   /**
-   * Deletes the attachment; the document it became (for the caller to delete), or null. The row first: a
-   * worker indexing the file finds it gone and stores nothing; one that stored first is waited for.
+   * Deletes the attachment; the document it became (for the caller to delete), or null. The organization's
+   * usage row first (the order an attach takes), then the row: a worker indexing the file finds it gone
+   * and stores nothing; one that stored first is waited for.
    */
-  async detach(collectionId: string, fileId: string): Promise<{ document_id: string | null } | null> {
-    const [rows]: [{ document_id: string | null }[], number] = await this.dataSource.query(
-      `DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 RETURNING document_id`,
-      [collectionId, fileId],
-    );
-    return rows[0] ?? null;
+  detach(collectionId: string, fileId: string): Promise<{ document_id: string | null } | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const owner: { organization_id: string }[] = await manager.query(
+        `SELECT organization_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+        [collectionId, fileId],
+      );
+      if (owner.length === 0) return null;
+      await lockUsage(manager, owner[0].organization_id);
+      const [rows]: [{ document_id: string | null }[], number] = await manager.query(
+        `DELETE FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 RETURNING document_id`,
+        [collectionId, fileId],
+      );
+      return rows[0] ?? null;
+    });
   }
 
   /** The files the documents came from (documents uploaded otherwise have none). */

@@ -361,6 +361,55 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
     }
   });
 
+  it('concurrent attaches of one file to one store all succeed: no deadlock, no 500', async () => {
+    const test = await startTestApp({}, database);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const statuses: Record<number, number> = {};
+      for (let round = 0; round < 5; round++) {
+        const store = await storeOf(test, auth, `Race ${round}`);
+        const file = await upload(test, auth, 'race.txt', `Deadlock papaya ${round}.`);
+        const answers = await Promise.all(Array.from({ length: 8 }, () => attach(test, auth, store, file)));
+        for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+      }
+      expect(statuses).toEqual({ 201: 40 });
+      await settled(test);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('a burst of attaches past the 1,000 waiting files is refused past the bound, exactly: 429, never 500', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, auth, 'Burst');
+      await test.db.query(
+        `WITH made AS (
+           INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content)
+           SELECT organization_id, 'queued-' || n || '.txt', 'text/plain', 'assistants', 1, 'x'::bytea
+             FROM collections, generate_series(1, 990) n WHERE id = $1
+           RETURNING id, organization_id)
+         INSERT INTO vector_store_files (collection_id, file_id, organization_id, status)
+         SELECT $1, id, organization_id, 'in_progress' FROM made`,
+        [store],
+      );
+      const files = [];
+      for (let i = 0; i < 30; i++) files.push(await upload(test, auth, `burst-${i}.txt`, `Burst ${i}.`));
+      const answers = await Promise.all(files.map((file) => attach(test, auth, store, file)));
+      const statuses: Record<number, number> = {};
+      for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+      expect(statuses).toEqual({ 201: 10, 429: 20 });
+      const queued = await test.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM vector_store_files WHERE collection_id = $1 AND status = 'in_progress'`,
+        [store],
+      );
+      expect(queued.rows[0].n).toBe(1000);
+    } finally {
+      await test.close();
+    }
+  });
+
   it('an organization with 1,000 files waiting is refused the next attach: 429 in OpenAI’s shape, nothing queued', async () => {
     const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
     try {
