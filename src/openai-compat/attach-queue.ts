@@ -83,20 +83,36 @@ export class AttachQueue {
     return rows[0] ?? null;
   }
 
-  /** Extends the lease of a job still being worked on; false when the claim was lost. */
+  /**
+   * Extends the lease of a job still being worked on; false when the claim was lost. A row held by a
+   * transaction (the worker's own, storing the document, or a detach deciding) is skipped, not waited
+   * for: a claim cannot take a held row, and waiting would let the lease run out behind a long store.
+   */
   async renew(job: ClaimedAttach, leaseMs: number): Promise<boolean> {
-    const [, changed]: [unknown, number] = await this.dataSource.query(
-      `UPDATE vector_store_files SET claimed_until = clock_timestamp() + $4 * interval '1 millisecond'
-        WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
+    const rows: { renewed: boolean }[] = await this.dataSource.query(
+      `WITH mine AS (
+         SELECT collection_id, file_id FROM vector_store_files
+          WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'
+            FOR NO KEY UPDATE SKIP LOCKED),
+       renewed AS (
+         UPDATE vector_store_files v SET claimed_until = clock_timestamp() + $4 * interval '1 millisecond'
+           FROM mine WHERE v.collection_id = mine.collection_id AND v.file_id = mine.file_id
+         RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM renewed)
+           OR EXISTS (SELECT 1 FROM vector_store_files
+                       WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress') AS renewed`,
       [job.collection_id, job.file_id, job.claim, leaseMs],
     );
-    return changed > 0;
+    return rows[0]?.renewed ?? false;
   }
 
   /** Gives the job back to the queue, due again in `delayMs` (a transient failure: the extractor was busy). */
   async release(job: ClaimedAttach, delayMs: number): Promise<void> {
+    // Not an interruption: the attempt the claim counted is given back.
     await this.dataSource.query(
-      `UPDATE vector_store_files SET claim = NULL, claimed_until = clock_timestamp() + $4 * interval '1 millisecond'
+      `UPDATE vector_store_files
+          SET claim = NULL, claimed_until = clock_timestamp() + $4 * interval '1 millisecond',
+              attempts = greatest(attempts - 1, 0)
         WHERE collection_id = $1 AND file_id = $2 AND claim = $3 AND status = 'in_progress'`,
       [job.collection_id, job.file_id, job.claim, delayMs],
     );

@@ -3,7 +3,7 @@ import { CollectionPurger } from '../../src/collections/collection-purger.js';
 import { AttachQueue } from '../../src/openai-compat/attach-queue.js';
 import { ATTACH_LEASE_MS, AttachWorker } from '../../src/openai-compat/attach-worker.js';
 import { createKey, signUp, startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { connect, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /** What the client saw of one vector-store file, answer by answer (the attach's, then each poll's). */
 interface Seen {
@@ -358,6 +358,75 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
       expect(rows.findIndex((row) => row.collection_id === otherStore)).toBeLessThan(4);
     } finally {
       await working.close();
+    }
+  });
+
+  it('a file that fails while it is stored fails at once, saying why, not as 3 interruptions', async () => {
+    const test = await startTestApp({}, database);
+    // What a 10 MB file of unique words did: the statement storing its document ran out of time.
+    await test.db.query(`
+      CREATE FUNCTION qfix_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.title = 'poison.txt' THEN
+          RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER qfix_poison BEFORE INSERT ON documents FOR EACH ROW EXECUTE FUNCTION qfix_poison()`);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, auth, 'Poison');
+      const poison = await upload(test, auth, 'poison.txt', 'Too much to index in one statement.');
+      const fine = await upload(test, auth, 'fine.txt', 'Indexed as usual.');
+      await attach(test, auth, store, poison).expect(201);
+      await attach(test, auth, store, fine).expect(201);
+      await settled(test, store);
+      const failed = await test.http().get(`/v1/vector_stores/${store}/files/${poison}`).set('Authorization', auth);
+      expect(failed.body).toMatchObject({
+        status: 'failed',
+        last_error: {
+          code: 'server_error',
+          message:
+            'Indexing took longer than the database allows for one step (15 s): the file has too many distinct words or passages to index at once; split it into smaller files.',
+        },
+      });
+      const attempts = await test.db.query(`SELECT attempts FROM vector_store_files WHERE file_id = $1`, [poison]);
+      expect(attempts.rows).toEqual([{ attempts: 1 }]);
+      const indexed = await test.http().get(`/v1/vector_stores/${store}/files/${fine}`).set('Authorization', auth);
+      expect(indexed.body).toMatchObject({ status: 'completed', last_error: null });
+    } finally {
+      await test.db.query(`DROP TRIGGER qfix_poison ON documents; DROP FUNCTION qfix_poison()`);
+      await test.close();
+    }
+  });
+
+  it('a lease is renewed while the row is held by a transaction (the worker storing the document), not blocked behind it', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    const holder = await connect(database.url);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, auth, 'Held');
+      await attach(test, auth, store, await upload(test, auth, 'held.txt', 'Held while stored.')).expect(201);
+      const queue = test.app.get(AttachQueue);
+      const job = (await queue.claim(2, ATTACH_LEASE_MS))!;
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`, [
+        job.collection_id,
+        job.file_id,
+      ]);
+      const renewed = await Promise.race([
+        queue.renew(job, ATTACH_LEASE_MS),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 3 s'), 3_000)),
+      ]);
+      expect(renewed).toBe(true);
+      await holder.query('ROLLBACK');
+      // Once the claim is lost (the file attached again), renewing says so.
+      await attach(test, auth, store, job.file_id).expect(201);
+      expect(await queue.renew(job, ATTACH_LEASE_MS)).toBe(false);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await test.close();
     }
   });
 
