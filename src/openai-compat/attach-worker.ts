@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -13,6 +12,7 @@ import type { NewDocument } from '../documents/document-input.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { DocumentExtractor } from '../documents/extraction/document-extractor.js';
 import { detectContentType } from '../documents/extraction/extract-upload.js';
+import { spoolDirectory } from '../documents/spool-directory.js';
 import { UploadGate } from '../documents/upload-gate.js';
 import { AttachQueue, type ClaimedAttach } from './attach-queue.js';
 import { VectorStoresRepository } from './vector-stores.repository.js';
@@ -205,7 +205,7 @@ export class AttachWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const content = await this.files.fileContent(job.file_id);
     if (!content) return failed('file_not_found', 'The file was deleted.');
     // The extraction worker reads a path, as it does an upload's spool file.
-    const path = join(tmpdir(), `kqs-attach-${randomBytes(12).toString('hex')}`);
+    const path = join(spoolDirectory(), `kqs-attach-${randomBytes(12).toString('hex')}`);
     try {
       await writeFile(path, content, { mode: 0o600 });
       const { text, chunks } = await this.extractor.extract(path, contentType);
