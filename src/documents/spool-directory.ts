@@ -27,10 +27,11 @@ let heartbeat: NodeJS.Timeout | undefined;
  */
 export function spoolDirectory(): string {
   if (!directory) {
-    directory = join(tmpdir(), `${SPOOL_DIRECTORY_PREFIX}${randomUUID()}`);
+    const made = join(tmpdir(), `${SPOOL_DIRECTORY_PREFIX}${randomUUID()}`);
+    directory = made;
     heartbeat = setInterval(() => {
       const now = new Date();
-      utimes(directory!, now, now).catch(() => undefined);
+      utimes(made, now, now).catch(() => undefined);
     }, HEARTBEAT_MS);
     heartbeat.unref();
   }

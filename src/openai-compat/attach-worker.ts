@@ -171,7 +171,9 @@ export class AttachWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // Reading or storing the file failed: it would fail the same way again (a restart is what the lease
       // and ATTACH_MAX_ATTEMPTS are for), so it fails now, saying why.
       this.logger.warn(`Indexing file ${job.file_id} failed: ${(error as Error).message}`);
-      await this.queue.recordFailed(job, { code: 'server_error', message: indexingFailed(error) }).catch(() => undefined);
+      await this.queue
+        .recordFailed(job, { code: 'server_error', message: indexingFailed(error) })
+        .catch(() => undefined);
     } finally {
       clearInterval(heartbeat);
     }

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_JWT_SECRET } from '../support/app.js';
@@ -119,7 +128,7 @@ describe('document extraction in the built service', () => {
     // Removed when each response is over: just after the client has its answer.
     // Spooled in the service's own directory within it (kqs-spool-…).
     const spooled = () =>
-      readdirSync(spoolDir, { recursive: true, encoding: 'utf8' }).filter((name) => /kqs-upload-/.test(name));
+      readdirSync(spoolDir, { recursive: true, encoding: 'utf8' }).filter((name) => name.includes('kqs-upload-'));
     for (let waited = 0; spooled().length > 0 && waited < 2_000; waited += 50)
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(spooled()).toEqual([]);
