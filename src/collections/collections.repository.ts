@@ -157,6 +157,12 @@ export class CollectionsRepository {
 
   /** The collection itself, once marked deleted (what is left of it goes by cascade). */
   async deleteMarked(manager: EntityManager, id: string): Promise<void> {
+    // The organization's files_usage row before the cascade's attachments (whose trigger gives their bytes
+    // back): the order an attach and a failing file take them, so none deadlocks with this.
+    await manager.query(
+      `SELECT 1 FROM files_usage WHERE organization_id = (SELECT organization_id FROM collections WHERE id = $1) FOR UPDATE`,
+      [id],
+    );
     await manager.query(`DELETE FROM collections WHERE id = $1 AND deleted_at IS NOT NULL`, [id]);
   }
 }

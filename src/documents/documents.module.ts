@@ -7,6 +7,7 @@ import { DocumentsController } from './documents.controller.js';
 import { DocumentsRepository } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
 import { DocumentExtractor } from './extraction/document-extractor.js';
+import { SpoolSweeper } from './spool-directory.js';
 import { UploadGate } from './upload-gate.js';
 import { DocumentUploadInterceptor } from './upload.interceptor.js';
 import { Document } from './document.entity.js';
@@ -21,6 +22,7 @@ import { Document } from './document.entity.js';
     DocumentExtractor,
     DocumentUploadInterceptor,
     UploadGate,
+    SpoolSweeper,
   ],
   exports: [DocumentsService, DocumentInputReader, DocumentExtractor, DocumentUploadInterceptor, UploadGate],
 })

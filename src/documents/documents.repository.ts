@@ -91,6 +91,21 @@ export class DocumentsRepository {
   }
 
   /** Locks the document until the transaction ends; null for a missing document or one out of reach. */
+  /**
+   * For a document a vector store's file became: holds its organization's `files_usage` row, which the
+   * attachment's deletion (by cascade) changes. Every change of an attachment's charge takes that row
+   * before the document and the attachment, so a document's deletion racing a re-attach of its file
+   * cannot deadlock. Nothing for other documents (their deletions do not wait for one another).
+   */
+  async holdFilesUsageIfAttached(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(
+      `SELECT 1 FROM files_usage
+        WHERE organization_id = (SELECT organization_id FROM vector_store_files WHERE document_id = $1 LIMIT 1)
+          FOR UPDATE`,
+      [id],
+    );
+  }
+
   lockReachable(manager: EntityManager, reach: DocumentReach, id: string): Promise<Document | null> {
     return manager.findOne(Document, {
       where: { id, ...reachFilter(reach) },

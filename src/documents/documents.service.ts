@@ -130,6 +130,7 @@ export class DocumentsService {
    * store's attachment) or not at all; false when there was no such document.
    */
   async removeWithin(manager: EntityManager, reach: DocumentReach, id: string): Promise<boolean> {
+    await this.documents.holdFilesUsageIfAttached(manager, id);
     const found = await this.documents.lockReachable(manager, reach, id);
     if (!found) return false;
     const corpusId = found.collectionId ?? found.domainId;

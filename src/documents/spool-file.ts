@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { spoolDirectory } from './spool-directory.js';
 
 /** The spool file could not be written (the temporary directory is missing, full or read-only). */
 export class SpoolError extends Error {}
 
 /**
- * An upload's bytes on disk, in the temporary directory (`TMPDIR`, else /tmp), mode 0600. The file is
+ * An upload's bytes on disk, in this process's spool directory (spool-directory.ts), mode 0600. The file is
  * written as its parts arrive and read by the extraction worker from there: the service never holds a
  * 10 MB file whole (nor copies it into one Buffer, which held the event loop for tens of ms), and the
  * worker gets a path rather than a 10 MB IPC message, whose serialization held it for 90-120 ms.
  */
 export class SpoolFile {
-  readonly path = join(tmpdir(), `kqs-upload-${randomUUID()}`);
+  readonly path = join(spoolDirectory(), `kqs-upload-${randomUUID()}`);
   private writing: Promise<unknown> = Promise.resolve();
 
   /**

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ServiceUnavailableError, ValidationFailedError } from '../common/errors.js';
+import { STATEMENT_TIMEOUT_MS } from '../database/database.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/env.schema.js';
 import { UnreadableDocumentError } from '../documents/document-input.js';
@@ -12,6 +12,7 @@ import type { NewDocument } from '../documents/document-input.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { DocumentExtractor } from '../documents/extraction/document-extractor.js';
 import { detectContentType } from '../documents/extraction/extract-upload.js';
+import { spoolDirectory } from '../documents/spool-directory.js';
 import { UploadGate } from '../documents/upload-gate.js';
 import { AttachQueue, type ClaimedAttach } from './attach-queue.js';
 import { VectorStoresRepository } from './vector-stores.repository.js';
@@ -20,7 +21,11 @@ import { VectorStoresRepository } from './vector-stores.repository.js';
 export const ATTACHES_PER_ORGANIZATION = 2;
 /** A claim's lease, renewed every third of it while the file is indexed: a dead worker's file is due again after it. */
 export const ATTACH_LEASE_MS = 15_000;
-/** Claims of one file before it is failed: each one that ended without an outcome was a crash or a restart. */
+/**
+ * Claims of one file before it is failed: each one that ended without an outcome was a crash or a restart
+ * (a lease that ran out); an error while indexing fails the file at once, and a busy extractor gives the
+ * claim back without counting it.
+ */
 export const ATTACH_MAX_ATTEMPTS = 3;
 /** How often each instance looks for due files (an attach on this instance wakes it at once). */
 const POLL_INTERVAL_MS = 1_000;
@@ -31,6 +36,13 @@ type Outcome = { kind: 'completed'; document: NewDocument } | { kind: 'failed'; 
 
 export const interruptedTooOften = (attempts: number) =>
   `Indexing was interrupted ${attempts} times (the service restarted or stopped while reading the file); attach the file again.`;
+
+/** The reason a file failed while it was read or stored (the database's own words stay in the log). */
+export function indexingFailed(error: unknown): string {
+  if ((error as { code?: string }).code === '57014' || /statement timeout/i.test((error as Error).message))
+    return `Indexing took longer than the database allows for one step (${STATEMENT_TIMEOUT_MS / 1000} s): the file has too many distinct words or passages to index at once; split it into smaller files.`;
+  return 'Indexing failed on an unexpected error (logged); attach the file again, or split it if it fails again.';
+}
 
 /**
  * This instance's attach workers: they index the files attached to vector stores, in the order they were
@@ -156,8 +168,12 @@ export class AttachWorker implements OnApplicationBootstrap, OnModuleDestroy {
         await this.queue.release(job, RETRY_AFTER_BUSY_MS).catch(() => undefined);
         return;
       }
-      // The lease ends and the file is due again (up to ATTACH_MAX_ATTEMPTS claims).
+      // Reading or storing the file failed: it would fail the same way again (a restart is what the lease
+      // and ATTACH_MAX_ATTEMPTS are for), so it fails now, saying why.
       this.logger.warn(`Indexing file ${job.file_id} failed: ${(error as Error).message}`);
+      await this.queue
+        .recordFailed(job, { code: 'server_error', message: indexingFailed(error) })
+        .catch(() => undefined);
     } finally {
       clearInterval(heartbeat);
     }
@@ -191,7 +207,7 @@ export class AttachWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const content = await this.files.fileContent(job.file_id);
     if (!content) return failed('file_not_found', 'The file was deleted.');
     // The extraction worker reads a path, as it does an upload's spool file.
-    const path = join(tmpdir(), `kqs-attach-${randomBytes(12).toString('hex')}`);
+    const path = join(spoolDirectory(), `kqs-attach-${randomBytes(12).toString('hex')}`);
     try {
       await writeFile(path, content, { mode: 0o600 });
       const { text, chunks } = await this.extractor.extract(path, contentType);

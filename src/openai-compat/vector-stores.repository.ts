@@ -91,6 +91,23 @@ function windowSql(alias: string, table: string, key: string, window: ListWindow
   return { sql, params };
 }
 
+/**
+ * Holds the organization's `files_usage` row (made if missing) for the transaction; its bytes. Every change
+ * of an attachment's charge (an attach, a detach, a file's deletion, a failed file) takes it before the
+ * attachment's row, so none of them deadlock.
+ */
+export async function lockUsage(manager: EntityManager, organizationId: string): Promise<number> {
+  await manager.query(
+    `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
+    [organizationId],
+  );
+  const rows: { bytes: string }[] = await manager.query(
+    `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
+    [organizationId],
+  );
+  return Number(rows[0]?.bytes ?? 0);
+}
+
 /** `files` and `vector_store_files`, and collections as vector stores. */
 @Injectable()
 export class VectorStoresRepository {
@@ -179,14 +196,19 @@ export class VectorStoresRepository {
 
   /**
    * Deletes the file, its attachments, the documents they became (`forget`) and gives its bytes back to its
-   * organization's `files_usage`, in one transaction. The file's row is held first, as an attach and a
-   * worker storing an outcome hold it (KEY SHARE) before the attachment: a worker that stored its document
-   * first is waited for and its document deleted here; one after finds the file gone and stores nothing,
-   * and so does an attach of it (a 404).
+   * organization's `files_usage`, in one transaction. The file's row is held first (an attach and a worker
+   * storing an outcome hold it, KEY SHARE, before the attachment), then the organization's usage row (the
+   * order every change of an attachment's charge takes): a worker that stored its document first is waited
+   * for and its document deleted here; one after finds the file gone and stores nothing, and so does an
+   * attach of it (a 404).
    */
   deleteFile(id: string, forget: ForgetDocument): Promise<void> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR UPDATE`, [id]);
+      const owner: { organization_id: string }[] = await manager.query(
+        `SELECT organization_id FROM files WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      if (owner.length > 0) await lockUsage(manager, owner[0].organization_id);
       await forgetAttached(manager, forget, `file_id = $1`, [id]);
       await manager.query(
         `WITH gone AS (DELETE FROM files WHERE id = $1 RETURNING organization_id, bytes)
@@ -217,10 +239,15 @@ export class VectorStoresRepository {
    * file attached again, whose earlier outcome is replaced (a worker still indexing it under its old
    * claim records nothing). The attachment takes the file's bytes of the organization's `files_usage`
    * (its `charged_bytes`; the trigger of migration AttachStorage adds them), unless that would pass
-   * `budgetBytes`: then nothing changes ('full'). 'gone': the collection was deleted meanwhile; 'no file':
-   * the file was.
-   * The document the earlier attach made is deleted (`forget`) in the same transaction.
-   * Locks in one order with the file's deletion and the worker (collection, file, attachment, usage): no deadlock.
+   * `budgetBytes`: then nothing changes ('full'). 'busy': the organization already has `queueBound` files
+   * waiting (counted under its `files_usage` row, which every attach holds first: a burst cannot pass it).
+   * 'gone': the collection was deleted meanwhile; 'no file': the file was.
+   * The document the earlier attach made is deleted (`forget`) in the same transaction, once the attach
+   * is sure to go ahead.
+   * Locks in one order with the file's deletion, a detach, `DELETE /v1/documents/{id}` and the worker
+   * (collection, file, the organization's usage row, document, attachment): no deadlock. (The usage row
+   * after the attachment deadlocked concurrent attaches of one file: one held the attachment and waited
+   * for the usage row, the other the reverse.)
    */
   queueAttachment(
     organizationId: string,
@@ -228,10 +255,20 @@ export class VectorStoresRepository {
     file: Pick<FileRow, 'id' | 'bytes'>,
     attributes: Record<string, string | number>,
     budgetBytes: number,
+    queueBound: number,
     forget: ForgetDocument,
-  ): Promise<VectorStoreFileRow | 'full' | 'gone' | 'no file'> {
+  ): Promise<VectorStoreFileRow | 'full' | 'busy' | 'gone' | 'no file'> {
     return this.dataSource.transaction((manager) =>
-      this.queueAttachmentWithin(manager, organizationId, collectionId, file, attributes, budgetBytes, forget),
+      this.queueAttachmentWithin(
+        manager,
+        organizationId,
+        collectionId,
+        file,
+        attributes,
+        budgetBytes,
+        queueBound,
+        forget,
+      ),
     );
   }
 
@@ -243,8 +280,9 @@ export class VectorStoresRepository {
     file: Pick<FileRow, 'id' | 'bytes'>,
     attributes: Record<string, string | number>,
     budgetBytes: number,
+    queueBound: number,
     forget: ForgetDocument,
-  ): Promise<VectorStoreFileRow | 'full' | 'gone' | 'no file'> {
+  ): Promise<VectorStoreFileRow | 'full' | 'busy' | 'gone' | 'no file'> {
     const collection: unknown[] = await manager.query(
       `SELECT 1 FROM collections WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE`,
       [collectionId],
@@ -252,26 +290,25 @@ export class VectorStoresRepository {
     if (collection.length === 0) return 'gone';
     const held: unknown[] = await manager.query(`SELECT 1 FROM files WHERE id = $1 FOR KEY SHARE`, [file.id]);
     if (held.length === 0) return 'no file';
-    // The earlier outcome's document first, as `DELETE /v1/documents/{id}` locks (document, then attachment).
-    const before: { document_id: string | null }[] = await manager.query(
-      `SELECT document_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+    const usage = await lockUsage(manager, organizationId);
+    const [{ queued }]: { queued: number }[] = await manager.query(
+      `SELECT count(*)::int AS queued FROM vector_store_files WHERE organization_id = $1 AND status = 'in_progress'`,
+      [organizationId],
+    );
+    if (queued >= queueBound) return 'busy';
+    // An attachment's charge only changes under the usage row held above, so it can be read unlocked.
+    const before: { document_id: string | null; charged_bytes: string }[] = await manager.query(
+      `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
       [collectionId, file.id],
     );
+    const added = file.bytes - Number(before[0]?.charged_bytes ?? 0);
+    if (added > 0 && usage + added > budgetBytes) return 'full';
+    // The earlier outcome's document before the attachment, as `DELETE /v1/documents/{id}` locks them.
     if (before[0]?.document_id) await forget(manager, collectionId, before[0].document_id);
-    const earlier: { document_id: string | null; charged_bytes: string }[] = await manager.query(
-      `SELECT document_id, charged_bytes FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
+    const earlier: { document_id: string | null }[] = await manager.query(
+      `SELECT document_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`,
       [collectionId, file.id],
     );
-    await manager.query(
-      `INSERT INTO files_usage (organization_id, bytes) VALUES ($1, 0) ON CONFLICT (organization_id) DO NOTHING`,
-      [organizationId],
-    );
-    const [usage]: { bytes: string }[] = await manager.query(
-      `SELECT bytes FROM files_usage WHERE organization_id = $1 FOR UPDATE`,
-      [organizationId],
-    );
-    const added = file.bytes - Number(earlier[0]?.charged_bytes ?? 0);
-    if (added > 0 && Number(usage.bytes) + added > budgetBytes) return 'full';
     const rows: VectorStoreFileRow[] = await manager.query(
       `INSERT INTO vector_store_files (collection_id, file_id, organization_id, status, attributes, charged_bytes)
        VALUES ($1, $2, $3, 'in_progress', $4, $5)
@@ -282,6 +319,7 @@ export class VectorStoresRepository {
        RETURNING ${ATTACHMENT_COLUMNS}`,
       [collectionId, file.id, organizationId, JSON.stringify(attributes), file.bytes],
     );
+    // A document a worker stored between the two reads.
     const replaced = earlier[0]?.document_id ?? null;
     if (replaced !== null) await forget(manager, collectionId, replaced);
     return rows[0];
@@ -289,13 +327,20 @@ export class VectorStoresRepository {
 
   /**
    * Deletes the attachment and the document it became (`forget`), in one transaction; false when it was
-   * not attached. A worker indexing the file then finds the row gone and stores nothing; one that stored
-   * first is waited for, and its document deleted too.
+   * not attached. The organization's usage row first (the order an attach takes): a worker indexing the
+   * file then finds the row gone and stores nothing; one that stored first is waited for, and its
+   * document deleted too.
    */
   detach(collectionId: string, fileId: string, forget: ForgetDocument): Promise<boolean> {
-    return this.dataSource.transaction((manager) =>
-      forgetAttached(manager, forget, `collection_id = $1 AND file_id = $2`, [collectionId, fileId]),
-    );
+    return this.dataSource.transaction(async (manager) => {
+      const owner: { organization_id: string }[] = await manager.query(
+        `SELECT organization_id FROM vector_store_files WHERE collection_id = $1 AND file_id = $2`,
+        [collectionId, fileId],
+      );
+      if (owner.length === 0) return false;
+      await lockUsage(manager, owner[0].organization_id);
+      return forgetAttached(manager, forget, `collection_id = $1 AND file_id = $2`, [collectionId, fileId]);
+    });
   }
 
   /** The files the documents came from (documents uploaded otherwise have none). */

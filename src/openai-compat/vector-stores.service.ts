@@ -96,8 +96,10 @@ export class VectorStoresService {
             file,
             {},
             limitMb * 1024 * 1024,
+            ATTACHES_QUEUED_PER_ORGANIZATION,
             this.forgetDocument(caller),
           );
+          if (queued === 'busy') throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
           if (queued === 'no file') throw NotFoundError.named('File', file.id);
           if (queued === 'full') throw new AttachStorageFullError(limitMb);
           if (queued === 'gone') throw new Error(`collection ${collection} vanished while being created`);
@@ -204,6 +206,8 @@ export class VectorStoresService {
     this.checkSize('attributes', attributes);
     const collection = await this.reachForWriting(caller, storeId);
     const file = await this.file(caller, fileId);
+    // A quick look first, outside any transaction: a burst past the bound is answered 429 at once rather
+    // than queuing for the organization's usage row (and the pool) only to be refused there.
     if ((await this.queue.queued(caller.organizationId)) >= ATTACHES_QUEUED_PER_ORGANIZATION)
       throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
     const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
@@ -213,8 +217,10 @@ export class VectorStoresService {
       file,
       attributes,
       limitMb * 1024 * 1024,
+      ATTACHES_QUEUED_PER_ORGANIZATION,
       this.forgetDocument(caller),
     );
+    if (queued === 'busy') throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
     if (queued === 'gone') throw NotFoundError.named('Vector store', storeId);
     if (queued === 'no file') throw NotFoundError.named('File', fileId);
     if (queued === 'full') throw new AttachStorageFullError(limitMb);

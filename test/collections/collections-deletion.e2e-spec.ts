@@ -121,4 +121,27 @@ describe('deleting a large collection', () => {
     await purger.idle();
     expect(await held(left)).toEqual({ collections: 0, documents: 0, chunks: 0, terms: 0, stats: 0 });
   });
+
+  it('many collections left deleted are all purged in one round, not 100 a minute', async () => {
+    const user = await signUp(test);
+    const auth = { Authorization: `Bearer ${(await createKey(test, user)).key}` };
+    const kept = (await test.http().post('/v1/collections/').set(auth).send({ name: 'Kept' }).expect(201)).body
+      .id as string;
+    const organization = (
+      await test.db.query<{ organization_id: string }>(`SELECT organization_id FROM collections WHERE id = $1`, [kept])
+    ).rows[0].organization_id;
+    await test.db.query(
+      `INSERT INTO collections (organization_id, name, deleted_at)
+       SELECT $1, 'left-' || n, now() FROM generate_series(1, 250) n`,
+      [organization],
+    );
+    const purger = test.app.get(CollectionPurger);
+    purger.wake();
+    await purger.idle();
+    const left = await test.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM collections WHERE deleted_at IS NOT NULL`,
+    );
+    expect(left.rows[0].n).toBe(0);
+    await test.http().get(`/v1/collections/${kept}/`).set(auth).expect(200);
+  });
 });

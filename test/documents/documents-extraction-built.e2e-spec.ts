@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_JWT_SECRET } from '../support/app.js';
@@ -18,7 +27,14 @@ describe('document extraction in the built service', () => {
   // The service's own temporary directory, where uploads are spooled for its workers.
   const spoolDir = mkdtempSync(join(tmpdir(), 'kqs-built-'));
 
+  // What a service killed mid-upload (SIGKILL) left 11 minutes ago: swept when this one starts.
+  const killedSpool = join(spoolDir, 'kqs-spool-killed');
+
   beforeAll(async () => {
+    mkdirSync(killedSpool);
+    writeFileSync(join(killedSpool, 'kqs-upload-cut-short'), 'half an upload');
+    const then = new Date(Date.now() - 11 * 60_000);
+    utimesSync(killedSpool, then, then);
     database = await createTestDatabase();
     service = await startBuiltService({
       DATABASE_URL: database.url,
@@ -102,13 +118,21 @@ describe('document extraction in the built service', () => {
     expect(watched.peakRssMb - watched.baseRssMb).toBeLessThan(250);
   }, 60_000);
 
+  it('removes at start the spool a killed service left behind', () => {
+    expect(existsSync(killedSpool)).toBe(false);
+  });
+
   it('spools each upload for its worker and removes the file once answered (accepted or refused)', async () => {
     expect((await upload('kept.txt', Buffer.from('Spooled, read, removed.'))).status).toBe(201);
     expect((await upload('deep.html', unclosedTagsHtml(100_000))).status).toBe(400);
     // Removed when each response is over: just after the client has its answer.
-    for (let waited = 0; readdirSync(spoolDir).length > 0 && waited < 2_000; waited += 50)
+    // Spooled in the service's own directory within it (kqs-spool-…).
+    const spooled = () =>
+      readdirSync(spoolDir, { recursive: true, encoding: 'utf8' }).filter((name) => name.includes('kqs-upload-'));
+    for (let waited = 0; spooled().length > 0 && waited < 2_000; waited += 50)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(spooled()).toEqual([]);
+    expect(readdirSync(spoolDir)).toEqual([expect.stringMatching(/^kqs-spool-/)]);
   });
 
   it('answers 503 with a detail when the upload cannot be spooled, and recovers', async () => {

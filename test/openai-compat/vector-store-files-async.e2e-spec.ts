@@ -3,7 +3,7 @@ import { CollectionPurger } from '../../src/collections/collection-purger.js';
 import { AttachQueue } from '../../src/openai-compat/attach-queue.js';
 import { ATTACH_LEASE_MS, AttachWorker } from '../../src/openai-compat/attach-worker.js';
 import { createKey, signUp, startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { connect, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /** What the client saw of one vector-store file, answer by answer (the attach's, then each poll's). */
 interface Seen {
@@ -307,7 +307,7 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
     }
   });
 
-  it('at most 2 files of one organization are claimed at once; another organization is not held back', async () => {
+  it('at most 2 files of one organization are claimed at once; another organization takes its turn first', async () => {
     const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
     try {
       const busy = `Bearer ${(await createKey(test, await signUp(test))).key}`;
@@ -323,10 +323,157 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
       const claimed = [];
       for (let i = 0; i < 5; i++) claimed.push(await queue.claim(2, ATTACH_LEASE_MS));
       const stores = claimed.map((job) => job?.collection_id ?? null);
-      expect(stores).toEqual([store, store, otherStore, null, null]);
+      // The busy organization's oldest first, then the one with fewer files being indexed.
+      expect(stores).toEqual([store, otherStore, store, null, null]);
       // A claim released (its file was refused, say): the third file of the busy organization is due.
       await queue.recordFailed(claimed[0]!, { code: 'invalid_file', message: 'test' });
       expect((await queue.claim(2, ATTACH_LEASE_MS))?.collection_id).toBe(store);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('one organization’s backlog does not hold another’s file back: it is indexed before most of the backlog', async () => {
+    const queuing = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    const busy = `Bearer ${(await createKey(queuing, await signUp(queuing))).key}`;
+    const other = `Bearer ${(await createKey(queuing, await signUp(queuing))).key}`;
+    const store = await storeOf(queuing, busy, 'Backlog');
+    for (let i = 0; i < 30; i++)
+      await attach(queuing, busy, store, await upload(queuing, busy, `backlog-${i}.txt`, `Backlog file ${i}.`)).expect(
+        201,
+      );
+    const otherStore = await storeOf(queuing, other, 'Small');
+    await attach(queuing, other, otherStore, await upload(queuing, other, 'small.txt', 'One small file.')).expect(201);
+    await queuing.close();
+
+    const working = await startTestApp({}, database);
+    try {
+      await settled(working);
+      // Each file became a document when it was indexed: the other organization's among the first.
+      const { rows } = await working.db.query<{ collection_id: string }>(
+        `SELECT collection_id FROM documents WHERE collection_id IN ($1, $2) ORDER BY created_at`,
+        [store, otherStore],
+      );
+      expect(rows).toHaveLength(31);
+      expect(rows.findIndex((row) => row.collection_id === otherStore)).toBeLessThan(4);
+    } finally {
+      await working.close();
+    }
+  });
+
+  it('a file that fails while it is stored fails at once, saying why, not as 3 interruptions', async () => {
+    const test = await startTestApp({}, database);
+    // What a 10 MB file of unique words did: the statement storing its document ran out of time.
+    await test.db.query(`
+      CREATE FUNCTION qfix_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.title = 'poison.txt' THEN
+          RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER qfix_poison BEFORE INSERT ON documents FOR EACH ROW EXECUTE FUNCTION qfix_poison()`);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, auth, 'Poison');
+      const poison = await upload(test, auth, 'poison.txt', 'Too much to index in one statement.');
+      const fine = await upload(test, auth, 'fine.txt', 'Indexed as usual.');
+      await attach(test, auth, store, poison).expect(201);
+      await attach(test, auth, store, fine).expect(201);
+      await settled(test, store);
+      const failed = await test.http().get(`/v1/vector_stores/${store}/files/${poison}`).set('Authorization', auth);
+      expect(failed.body).toMatchObject({
+        status: 'failed',
+        last_error: {
+          code: 'server_error',
+          message:
+            'Indexing took longer than the database allows for one step (15 s): the file has too many distinct words or passages to index at once; split it into smaller files.',
+        },
+      });
+      const attempts = await test.db.query(`SELECT attempts FROM vector_store_files WHERE file_id = $1`, [poison]);
+      expect(attempts.rows).toEqual([{ attempts: 1 }]);
+      const indexed = await test.http().get(`/v1/vector_stores/${store}/files/${fine}`).set('Authorization', auth);
+      expect(indexed.body).toMatchObject({ status: 'completed', last_error: null });
+    } finally {
+      await test.db.query(`DROP TRIGGER qfix_poison ON documents; DROP FUNCTION qfix_poison()`);
+      await test.close();
+    }
+  });
+
+  it('a lease is renewed while the row is held by a transaction (the worker storing the document), not blocked behind it', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    const holder = await connect(database.url);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, auth, 'Held');
+      await attach(test, auth, store, await upload(test, auth, 'held.txt', 'Held while stored.')).expect(201);
+      const queue = test.app.get(AttachQueue);
+      const job = (await queue.claim(2, ATTACH_LEASE_MS))!;
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM vector_store_files WHERE collection_id = $1 AND file_id = $2 FOR UPDATE`, [
+        job.collection_id,
+        job.file_id,
+      ]);
+      const renewed = await Promise.race([
+        queue.renew(job, ATTACH_LEASE_MS),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 3 s'), 3_000)),
+      ]);
+      expect(renewed).toBe(true);
+      await holder.query('ROLLBACK');
+      // Once the claim is lost (the file attached again), renewing says so.
+      await attach(test, auth, store, job.file_id).expect(201);
+      expect(await queue.renew(job, ATTACH_LEASE_MS)).toBe(false);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await test.close();
+    }
+  });
+
+  it('concurrent attaches of one file to one store all succeed: no deadlock, no 500', async () => {
+    const test = await startTestApp({}, database);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const statuses: Record<number, number> = {};
+      for (let round = 0; round < 5; round++) {
+        const store = await storeOf(test, auth, `Race ${round}`);
+        const file = await upload(test, auth, 'race.txt', `Deadlock papaya ${round}.`);
+        const answers = await Promise.all(Array.from({ length: 8 }, () => attach(test, auth, store, file)));
+        for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+      }
+      expect(statuses).toEqual({ 201: 40 });
+      await settled(test);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('a burst of attaches past the 1,000 waiting files is refused past the bound, exactly: 429, never 500', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    try {
+      const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, auth, 'Burst');
+      await test.db.query(
+        `WITH made AS (
+           INSERT INTO files (organization_id, filename, mimetype, purpose, bytes, content)
+           SELECT organization_id, 'queued-' || n || '.txt', 'text/plain', 'assistants', 1, 'x'::bytea
+             FROM collections, generate_series(1, 990) n WHERE id = $1
+           RETURNING id, organization_id)
+         INSERT INTO vector_store_files (collection_id, file_id, organization_id, status)
+         SELECT $1, id, organization_id, 'in_progress' FROM made`,
+        [store],
+      );
+      const files = [];
+      for (let i = 0; i < 30; i++) files.push(await upload(test, auth, `burst-${i}.txt`, `Burst ${i}.`));
+      const answers = await Promise.all(files.map((file) => attach(test, auth, store, file)));
+      const statuses: Record<number, number> = {};
+      for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+      expect(statuses).toEqual({ 201: 10, 429: 20 });
+      const queued = await test.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM vector_store_files WHERE collection_id = $1 AND status = 'in_progress'`,
+        [store],
+      );
+      expect(queued.rows[0].n).toBe(1000);
     } finally {
       await test.close();
     }

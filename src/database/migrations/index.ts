@@ -21,6 +21,7 @@ import { FilesStorage1795741185882 } from './1795741185882-FilesStorage.js';
 import { AttachQueue1795746017023 } from './1795746017023-AttachQueue.js';
 import { AttachStorage1795746666273 } from './1795746666273-AttachStorage.js';
 import { CollectionDeletion1795747714248 } from './1795747714248-CollectionDeletion.js';
+import { AttachQueueByOrganization1795750000000 } from './1795750000000-AttachQueueByOrganization.js';
 
 /** Every migration, oldest first. Listed explicitly so the build, the CLI and Jest load the same set. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   AttachQueue1795746017023,
   AttachStorage1795746666273,
   CollectionDeletion1795747714248,
+  AttachQueueByOrganization1795750000000,
 ];
