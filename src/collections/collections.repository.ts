@@ -144,6 +144,7 @@ export class CollectionsRepository {
    * another purger holds are skipped (it deletes them).
    */
   async purgeDocuments(manager: EntityManager, id: string, batch: number): Promise<number> {
+    await holdFilesUsage(manager, id);
     const [rows]: [unknown[], number] = await manager.query(
       `WITH batch AS (
          SELECT d.id FROM documents d JOIN collections c ON c.id = d.collection_id
@@ -157,12 +158,19 @@ export class CollectionsRepository {
 
   /** The collection itself, once marked deleted (what is left of it goes by cascade). */
   async deleteMarked(manager: EntityManager, id: string): Promise<void> {
-    // The organization's files_usage row before the cascade's attachments (whose trigger gives their bytes
-    // back): the order an attach and a failing file take them, so none deadlocks with this.
-    await manager.query(
-      `SELECT 1 FROM files_usage WHERE organization_id = (SELECT organization_id FROM collections WHERE id = $1) FOR UPDATE`,
-      [id],
-    );
+    await holdFilesUsage(manager, id);
     await manager.query(`DELETE FROM collections WHERE id = $1 AND deleted_at IS NOT NULL`, [id]);
   }
+}
+
+/**
+ * The collection's organization's files_usage row, before a delete whose cascade reaches attachments (their
+ * trigger gives their bytes back to that row): the order an attach, a detach, a file's deletion and a
+ * failing file take them, so none deadlocks with a purge.
+ */
+async function holdFilesUsage(manager: EntityManager, collectionId: string): Promise<void> {
+  await manager.query(
+    `SELECT 1 FROM files_usage WHERE organization_id = (SELECT organization_id FROM collections WHERE id = $1) FOR UPDATE`,
+    [collectionId],
+  );
 }

@@ -297,6 +297,17 @@ export class AttachesBusyError extends ApiError {
   }
 }
 
+/** Too many of one organization's attaches, detaches and file deletions waiting on this instance (AttachAdmission). */
+export class AttachWritesBusyError extends ApiError {
+  readonly status = 429;
+  constructor(waiting: number) {
+    super(
+      `Too many attach, detach or file deletion requests from your organization at once (${waiting} waiting); retry in a second.`,
+    );
+    this.headers['Retry-After'] = '1';
+  }
+}
+
 /** The organization already has as many searches running and waiting as one instance takes (SearchGate). */
 export class SearchesBusyError extends ApiError {
   readonly status = 429;

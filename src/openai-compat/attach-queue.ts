@@ -2,6 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { lockUsage } from './vector-stores.repository.js';
 
+/**
+ * How many organizations, in turn order, a claim looks at: when the first one's due files are all held by
+ * another transaction (SKIP LOCKED finds none), the next one's file is claimed, so one held row never
+ * stalls the queue for every organization.
+ */
+const CLAIM_CANDIDATE_ORGANIZATIONS = 8;
+
 /** A file attached to a vector store, claimed by this instance for indexing. */
 export interface ClaimedAttach {
   collection_id: string;
@@ -39,8 +46,8 @@ export class AttachQueue {
    * than one file's indexing. The leased counts are aggregated once per claim (not once per candidate
    * row: with 1,000 collections and 1,000 waiting files that was a million loops and 30 s), over the
    * partial index on (organization_id, created_at) of the files `in_progress`.
-   * Instances share the queue; one claiming while another holds the chosen organization's only due file
-   * finds nothing this time (its next poll does). Two claiming for one organization at the same instant may both pass its
+   * Instances share the queue; when the first organization's due files are all held by another
+   * transaction, the next organization in turn is served (CLAIM_CANDIDATE_ORGANIZATIONS). Two claiming for one organization at the same instant may both pass its
    * bound once (each only sees committed leases), which is a moment's extra extraction, not a leak.
    */
   async claim(perOrganization: number, leaseMs: number): Promise<ClaimedAttach | null> {
@@ -59,16 +66,20 @@ export class AttachQueue {
          HAVING count(*) FILTER (WHERE w.leased) < $1
             AND count(*) FILTER (WHERE w.due AND c.deleted_at IS NULL) > 0
           ORDER BY 2, 3
-          LIMIT 1
+          LIMIT ${CLAIM_CANDIDATE_ORGANIZATIONS}
        ),
        due AS (
-         SELECT next.collection_id, next.file_id FROM turns t CROSS JOIN LATERAL (
+         SELECT next.collection_id, next.file_id
+           FROM (SELECT t.organization_id, row_number() OVER (ORDER BY t.leased, t.head) AS turn FROM turns t) t
+           CROSS JOIN LATERAL (
            SELECT v.collection_id, v.file_id FROM vector_store_files v JOIN collections c ON c.id = v.collection_id
             WHERE v.organization_id = t.organization_id AND v.status = 'in_progress'
               AND (v.claimed_until IS NULL OR v.claimed_until < clock_timestamp()) AND c.deleted_at IS NULL
             ORDER BY v.created_at
             LIMIT 1
               FOR UPDATE OF v SKIP LOCKED) next
+          ORDER BY t.turn
+          LIMIT 1
        )
        UPDATE vector_store_files v
           SET claim = gen_random_uuid(), attempts = v.attempts + 1,

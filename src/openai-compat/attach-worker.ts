@@ -40,7 +40,7 @@ export const interruptedTooOften = (attempts: number) =>
 /** The reason a file failed while it was read or stored (the database's own words stay in the log). */
 export function indexingFailed(error: unknown): string {
   if ((error as { code?: string }).code === '57014' || /statement timeout/i.test((error as Error).message))
-    return `Indexing took longer than the database allows for one step (${STATEMENT_TIMEOUT_MS / 1000} s): the file has too many distinct words or passages to index at once; split it into smaller files.`;
+    return `Indexing took longer than the database allows for one step (${STATEMENT_TIMEOUT_MS / 1000} s): the file may hold too many distinct words or passages to index at once, or the database was busy; attach it again, and split it into smaller files if it fails again.`;
   return 'Indexing failed on an unexpected error (logged); attach the file again, or split it if it fails again.';
 }
 

@@ -4,6 +4,7 @@ import { DocumentsModule } from '../documents/documents.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { QueryModule } from '../query/query.module.js';
+import { AttachAdmission } from './attach-admission.js';
 import { AttachQueue } from './attach-queue.js';
 import { AttachWorker } from './attach-worker.js';
 import { ChatCompletionsController } from './chat-completions.controller.js';
@@ -25,6 +26,7 @@ import { VectorStoresService } from './vector-stores.service.js';
     VectorStoresRepository,
     AttachQueue,
     AttachWorker,
+    AttachAdmission,
   ],
 })
 export class OpenAiCompatModule {}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { CollectionsService } from '../collections/collections.service.js';
 import {
   AttachesBusyError,
@@ -19,6 +20,7 @@ import { TITLE_MAX } from '../documents/dto/document.dto.js';
 import { SearchService } from '../query/search.service.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { RetrievedSource } from '../retrieval/retriever.js';
+import { AttachAdmission } from './attach-admission.js';
 import { ATTACHES_QUEUED_PER_ORGANIZATION, AttachQueue } from './attach-queue.js';
 import { AttachWorker } from './attach-worker.js';
 import {
@@ -65,6 +67,7 @@ export class VectorStoresService {
     private readonly searches: SearchService,
     private readonly queue: AttachQueue,
     private readonly worker: AttachWorker,
+    private readonly admission: AttachAdmission,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -84,28 +87,27 @@ export class VectorStoresService {
     const name = input.name ?? `Vector store ${randomBytes(4).toString('hex')}`;
     const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
     // The store and its attachments in one transaction: an error of any file (storage full) creates nothing.
-    const created = await this.collections.create(
-      caller,
-      { name, description: input.description, metadata: input.metadata },
-      async (manager, collection) => {
-        for (const file of files) {
-          const queued = await this.repository.queueAttachmentWithin(
-            manager,
-            caller.organizationId,
-            collection,
-            file,
-            {},
-            limitMb * 1024 * 1024,
-            ATTACHES_QUEUED_PER_ORGANIZATION,
-            this.forgetDocument(caller),
-          );
-          if (queued === 'busy') throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
-          if (queued === 'no file') throw NotFoundError.named('File', file.id);
-          if (queued === 'full') throw new AttachStorageFullError(limitMb);
-          if (queued === 'gone') throw new Error(`collection ${collection} vanished while being created`);
-        }
-      },
-    );
+    const create = () =>
+      this.collections.create(caller, { name, description: input.description, metadata: input.metadata }, attachAll);
+    const attachAll = async (manager: EntityManager, collection: string) => {
+      for (const file of files) {
+        const queued = await this.repository.queueAttachmentWithin(
+          manager,
+          caller.organizationId,
+          collection,
+          file,
+          {},
+          limitMb * 1024 * 1024,
+          ATTACHES_QUEUED_PER_ORGANIZATION,
+          this.forgetDocument(caller),
+        );
+        if (queued === 'busy') throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
+        if (queued === 'no file') throw NotFoundError.named('File', file.id);
+        if (queued === 'full') throw new AttachStorageFullError(limitMb);
+        if (queued === 'gone') throw new Error(`collection ${collection} vanished while being created`);
+      }
+    };
+    const created = files.length > 0 ? await this.admission.run(caller.organizationId, create) : await create();
     if (files.length > 0) this.worker.wake();
     return this.store(caller, created.id);
   }
@@ -186,7 +188,9 @@ export class VectorStoresService {
   /** Deletes the file and, in every vector store it is attached to, the document it became. */
   async deleteFile(caller: Principal, id: string): Promise<string> {
     const file = await this.file(caller, id);
-    await this.repository.deleteFile(file.id, this.forgetDocument(caller));
+    await this.admission.run(caller.organizationId, () =>
+      this.repository.deleteFile(file.id, this.forgetDocument(caller)),
+    );
     return file.id;
   }
 
@@ -211,14 +215,16 @@ export class VectorStoresService {
     if ((await this.queue.queued(caller.organizationId)) >= ATTACHES_QUEUED_PER_ORGANIZATION)
       throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
     const limitMb = this.config.FILES_STORAGE_MB_PER_ORGANIZATION;
-    const queued = await this.repository.queueAttachment(
-      caller.organizationId,
-      collection,
-      file,
-      attributes,
-      limitMb * 1024 * 1024,
-      ATTACHES_QUEUED_PER_ORGANIZATION,
-      this.forgetDocument(caller),
+    const queued = await this.admission.run(caller.organizationId, () =>
+      this.repository.queueAttachment(
+        caller.organizationId,
+        collection,
+        file,
+        attributes,
+        limitMb * 1024 * 1024,
+        ATTACHES_QUEUED_PER_ORGANIZATION,
+        this.forgetDocument(caller),
+      ),
     );
     if (queued === 'busy') throw new AttachesBusyError(ATTACHES_QUEUED_PER_ORGANIZATION);
     if (queued === 'gone') throw NotFoundError.named('Vector store', storeId);
@@ -250,7 +256,9 @@ export class VectorStoresService {
     const collection = await this.reachForWriting(caller, storeId);
     const row = await this.attachment(caller, collection, fileId);
     // The row first: a file being indexed then stores nothing (see VectorStoresRepository.detach).
-    await this.repository.detach(collection, row.file_id, this.forgetDocument(caller));
+    await this.admission.run(caller.organizationId, () =>
+      this.repository.detach(collection, row.file_id, this.forgetDocument(caller)),
+    );
     return row.file_id;
   }
 

@@ -333,6 +333,75 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
     }
   });
 
+  it('a held row of the organization whose turn it is does not stall the queue: the next organization’s file is claimed', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
+    const holder = await connect(database.url);
+    try {
+      const first = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const second = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const firstStore = await storeOf(test, first, 'Held');
+      const firstFile = await upload(test, first, 'held.txt', 'Held by another transaction.');
+      await attach(test, first, firstStore, firstFile).expect(201);
+      const secondStore = await storeOf(test, second, 'Next');
+      await attach(test, second, secondStore, await upload(test, second, 'next.txt', 'Next in turn.')).expect(201);
+
+      // The first organization's only due file, held (a detach deciding, a file being deleted...).
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM vector_store_files WHERE file_id = $1 FOR UPDATE`, [firstFile]);
+      const queue = test.app.get(AttachQueue);
+      expect((await queue.claim(2, ATTACH_LEASE_MS))?.collection_id).toBe(secondStore);
+      await holder.query('COMMIT');
+      expect((await queue.claim(2, ATTACH_LEASE_MS))?.collection_id).toBe(firstStore);
+    } finally {
+      await holder.end();
+      await test.close();
+    }
+  });
+
+  it('a burst of attaches waits its turn without taking the pool: no 503, and another organization is served meanwhile', async () => {
+    const test = await startTestApp({ ATTACH_WORKERS: '0', DATABASE_POOL_SIZE: '4' }, database);
+    try {
+      const bursting = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const other = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+      const store = await storeOf(test, bursting, 'Burst');
+      const files: string[] = [];
+      for (let i = 0; i < 150; i++) files.push(await upload(test, bursting, `burst-${i}.txt`, `Burst file ${i}.`));
+      const otherStore = await storeOf(test, other, 'Bystander');
+      // The organization's files_usage row held for longer than a request waits for a pooled connection
+      // (a slow attach): every attach of the burst waits for it.
+      const holder = await connect(database.url);
+      await holder.query('BEGIN');
+      await holder.query(
+        `SELECT 1 FROM files_usage WHERE organization_id = (SELECT organization_id FROM collections WHERE id = $1) FOR UPDATE`,
+        [store],
+      );
+      const burst = Promise.all(files.map((file) => Promise.resolve(attach(test, bursting, store, file))));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const bystander = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          Promise.resolve(test.http().get(`/v1/vector_stores/${otherStore}`).set('Authorization', other)),
+        ),
+      );
+      expect(bystander.map((response) => response.status)).toEqual(Array(10).fill(200));
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      await holder.query('COMMIT');
+      await holder.end();
+      const statuses = (await burst).map((response) => response.status);
+      // At most 2 run and 100 wait per organization on an instance; the rest are told to retry in a second.
+      expect(statuses.filter((status) => status !== 201 && status !== 429)).toEqual([]);
+      expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(102);
+      const refused = (await burst).find((response) => response.status === 429);
+      if (refused) {
+        expect(refused.headers['retry-after']).toBe('1');
+        expect(refused.body.error.message).toBe(
+          'Too many attach, detach or file deletion requests from your organization at once (100 waiting); retry in a second.',
+        );
+      }
+    } finally {
+      await test.close();
+    }
+  });
+
   it('one organization’s backlog does not hold another’s file back: it is indexed before most of the backlog', async () => {
     const queuing = await startTestApp({ ATTACH_WORKERS: '0' }, database);
     const busy = `Bearer ${(await createKey(queuing, await signUp(queuing))).key}`;
@@ -387,7 +456,7 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
         last_error: {
           code: 'server_error',
           message:
-            'Indexing took longer than the database allows for one step (15 s): the file has too many distinct words or passages to index at once; split it into smaller files.',
+            'Indexing took longer than the database allows for one step (15 s): the file may hold too many distinct words or passages to index at once, or the database was busy; attach it again, and split it into smaller files if it fails again.',
         },
       });
       const attempts = await test.db.query(`SELECT attempts FROM vector_store_files WHERE file_id = $1`, [poison]);
