@@ -9,6 +9,9 @@ import { lockUsage } from './vector-stores.repository.js';
  */
 const CLAIM_CANDIDATE_ORGANIZATIONS = 8;
 
+/** Organizations whose last turn an instance remembers (the least recent forgotten first). */
+const SERVED_REMEMBERED = 10_000;
+
 /** A file attached to a vector store, claimed by this instance for indexing. */
 export interface ClaimedAttach {
   collection_id: string;
@@ -37,13 +40,19 @@ export const ATTACHES_QUEUED_PER_ORGANIZATION = 1_000;
  */
 @Injectable()
 export class AttachQueue {
+  /** When each organization was last served on this instance (a turn number), for the round robin. */
+  private readonly served = new Map<string, number>();
+  private turns = 0;
+
   constructor(private readonly dataSource: DataSource) {}
 
   /**
    * A due job, fair between organizations: among the organizations with due files and fewer than
-   * `perOrganization` jobs leased now, the one with the fewest leased (ties: the oldest waiting file), and
-   * its oldest due file; or null. So one organization's backlog never holds another's file back longer
-   * than one file's indexing. The leased counts are aggregated once per claim (not once per candidate
+   * `perOrganization` jobs leased now, the one with the fewest leased (ties: the one this instance served
+   * least recently, never served first, then the oldest waiting file), and its oldest due file; or null.
+   * A round robin: one organization's backlog never holds another's file back longer than one file's
+   * indexing, however many organizations wait (ordering ties by the oldest waiting file let two
+   * organizations with old backlogs take every turn from a third). The leased counts are aggregated once per claim (not once per candidate
    * row: with 1,000 collections and 1,000 waiting files that was a million loops and 30 s), over the
    * partial index on (organization_id, created_at) of the files `in_progress`.
    * Instances share the queue; when the first organization's due files are all held by another
@@ -60,17 +69,19 @@ export class AttachQueue {
        ),
        turns AS MATERIALIZED (
          SELECT w.organization_id, count(*) FILTER (WHERE w.leased) AS leased,
+                max(s.turn) AS served,
                 min(w.created_at) FILTER (WHERE w.due AND c.deleted_at IS NULL) AS head
            FROM waiting w JOIN collections c ON c.id = w.collection_id
+           LEFT JOIN unnest($3::uuid[], $4::bigint[]) AS s(organization_id, turn) ON s.organization_id = w.organization_id
           GROUP BY w.organization_id
          HAVING count(*) FILTER (WHERE w.leased) < $1
             AND count(*) FILTER (WHERE w.due AND c.deleted_at IS NULL) > 0
-          ORDER BY 2, 3
+          ORDER BY 2, 3 NULLS FIRST, 4
           LIMIT ${CLAIM_CANDIDATE_ORGANIZATIONS}
        ),
        due AS (
          SELECT next.collection_id, next.file_id
-           FROM (SELECT t.organization_id, row_number() OVER (ORDER BY t.leased, t.head) AS turn FROM turns t) t
+           FROM (SELECT t.organization_id, row_number() OVER (ORDER BY t.leased, t.served NULLS FIRST, t.head) AS turn FROM turns t) t
            CROSS JOIN LATERAL (
            SELECT v.collection_id, v.file_id FROM vector_store_files v JOIN collections c ON c.id = v.collection_id
             WHERE v.organization_id = t.organization_id AND v.status = 'in_progress'
@@ -89,9 +100,22 @@ export class AttachQueue {
           AND c.id = v.collection_id AND f.id = v.file_id
        RETURNING v.collection_id, v.file_id, c.organization_id, v.claim, v.attempts, v.attributes,
                  f.filename, f.mimetype, f.bytes`,
-      [perOrganization, leaseMs],
+      [perOrganization, leaseMs, [...this.served.keys()], [...this.served.values()]],
     );
-    return rows[0] ?? null;
+    const claimed = rows.at(0);
+    if (claimed) this.noteServed(claimed.organization_id);
+    return claimed ?? null;
+  }
+
+  /** The organization goes to the back of the round (a Map keeps insertion order: the oldest turns first). */
+  private noteServed(organizationId: string): void {
+    this.served.delete(organizationId);
+    this.served.set(organizationId, ++this.turns);
+    if (this.served.size <= SERVED_REMEMBERED) return;
+    for (const oldest of this.served.keys()) {
+      this.served.delete(oldest);
+      return;
+    }
   }
 
   /**

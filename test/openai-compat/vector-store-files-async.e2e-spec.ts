@@ -333,6 +333,39 @@ describe('the attach queue: bounded, fair between organizations, and surviving a
     }
   });
 
+  it('the turns go round: a third organization is served before two older backlogs take another turn', async () => {
+    const own = await createTestDatabase();
+    const test = await startTestApp({ ATTACH_WORKERS: '0' }, own);
+    try {
+      const stores: string[] = [];
+      for (const [name, files] of [
+        ['A', 3],
+        ['B', 3],
+        ['C', 1],
+      ] as const) {
+        const auth = `Bearer ${(await createKey(test, await signUp(test))).key}`;
+        const store = await storeOf(test, auth, name);
+        for (let i = 0; i < files; i++)
+          await attach(test, auth, store, await upload(test, auth, `${name}-${i}.txt`, `File ${i} of ${name}.`)).expect(
+            201,
+          );
+        stores.push(store);
+      }
+      const queue = test.app.get(AttachQueue);
+      const served: (string | undefined)[] = [];
+      for (let i = 0; i < 4; i++) {
+        const job = await queue.claim(2, ATTACH_LEASE_MS);
+        served.push(job?.collection_id);
+        // Done at once (as a refusal): no organization has a file being indexed at the next claim.
+        if (job) await queue.recordFailed(job, { code: 'invalid_file', message: 'test' });
+      }
+      expect(served).toEqual([stores[0], stores[1], stores[2], stores[0]]);
+    } finally {
+      await test.close();
+      await own.drop();
+    }
+  });
+
   it('a held row of the organization whose turn it is does not stall the queue: the next organization’s file is claimed', async () => {
     const test = await startTestApp({ ATTACH_WORKERS: '0' }, database);
     const holder = await connect(database.url);
