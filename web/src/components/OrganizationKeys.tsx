@@ -8,6 +8,7 @@ import { currentUser } from '../state';
 import { keyStatus, STATUS_LABEL } from '../lib/key-status';
 import { ConfirmDialog } from './ConfirmDialog';
 import { ErrorText } from './ErrorText';
+import { PageNav } from './Pager';
 import { Time } from './Time';
 
 const PAGE_SIZE = 20;
@@ -103,19 +104,13 @@ export function OrganizationKeys({ changes, onRevoked }: { changes: number; onRe
           </tbody>
         </table>
       )}
-      {page && page.count > PAGE_SIZE && (
-        <nav class="pager" aria-label="Pages of the organization's keys">
-          <button type="button" disabled={!page.previous} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-            Previous
-          </button>
-          <span>
-            {offset + 1}–{offset + page.results.length} of {formatNumber(page.count)}
-          </span>
-          <button type="button" disabled={!page.next} onClick={() => setOffset(offset + PAGE_SIZE)}>
-            Next
-          </button>
-        </nav>
-      )}
+      <PageNav
+        label="Pages of the organization's keys"
+        offset={offset}
+        pageSize={PAGE_SIZE}
+        page={page}
+        onOffset={setOffset}
+      />
       {revoking && (
         <ConfirmDialog
           title={`Revoke “${revoking.name}” of ${revoking.created_by.email ?? 'a deleted user'}?`}

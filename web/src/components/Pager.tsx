@@ -1,3 +1,5 @@
+import { formatNumber } from '../lib/format';
+
 /** One page of a newest-first log: Newer / "1–20 of 57" / Older, stepping `pageSize` at a time. */
 export function Pager({
   offset,
@@ -24,6 +26,39 @@ export function Pager({
       </span>
       <button type="button" disabled={!hasOlder} onClick={() => onOffset(offset + pageSize)}>
         Older
+      </button>
+    </nav>
+  );
+}
+
+/**
+ * One page of a paginated list (`{count, next, previous, results}`): Previous / "1–20 of 57" / Next,
+ * stepping `pageSize` at a time; nothing when the list fits one page.
+ */
+export function PageNav({
+  label,
+  offset,
+  pageSize,
+  page,
+  onOffset,
+}: {
+  label: string;
+  offset: number;
+  pageSize: number;
+  page: { count: number; next: string | null; previous: string | null; results: readonly unknown[] } | undefined;
+  onOffset: (offset: number) => void;
+}) {
+  if (!page || page.count <= pageSize) return null;
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" disabled={!page.previous} onClick={() => onOffset(Math.max(0, offset - pageSize))}>
+        Previous
+      </button>
+      <span>
+        {offset + 1}–{offset + page.results.length} of {formatNumber(page.count)}
+      </span>
+      <button type="button" disabled={!page.next} onClick={() => onOffset(offset + pageSize)}>
+        Next
       </button>
     </nav>
   );

@@ -5,6 +5,7 @@ import type { Collection, DocumentRecord } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ErrorText } from '../components/ErrorText';
 import { PageHeading } from '../components/PageHeading';
+import { PageNav } from '../components/Pager';
 import { Time } from '../components/Time';
 import { DocumentDialog } from '../components/PassageDialog';
 import { formatBytes, formatCount, formatNumber } from '../lib/format';
@@ -156,19 +157,7 @@ export function DocumentsPage() {
             </tbody>
           </table>
         )}
-        {page && page.count > PAGE_SIZE && (
-          <nav class="pager" aria-label="Document pages">
-            <button type="button" disabled={!page.previous} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-              Previous
-            </button>
-            <span>
-              {offset + 1}–{offset + page.results.length} of {formatNumber(page.count)}
-            </span>
-            <button type="button" disabled={!page.next} onClick={() => setOffset(offset + PAGE_SIZE)}>
-              Next
-            </button>
-          </nav>
-        )}
+        <PageNav label="Document pages" offset={offset} pageSize={PAGE_SIZE} page={page} onOffset={setOffset} />
       </section>
       {opened && (
         <DocumentDialog documentId={opened.id} title={opened.title} domain={null} onDismiss={() => setOpened(null)} />

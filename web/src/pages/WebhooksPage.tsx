@@ -5,6 +5,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { describedBy, ErrorText } from '../components/ErrorText';
 import { OneTimeSecretDialog } from '../components/OneTimeSecretDialog';
 import { PageHeading } from '../components/PageHeading';
+import { PageNav } from '../components/Pager';
 import { Time } from '../components/Time';
 import { formatNumber } from '../lib/format';
 import { useAction } from '../lib/use-action';
@@ -558,23 +559,7 @@ function Deliveries({
           </tbody>
         </table>
       )}
-      {page && page.count > DELIVERY_PAGE_SIZE && (
-        <nav class="pager" aria-label="Delivery pages">
-          <button
-            type="button"
-            disabled={!page.previous}
-            onClick={() => setOffset(Math.max(0, offset - DELIVERY_PAGE_SIZE))}
-          >
-            Previous
-          </button>
-          <span>
-            {offset + 1}–{offset + page.results.length} of {formatNumber(page.count)}
-          </span>
-          <button type="button" disabled={!page.next} onClick={() => setOffset(offset + DELIVERY_PAGE_SIZE)}>
-            Next
-          </button>
-        </nav>
-      )}
+      <PageNav label="Delivery pages" offset={offset} pageSize={DELIVERY_PAGE_SIZE} page={page} onOffset={setOffset} />
     </section>
   );
 }
