@@ -1,6 +1,7 @@
 import { CollectionPurger, PURGE_BATCH } from '../../src/collections/collection-purger.js';
 import { CollectionsRepository } from '../../src/collections/collections.repository.js';
 import { createKey, signUp, startTestApp, type TestApp } from '../support/app.js';
+import { connect } from '../support/database.js';
 
 /** Deleting a collection: gone from reads at once, its documents deleted a batch per transaction after. */
 describe('deleting a large collection', () => {
@@ -143,5 +144,66 @@ describe('deleting a large collection', () => {
     );
     expect(left.rows[0].n).toBe(0);
     await test.http().get(`/v1/collections/${kept}/`).set(auth).expect(200);
+  });
+
+  it("the purge takes the organization's files_usage row before its cascade reaches attachments (the order a file's deletion takes: no deadlock)", async () => {
+    const user = await signUp(test);
+    const auth = { Authorization: `Bearer ${(await createKey(test, user)).key}` };
+    const store = (await test.http().post('/v1/vector_stores').set(auth).send({ name: 'Purged store' }).expect(201))
+      .body.id as string;
+    const file = (
+      await test
+        .http()
+        .post('/v1/files')
+        .set(auth)
+        .field('purpose', 'assistants')
+        .attach('file', Buffer.from('A file whose store is purged.'), { filename: 'p.txt', contentType: 'text/plain' })
+        .expect(201)
+    ).body.id as string;
+    await test.http().post(`/v1/vector_stores/${store}/files`).set(auth).send({ file_id: file }).expect(201);
+    let attached: { document_id: string | null; organization_id: string } | undefined;
+    for (let i = 0; i < 200 && !attached?.document_id; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      attached = (
+        await test.db.query<{ document_id: string | null; organization_id: string }>(
+          `SELECT document_id, organization_id FROM vector_store_files WHERE collection_id = $1`,
+          [store],
+        )
+      ).rows[0];
+    }
+    const documentId = attached?.document_id;
+    expect(documentId).toEqual(expect.any(String));
+
+    const holder = await connect(test.database.url);
+    const probe = await connect(test.database.url);
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM files_usage WHERE organization_id = $1 FOR UPDATE`, [
+        attached?.organization_id,
+      ]);
+      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      await test.http().delete(`/v1/vector_stores/${store}`).set(auth).expect(200);
+      let waiting = false;
+      for (let i = 0; i < 200 && !waiting; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const { rows } = await test.db.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [
+          holderPid,
+        ]);
+        waiting = rows.length > 0;
+      }
+      expect(waiting).toBe(true);
+      // The purge waits for the usage row holding nothing else: the document is free to lock.
+      await probe.query('BEGIN');
+      await expect(
+        probe.query(`SELECT 1 FROM documents WHERE id = $1 FOR UPDATE NOWAIT`, [documentId]),
+      ).resolves.toMatchObject({ rowCount: 1 });
+      await probe.query('ROLLBACK');
+      await holder.query('COMMIT');
+      await test.app.get(CollectionPurger).idle();
+      expect(await held(store)).toEqual({ collections: 0, documents: 0, chunks: 0, terms: 0, stats: 0 });
+    } finally {
+      await holder.end();
+      await probe.end();
+    }
   });
 });
