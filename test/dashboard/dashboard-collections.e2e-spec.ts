@@ -249,4 +249,34 @@ describe('dashboard in a real browser: collections', () => {
     },
     SLOW,
   );
+
+  it(
+    'pages through a collection of more documents than one page holds',
+    async () => {
+      const auth = await userJwt();
+      const paged = (await api().post('/v1/collections/').set(auth).send({ name: 'Paged' }).expect(201)).body
+        .id as string;
+      await api()
+        .post('/v1/documents/batch/')
+        .set(auth)
+        .send({
+          collection_id: paged,
+          documents: Array.from({ length: 21 }, (_, i) => ({ title: `Page note ${i}`, content: `Note number ${i}.` })),
+        })
+        .expect(201);
+      await page.reload();
+      await expectHeading('Documents');
+      await picker().selectOption({ label: 'Paged (21 documents)' });
+      const pager = page.getByRole('navigation', { name: 'Document pages' });
+      await expect(pager.locator('span').textContent()).resolves.toBe('1–20 of 21');
+      await expect(pager.getByRole('button', { name: 'Previous' }).isDisabled()).resolves.toBe(true);
+      await pager.getByRole('button', { name: 'Next' }).click();
+      await eventually(() => pager.locator('span').textContent(), is<string | null>('21–21 of 21'));
+      await expect(pager.getByRole('button', { name: 'Next' }).isDisabled()).resolves.toBe(true);
+      await expect(page.locator('tbody tr').count()).resolves.toBe(1);
+      await pager.getByRole('button', { name: 'Previous' }).click();
+      await eventually(() => pager.locator('span').textContent(), is<string | null>('1–20 of 21'));
+    },
+    SLOW,
+  );
 });
