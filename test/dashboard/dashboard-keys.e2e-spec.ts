@@ -89,6 +89,8 @@ describe('dashboard in a real browser: sign-up and API keys', () => {
         await emailError.waitFor({ state: 'detached' });
         await page.getByRole('button', { name: 'Create account' }).click();
         await expectHeading('API keys');
+        // The landing page renders first; the address follows in an effect (replaceState) just after.
+        await page.waitForURL((url) => url.pathname === '/app/keys', { timeout: 5_000 }).catch(() => undefined);
         expect(new URL(page.url()).pathname).toBe('/app/keys');
         await expect(page.locator('.account-email').textContent()).resolves.toBe(email);
       },
