@@ -49,10 +49,15 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     this.subscribers.set(channel, subscriber);
   }
 
-  onApplicationBootstrap(): void {
+  /**
+   * Waits for the first attempt (at most the connection timeout; a failure retries in the background),
+   * so that an instance starts serving synced: a connection made later clears every cache, and until
+   * then a verified key is kept one second only.
+   */
+  async onApplicationBootstrap(): Promise<void> {
     // The embedded store serves one process only: local invalidation is all there is to do.
     if (this.target.embedded) this.setSynced(true);
-    else void this.connect();
+    else await this.connect();
   }
 
   private setSynced(synced: boolean): void {
