@@ -338,6 +338,18 @@ export class EnvSchema {
   SEARCHES_PER_ORGANIZATION = 5;
 
   /**
+   * While an organization whose searches do not queue is active on the instance, the share of the time
+   * (percent) another organization may hold a search turn when its searches queue back to back: after
+   * a search that took d ms its next starts no sooner than d × (100 − share) / share ms later
+   * (SearchGate), so a flooder leaves the cores to the light organization's requests. 100: no pacing.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  SEARCH_TURN_SHARE_PERCENT = 33;
+
+  /**
    * Searches of one organization that may wait for a turn on an instance; more are refused (429,
    * Retry-After). Large: a waiting search holds no connection, and a burst of a few hundred queries
    * must still be answered 200 or 402, never 429 (the contract's exact caps under concurrency).

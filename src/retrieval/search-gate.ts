@@ -8,12 +8,14 @@ interface Lane {
   organizationId: string;
   running: number;
   waiting: (() => void)[];
+  /** Date.now() before which its next search may not start (paced while others are active). */
+  restsUntil: number;
 }
 
 /** The figures the gate is configured with (a subset of AppConfig, so tests can pass their own). */
 export type SearchGateLimits = Pick<
   AppConfig,
-  'SEARCHES_AT_ONCE' | 'SEARCHES_PER_ORGANIZATION' | 'SEARCH_QUEUE_PER_ORGANIZATION'
+  'SEARCHES_AT_ONCE' | 'SEARCHES_PER_ORGANIZATION' | 'SEARCH_QUEUE_PER_ORGANIZATION' | 'SEARCH_TURN_SHARE_PERCENT'
 >;
 
 /**
@@ -35,8 +37,12 @@ export type SearchGateLimits = Pick<
  * any request in the last ACTIVE_MS: `noteActivity`), one organization runs at most SEARCHES_AT_ONCE − 1
  * searches (at least 1): a database core is left for everyone else's reads and searches, and the
  * flood's requests take less of the service's CPU (docs/BENCHMARKS.md, *A core left for the others*:
- * it does not make up for a machine whose other work takes every core). Alone, an organization keeps
- * all SEARCHES_AT_ONCE turns.
+ * it does not make up for a machine whose other work takes every core). And while an organization
+ * whose searches do not queue is active (a light one), an organization whose searches queue back to
+ * back holds its turn SEARCH_TURN_SHARE_PERCENT of the time (`pace`): each of its searches is followed
+ * by a rest, so that its requests leave the service's main thread and the database cores to the light
+ * one's requests (which never rest: their searches do not queue).
+ * Alone, an organization keeps all SEARCHES_AT_ONCE turns and never rests.
  */
 @Injectable()
 export class SearchGate {
@@ -47,6 +53,9 @@ export class SearchGate {
   /** When each organization last sent a request to this instance (Date.now()); stale ones pruned each ACTIVE_MS. */
   private readonly lastSeen = new Map<string, number>();
   private prunedAt = 0;
+  /** The timer that dispatches when the soonest rest ends, and when that is (Infinity: none). */
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeAt = Infinity;
 
   constructor(@Inject(APP_CONFIG) private readonly limits: SearchGateLimits) {}
 
@@ -60,7 +69,7 @@ export class SearchGate {
   }
 
   async run<T>(organizationId: string, search: () => Promise<T>): Promise<T> {
-    const lane = this.lanes.get(organizationId) ?? { organizationId, running: 0, waiting: [] };
+    const lane = this.lanes.get(organizationId) ?? { organizationId, running: 0, waiting: [], restsUntil: 0 };
     this.lanes.set(organizationId, lane);
     this.noteActivity(organizationId);
     if (lane.waiting.length === 0 && this.mayStart(lane)) {
@@ -69,16 +78,20 @@ export class SearchGate {
     } else if (lane.waiting.length < this.limits.SEARCH_QUEUE_PER_ORGANIZATION) {
       if (lane.waiting.length === 0) this.line.push(lane);
       // The turn is handed over with `running` already counted (see dispatch).
-      await new Promise<void>((resolve) => lane.waiting.push(resolve));
+      const turn = new Promise<void>((resolve) => lane.waiting.push(resolve));
+      this.wakeAfterRests();
+      await turn;
     } else {
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
       throw new SearchesBusyError(this.limits.SEARCHES_PER_ORGANIZATION);
     }
+    const started = Date.now();
     try {
       return await search();
     } finally {
       lane.running--;
       this.running--;
+      if (lane.waiting.length > 0) this.pace(lane, started);
       this.dispatch();
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
     }
@@ -92,6 +105,7 @@ export class SearchGate {
   private mayStart(lane: Lane): boolean {
     const { running } = lane;
     if (running >= this.limits.SEARCHES_PER_ORGANIZATION) return false;
+    if (lane.restsUntil > Date.now()) return false;
     const turns = this.limits.SEARCHES_AT_ONCE;
     if (running === 0) return this.running < 2 * turns;
     return this.running < turns && (running < turns - 1 || !this.othersActive(lane.organizationId));
@@ -103,6 +117,47 @@ export class SearchGate {
     const since = Date.now() - ACTIVE_MS;
     for (const [other, seen] of this.lastSeen) if (other !== organizationId && seen >= since) return true;
     return false;
+  }
+
+  /**
+   * Whether an organization other than this one sent a request in the last ACTIVE_MS and has no
+   * search waiting: one whose latency a flooder's searches would cost. Flooders among themselves
+   * share the turns without resting (a rest would leave cores idle that none of them needs kept).
+   */
+  private lightOthersActive(organizationId: string): boolean {
+    const since = Date.now() - ACTIVE_MS;
+    for (const [other, seen] of this.lastSeen)
+      if (other !== organizationId && seen >= since && !this.lanes.get(other)?.waiting.length) return true;
+    return false;
+  }
+
+  /**
+   * A search of `lane`'s organization ended with more of its own waiting: while a light organization
+   * is active, its next starts after a rest, so that it holds a turn SEARCH_TURN_SHARE_PERCENT of the
+   * time. A share of a turn is not enough on its own: each search of a flooder also costs the service's
+   * main thread and the database's backend their share of the machine's cores (docs/BENCHMARKS.md).
+   */
+  private pace(lane: Lane, startedAt: number): void {
+    const share = this.limits.SEARCH_TURN_SHARE_PERCENT;
+    if (share >= 100 || !this.lightOthersActive(lane.organizationId)) return;
+    const now = Date.now();
+    lane.restsUntil = Math.max(lane.restsUntil, now + ((now - startedAt) * (100 - share)) / share);
+  }
+
+  /** Dispatches again when the first rest of a waiting organization ends (one timer for all). */
+  private wakeAfterRests(): void {
+    const now = Date.now();
+    let soonest = Infinity;
+    for (const lane of this.line) if (lane.restsUntil > now) soonest = Math.min(soonest, lane.restsUntil);
+    if (soonest >= this.wakeAt) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeAt = soonest;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wakeAt = Infinity;
+      this.dispatch();
+    }, Math.ceil(soonest - now));
+    this.wakeTimer.unref();
   }
 
   /** Hands free turns to the waiting organizations with the fewest searches running, longest-waiting first. */
@@ -117,7 +172,7 @@ export class SearchGate {
           if (fewest === 0) break;
         }
       }
-      if (chosen < 0) return;
+      if (chosen < 0) return this.wakeAfterRests();
       const [lane] = this.line.splice(chosen, 1);
       const next = lane.waiting.shift();
       if (!next) return; // never: a lane is in line while it has searches waiting

@@ -53,4 +53,22 @@ describe('SearchGate in the running service: any request of another organization
     await new Promise((resolve) => setTimeout(resolve, ACTIVE_MS + 50));
     expect(await flooderStartsTwo()).toBe(2);
   });
+
+  it('rests the flooder after each search as long as it took while another organization reads (SEARCH_TURN_SHARE_PERCENT 33 by default: twice as long)', async () => {
+    await test.http().get('/v1/documents/?limit=1').set(reader.auth).expect(200);
+    const times: Record<string, number> = {};
+    const first = gate.run(flooder, async () => {
+      times.firstStarted = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      times.firstEnded = Date.now();
+    });
+    const second = gate.run(flooder, async () => {
+      times.secondStarted = Date.now();
+    });
+    await Promise.all([first, second]);
+    const took = times.firstEnded - times.firstStarted;
+    // d × (100 − 33) / 33: about twice as long as the search took.
+    expect(times.secondStarted - times.firstEnded).toBeGreaterThanOrEqual((took * 67) / 33 - 1);
+    expect(times.secondStarted - times.firstEnded).toBeLessThan((took * 67) / 33 + 150);
+  });
 });

@@ -25,6 +25,7 @@ function harness(limits: Partial<SearchGateLimits>) {
     SEARCHES_AT_ONCE: 100,
     SEARCHES_PER_ORGANIZATION: 100,
     SEARCH_QUEUE_PER_ORGANIZATION: 1000,
+    SEARCH_TURN_SHARE_PERCENT: 100,
     ...limits,
   });
   const started: string[] = [];
@@ -258,5 +259,98 @@ describe('SearchGate: a core left for the other organizations', () => {
     expect(started).toEqual(['f1', 'f2']);
     await finish('f2');
     await all();
+  });
+});
+
+describe('SearchGate: an organization whose searches queue back to back rests while a light one is active', () => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('starts its next search after a rest as long as its last search took, at SEARCH_TURN_SHARE_PERCENT 50, while a reader is active', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    gate.noteActivity('reader');
+    search('flood', 'f1');
+    search('flood', 'f2');
+    await settle();
+    expect(started).toEqual(['f1']);
+    clock += 40;
+    await finish('f1');
+    expect(started).toEqual(['f1']);
+    // The rest ends 40 ms after f1 did: not at 39 (the wake-up comes back for the last millisecond)...
+    clock += 39;
+    await wait(60);
+    expect(started).toEqual(['f1']);
+    // ...but at 40.
+    clock += 1;
+    await wait(20);
+    expect(started).toEqual(['f1', 'f2']);
+    await finish('f2');
+    await all();
+  });
+
+  it('rests a third as long at 75 %, and the others start at once meanwhile', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 75 });
+    gate.noteActivity('reader');
+    search('flood', 'f1');
+    search('flood', 'f2');
+    await settle();
+    clock += 30;
+    await finish('f1');
+    search('reader', 'r1');
+    await settle();
+    expect(started).toEqual(['f1', 'r1']);
+    clock += 10;
+    await wait(30);
+    expect(started).toEqual(['f1', 'r1', 'f2']);
+    await finish('r1', 'f2');
+    await all();
+  });
+
+  it('never rests alone, nor when none of its searches waits, nor beside another flooder only, nor at SEARCH_TURN_SHARE_PERCENT 100', async () => {
+    // Alone: f2 starts the moment f1 ends, however long f1 took.
+    const alone = harness({ SEARCHES_PER_ORGANIZATION: 1, SEARCH_TURN_SHARE_PERCENT: 50 });
+    alone.search('flood', 'f1');
+    alone.search('flood', 'f2');
+    clock += 500;
+    await alone.finish('f1');
+    expect(alone.started).toEqual(['f1', 'f2']);
+    await alone.finish('f2');
+    await alone.all();
+
+    // A reader's searches do not queue: its next starts at once while a flooder is active.
+    const light = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    light.search('flood', 'f1');
+    light.search('reader', 'r1');
+    clock += 500;
+    await light.finish('r1');
+    light.search('reader', 'r2');
+    await settle();
+    expect(light.started).toEqual(['f1', 'r1', 'r2']);
+    await light.finish('f1', 'r2');
+    await light.all();
+
+    // Two flooders (each with searches waiting) share the turns without resting: no light one to leave cores to.
+    const both = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    both.search('a', 'a1');
+    both.search('b', 'b1');
+    for (const name of ['a2', 'a3']) both.search('a', name);
+    for (const name of ['b2', 'b3']) both.search('b', name);
+    await settle();
+    expect(both.started).toEqual(['a1', 'b1']);
+    clock += 500;
+    await both.finish('a1', 'b1');
+    expect(both.started).toEqual(['a1', 'b1', 'a2', 'b2']);
+    await both.finish('a2', 'b2', 'a3', 'b3');
+    await both.all();
+
+    // Pacing off: a flooder with another organization active still runs back to back (on its one turn).
+    const off = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 100 });
+    off.gate.noteActivity('reader');
+    off.search('flood', 'f1');
+    off.search('flood', 'f2');
+    clock += 500;
+    await off.finish('f1');
+    expect(off.started).toEqual(['f1', 'f2']);
+    await off.finish('f2');
+    await off.all();
   });
 });
