@@ -338,10 +338,10 @@ export class EnvSchema {
   SEARCHES_PER_ORGANIZATION = 5;
 
   /**
-   * While an organization whose searches do not queue is active on the instance, the share of the time
-   * (percent) another organization may hold a search turn when its searches queue back to back: after
-   * a search that took d ms its next starts no sooner than d × (100 − share) / share ms later
-   * (SearchGate), so a flooder leaves the cores to the light organization's requests. 100: no pacing.
+   * The share of the time (percent) an organization may hold a search turn while a light one (within
+   * its share) is active on the instance: a search that took d ms is followed by a rest of
+   * d × (100 − share) / share ms (at most a second) before the organization's next (SearchGate), so a
+   * flooder leaves the cores to the light organization's requests. 100: no rests.
    */
   @Transform(toInt)
   @IsInt()

@@ -8,8 +8,6 @@ interface Lane {
   organizationId: string;
   running: number;
   waiting: (() => void)[];
-  /** Date.now() before which its next search may not start (paced while others are active). */
-  restsUntil: number;
 }
 
 /** The figures the gate is configured with (a subset of AppConfig, so tests can pass their own). */
@@ -37,12 +35,12 @@ export type SearchGateLimits = Pick<
  * any request in the last ACTIVE_MS: `noteActivity`), one organization runs at most SEARCHES_AT_ONCE − 1
  * searches (at least 1): a database core is left for everyone else's reads and searches, and the
  * flood's requests take less of the service's CPU (docs/BENCHMARKS.md, *A core left for the others*:
- * it does not make up for a machine whose other work takes every core). And while an organization
- * whose searches do not queue is active (a light one), an organization whose searches queue back to
- * back holds its turn SEARCH_TURN_SHARE_PERCENT of the time (`pace`): each of its searches is followed
- * by a rest, so that its requests leave the service's main thread and the database cores to the light
- * one's requests (which never rest: their searches do not queue).
- * Alone, an organization keeps all SEARCHES_AT_ONCE turns and never rests.
+ * it does not make up for a machine whose other work takes every core). And each search is charged to
+ * its organization as a rest owed (`charge`), so that one holding turns more than
+ * SEARCH_TURN_SHARE_PERCENT of the time (back to back, from one connection or many) waits out its rest
+ * before its next search while a light organization (one that owes none) is active: a flooder's
+ * requests then leave the service's main thread and the database cores to the light one's. Alone, an
+ * organization keeps all SEARCHES_AT_ONCE turns and never rests.
  */
 @Injectable()
 export class SearchGate {
@@ -50,9 +48,11 @@ export class SearchGate {
   /** The lanes of organizations with searches waiting, longest-waiting first; each appears once. */
   private readonly line: Lane[] = [];
   private running = 0;
-  /** When each organization last sent a request to this instance (Date.now()); stale ones pruned each ACTIVE_MS. */
+  /** When each organization last sent a request to this instance (now()); stale ones pruned each ACTIVE_MS. */
   private readonly lastSeen = new Map<string, number>();
   private prunedAt = 0;
+  /** The rest each organization owes for turns held beyond SEARCH_TURN_SHARE_PERCENT (see `charge`). */
+  private readonly owed = new Map<string, { ms: number; at: number }>();
   /** The timer that dispatches when the soonest rest ends, and when that is (Infinity: none). */
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeAt = Infinity;
@@ -61,15 +61,16 @@ export class SearchGate {
 
   /** An organization's request (any route, request-pipeline.ts): it counts as active for ACTIVE_MS. */
   noteActivity(organizationId: string): void {
-    const now = Date.now();
-    this.lastSeen.set(organizationId, now);
-    if (now - this.prunedAt < ACTIVE_MS) return;
-    this.prunedAt = now;
-    for (const [other, seen] of this.lastSeen) if (seen < now - ACTIVE_MS) this.lastSeen.delete(other);
+    const at = now();
+    this.lastSeen.set(organizationId, at);
+    if (at - this.prunedAt < ACTIVE_MS) return;
+    this.prunedAt = at;
+    for (const [other, seen] of this.lastSeen) if (seen < at - ACTIVE_MS) this.lastSeen.delete(other);
+    for (const other of this.owed.keys()) if (this.owedMs(other, at) === 0) this.owed.delete(other);
   }
 
   async run<T>(organizationId: string, search: () => Promise<T>): Promise<T> {
-    const lane = this.lanes.get(organizationId) ?? { organizationId, running: 0, waiting: [], restsUntil: 0 };
+    const lane = this.lanes.get(organizationId) ?? { organizationId, running: 0, waiting: [] };
     this.lanes.set(organizationId, lane);
     this.noteActivity(organizationId);
     if (lane.waiting.length === 0 && this.mayStart(lane)) {
@@ -85,13 +86,13 @@ export class SearchGate {
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
       throw new SearchesBusyError(this.limits.SEARCHES_PER_ORGANIZATION);
     }
-    const started = Date.now();
+    const startedAt = now();
     try {
       return await search();
     } finally {
       lane.running--;
       this.running--;
-      if (lane.waiting.length > 0) this.pace(lane, started);
+      this.charge(organizationId, startedAt);
       this.dispatch();
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
     }
@@ -100,12 +101,12 @@ export class SearchGate {
   /**
    * A turn for `lane`'s organization: one of SEARCHES_AT_ONCE (of SEARCHES_AT_ONCE − 1 while another
    * organization is active), or, for its first (none running), one of as many again kept for first
-   * searches.
+   * searches; none while it owes a rest and a light organization is active.
    */
   private mayStart(lane: Lane): boolean {
     const { running } = lane;
     if (running >= this.limits.SEARCHES_PER_ORGANIZATION) return false;
-    if (lane.restsUntil > Date.now()) return false;
+    if (this.resting(lane.organizationId)) return false;
     const turns = this.limits.SEARCHES_AT_ONCE;
     if (running === 0) return this.running < 2 * turns;
     return this.running < turns && (running < turns - 1 || !this.othersActive(lane.organizationId));
@@ -114,41 +115,54 @@ export class SearchGate {
   /** Whether an organization other than this one has searches running or waiting, or a recent request. */
   private othersActive(organizationId: string): boolean {
     for (const other of this.lanes.keys()) if (other !== organizationId) return true;
-    const since = Date.now() - ACTIVE_MS;
+    const since = now() - ACTIVE_MS;
     for (const [other, seen] of this.lastSeen) if (other !== organizationId && seen >= since) return true;
     return false;
   }
 
   /**
-   * Whether an organization other than this one sent a request in the last ACTIVE_MS and has no
-   * search waiting: one whose latency a flooder's searches would cost. Flooders among themselves
-   * share the turns without resting (a rest would leave cores idle that none of them needs kept).
+   * Every search is charged to its organization as a rest owed: d × (100 − share) / share ms for a
+   * search that took d ms, less the time since (a rest is served by waiting, whether or not a search
+   * waits), at most MAX_REST_MS. An organization that holds turns at most SEARCH_TURN_SHARE_PERCENT of
+   * the time therefore owes nothing by the time of its next search; one whose searches follow each
+   * other back to back (one connection or many) owes ever more, up to the cap.
    */
-  private lightOthersActive(organizationId: string): boolean {
-    const since = Date.now() - ACTIVE_MS;
-    for (const [other, seen] of this.lastSeen)
-      if (other !== organizationId && seen >= since && !this.lanes.get(other)?.waiting.length) return true;
-    return false;
+  private charge(organizationId: string, startedAt: number): void {
+    const share = this.limits.SEARCH_TURN_SHARE_PERCENT;
+    if (share >= 100) return;
+    const at = now();
+    const ms = Math.min(MAX_REST_MS, this.owedMs(organizationId, at) + ((at - startedAt) * (100 - share)) / share);
+    this.owed.set(organizationId, { ms, at });
+  }
+
+  private owedMs(organizationId: string, at: number): number {
+    const owed = this.owed.get(organizationId);
+    return owed ? Math.max(0, owed.ms - (at - owed.at)) : 0;
   }
 
   /**
-   * A search of `lane`'s organization ended with more of its own waiting: while a light organization
-   * is active, its next starts after a rest, so that it holds a turn SEARCH_TURN_SHARE_PERCENT of the
-   * time. A share of a turn is not enough on its own: each search of a flooder also costs the service's
-   * main thread and the database's backend their share of the machine's cores (docs/BENCHMARKS.md).
+   * Whether the organization must wait out its rest before its next search: it owes one, and another
+   * organization that owes none (a light one: its searches leave rests between them) sent a request
+   * in the last ACTIVE_MS. Flooders among themselves share the turns without resting (a rest would
+   * leave idle the cores none of them needs kept), and an organization alone never rests.
    */
-  private pace(lane: Lane, startedAt: number): void {
-    const share = this.limits.SEARCH_TURN_SHARE_PERCENT;
-    if (share >= 100 || !this.lightOthersActive(lane.organizationId)) return;
-    const now = Date.now();
-    lane.restsUntil = Math.max(lane.restsUntil, now + ((now - startedAt) * (100 - share)) / share);
+  private resting(organizationId: string): boolean {
+    const at = now();
+    if (this.owedMs(organizationId, at) === 0) return false;
+    const since = at - ACTIVE_MS;
+    for (const [other, seen] of this.lastSeen)
+      if (other !== organizationId && seen >= since && this.owedMs(other, at) === 0) return true;
+    return false;
   }
 
   /** Dispatches again when the first rest of a waiting organization ends (one timer for all). */
   private wakeAfterRests(): void {
-    const now = Date.now();
+    const at = now();
     let soonest = Infinity;
-    for (const lane of this.line) if (lane.restsUntil > now) soonest = Math.min(soonest, lane.restsUntil);
+    for (const lane of this.line) {
+      const owed = this.owedMs(lane.organizationId, at);
+      if (owed > 0) soonest = Math.min(soonest, at + owed);
+    }
     if (soonest >= this.wakeAt) return;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeAt = soonest;
@@ -156,7 +170,7 @@ export class SearchGate {
       this.wakeTimer = null;
       this.wakeAt = Infinity;
       this.dispatch();
-    }, Math.ceil(soonest - now));
+    }, Math.ceil(soonest - at));
     this.wakeTimer.unref();
   }
 
@@ -190,3 +204,9 @@ export class SearchGate {
  * reading client's requests, short enough that a flooder alone soon has all the turns back.
  */
 export const ACTIVE_MS = 1000;
+
+/** The longest rest an organization can owe, however long its searches took. */
+export const MAX_REST_MS = 1000;
+
+/** The gate's clock: monotonic, so a step of the wall clock neither stretches nor cuts a rest. */
+const now = () => performance.now();

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { SearchesBusyError } from '../../src/common/errors.js';
-import { ACTIVE_MS, SearchGate, type SearchGateLimits } from '../../src/retrieval/search-gate.js';
+import { ACTIVE_MS, MAX_REST_MS, SearchGate, type SearchGateLimits } from '../../src/retrieval/search-gate.js';
 
 /** A search that runs until the test ends it. */
 function pending() {
@@ -11,11 +11,11 @@ function pending() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-/** Date.now() under the test's control (how long an organization counts as active). */
+/** The gate's clock (performance.now()) under the test's control: how long an organization counts as active, rests. */
 let clock = 1_000_000;
 beforeEach(() => {
   clock = 1_000_000;
-  jest.spyOn(Date, 'now').mockImplementation(() => clock);
+  jest.spyOn(performance, 'now').mockImplementation(() => clock);
 });
 afterEach(() => jest.restoreAllMocks());
 
@@ -262,7 +262,7 @@ describe('SearchGate: a core left for the other organizations', () => {
   });
 });
 
-describe('SearchGate: an organization whose searches queue back to back rests while a light one is active', () => {
+describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while a light one is active', () => {
   const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('starts its next search after a rest as long as its last search took, at SEARCH_TURN_SHARE_PERCENT 50, while a reader is active', async () => {
@@ -305,7 +305,7 @@ describe('SearchGate: an organization whose searches queue back to back rests wh
     await all();
   });
 
-  it('never rests alone, nor when none of its searches waits, nor beside another flooder only, nor at SEARCH_TURN_SHARE_PERCENT 100', async () => {
+  it('never rests alone, nor within its share, nor beside another flooder only, nor at SEARCH_TURN_SHARE_PERCENT 100; a flooder from one connection rests too', async () => {
     // Alone: f2 starts the moment f1 ends, however long f1 took.
     const alone = harness({ SEARCHES_PER_ORGANIZATION: 1, SEARCH_TURN_SHARE_PERCENT: 50 });
     alone.search('flood', 'f1');
@@ -316,16 +316,26 @@ describe('SearchGate: an organization whose searches queue back to back rests wh
     await alone.finish('f2');
     await alone.all();
 
-    // A reader's searches do not queue: its next starts at once while a flooder is active.
+    // A reader within its share never waits, while a flooder from one connection (its searches never
+    // queue: each is sent when the last is answered) rests like one from many.
     const light = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    light.gate.noteActivity('reader');
     light.search('flood', 'f1');
+    clock += 40;
+    await light.finish('f1');
+    light.search('flood', 'f2');
     light.search('reader', 'r1');
-    clock += 500;
+    await settle();
+    expect(light.started).toEqual(['f1', 'r1']);
+    clock += 5;
     await light.finish('r1');
+    clock += 35;
+    await wait(20);
+    expect(light.started).toEqual(['f1', 'r1', 'f2']);
     light.search('reader', 'r2');
     await settle();
-    expect(light.started).toEqual(['f1', 'r1', 'r2']);
-    await light.finish('f1', 'r2');
+    expect(light.started).toEqual(['f1', 'r1', 'f2', 'r2']);
+    await light.finish('f2', 'r2');
     await light.all();
 
     // Two flooders (each with searches waiting) share the turns without resting: no light one to leave cores to.
@@ -352,5 +362,40 @@ describe('SearchGate: an organization whose searches queue back to back rests wh
     expect(off.started).toEqual(['f1', 'f2']);
     await off.finish('f2');
     await off.all();
+  });
+});
+
+describe('SearchGate: a rest is bounded and re-checked', () => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('owes at most MAX_REST_MS however long a search took, and stops resting once the light organization is gone', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 1 });
+    gate.noteActivity('reader');
+    search('flood', 'f1');
+    search('flood', 'f2');
+    await settle();
+    // A search at the statement timeout, at a 1 % share: 99 × 15 s owed, capped.
+    clock += 15_000;
+    gate.noteActivity('reader');
+    await finish('f1');
+    expect(started).toEqual(['f1']);
+    // (The gate's wake-up is a real timer, armed for the rest's length.)
+    clock += MAX_REST_MS - 1;
+    await wait(MAX_REST_MS + 20);
+    expect(started).toEqual(['f1']);
+    clock += 1;
+    await wait(20);
+    expect(started).toEqual(['f1', 'f2']);
+    await finish('f2');
+
+    // Owing a rest with no light organization seen for ACTIVE_MS: the flooder is alone, it goes on.
+    search('flood', 'f3');
+    search('flood', 'f4');
+    await settle();
+    clock += ACTIVE_MS + 100;
+    await finish('f3');
+    expect(started).toEqual(['f1', 'f2', 'f3', 'f4']);
+    await finish('f4');
+    await all();
   });
 });
