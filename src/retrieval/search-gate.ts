@@ -166,11 +166,14 @@ export class SearchGate {
     if (soonest >= this.wakeAt) return;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeAt = soonest;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = null;
-      this.wakeAt = Infinity;
-      this.dispatch();
-    }, Math.ceil(soonest - at));
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = null;
+        this.wakeAt = Infinity;
+        this.dispatch();
+      },
+      Math.ceil(soonest - at),
+    );
     this.wakeTimer.unref();
   }
 
@@ -186,7 +189,10 @@ export class SearchGate {
           if (fewest === 0) break;
         }
       }
-      if (chosen < 0) return this.wakeAfterRests();
+      if (chosen < 0) {
+        this.wakeAfterRests();
+        return;
+      }
       const [lane] = this.line.splice(chosen, 1);
       const next = lane.waiting.shift();
       if (!next) return; // never: a lane is in line while it has searches waiting
