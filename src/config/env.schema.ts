@@ -360,6 +360,18 @@ export class EnvSchema {
   @Max(100_000)
   SEARCH_QUEUE_PER_ORGANIZATION = 1000;
 
+  /**
+   * Searches that may wait for a turn on an instance, all organizations together: each holds its
+   * request in memory (up to about 100 KB with the largest filter). Past it, a search of an
+   * organization that already has some waiting is refused like one past its own queue (429); an
+   * organization with none waiting may always queue one.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  SEARCH_QUEUE_TOTAL = 1500;
+
   /** Largest accepted document upload (multipart `file`). */
   @Transform(toInt)
   @IsInt()

@@ -54,6 +54,9 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<HttpReply>();
     const error = this.toApiError(exception, request);
 
+    // The client went first, and its work was dropped (a search waiting for its turn, an answer cut):
+    // nobody to answer, and nothing failed here worth an error line (a flood of hang-ups would be one each).
+    if (isAbort(exception) && reply.raw.destroyed) return;
     if (reply.sent || reply.raw.headersSent) {
       // A stream already started: nothing can be sent but the end of it.
       this.logFailure(exception, request);
@@ -115,3 +118,6 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     this.logger.error(`${request.method} ${pathOf(request.url)} failed (request ${request.id}): ${stack}`);
   }
 }
+
+/** An AbortSignal's reason, as `throwIfAborted` and SearchGate reject with (a DOMException named so). */
+const isAbort = (exception: unknown): boolean => (exception as { name?: unknown } | null)?.name === 'AbortError';

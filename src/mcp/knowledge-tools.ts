@@ -181,6 +181,7 @@ export class KnowledgeTools {
       collectionIds: args.collection_ids,
       topK: args.top_k ?? 5,
       filter: args.filter as MetadataFilter | null | undefined,
+      signal: context.signal,
     });
     if (outcome.reservation) context.onSpend(creditHeaders(outcome.reservation));
     return { results: outcome.sources.map(presentResult) };

@@ -29,6 +29,7 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../common/errors.js';
+import { abortedWhenClientGoes } from '../common/event-stream.js';
 import type { Principal } from '../common/principal.js';
 import type { HttpReply } from '../common/request.js';
 import { isUuid } from '../common/validation.js';
@@ -325,6 +326,7 @@ export class VectorStoresController {
     @CurrentPrincipal() caller: Principal,
     @Param('id') id: string,
     @Body() body: SearchVectorStoreDto,
+    @Res({ passthrough: true }) reply: HttpReply,
   ) {
     const { filter, problem } = metadataFilterOf(body.filters);
     if (problem) throw ValidationFailedError.field('filters', problem);
@@ -334,6 +336,7 @@ export class VectorStoresController {
       filter,
       maxResults: body.max_num_results ?? 10,
       scoreThreshold: body.ranking_options?.score_threshold ?? null,
+      signal: abortedWhenClientGoes(reply),
     });
     return presentSearch(query, hits);
   }

@@ -265,7 +265,13 @@ export class VectorStoresService {
   async search(
     caller: Principal,
     storeId: string,
-    request: { query: string; filter?: MetadataFilter; maxResults: number; scoreThreshold?: number | null },
+    request: {
+      query: string;
+      filter?: MetadataFilter;
+      maxResults: number;
+      scoreThreshold?: number | null;
+      signal?: AbortSignal;
+    },
   ): Promise<SearchHit[]> {
     // The search checks the collection itself (one lookup); its 404 names the vector store here.
     const outcome = await this.searches
@@ -274,6 +280,7 @@ export class VectorStoresService {
         collectionIds: [storeId],
         topK: request.maxResults,
         filter: request.filter,
+        signal: request.signal,
       })
       .catch((error: unknown) => {
         throw error instanceof NotFoundError ? NotFoundError.named('Vector store', storeId) : error;

@@ -58,12 +58,15 @@ export class QueryService {
         .filter((turn) => turn.role === 'user')
         .slice(-CONTEXT_TURNS)
         .map((turn) => turn.content);
-      const { sources, terms, unseenWeight } = await this.gate.run(caller.organizationId, () =>
-        this.retriever.retrieve(question.text, knowledgeBase.corpus, {
-          limit: question.topK,
-          contextQueries,
-          filter: question.filter ?? undefined,
-        }),
+      const { sources, terms, unseenWeight } = await this.gate.run(
+        caller.organizationId,
+        () =>
+          this.retriever.retrieve(question.text, knowledgeBase.corpus, {
+            limit: question.topK,
+            contextQueries,
+            filter: question.filter ?? undefined,
+          }),
+        question.signal,
       );
       const deltas = this.answerer.answer({
         question: question.text,

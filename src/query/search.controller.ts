@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
 import { ValidationFailedError } from '../common/errors.js';
+import { abortedWhenClientGoes } from '../common/event-stream.js';
 import type { HttpReply } from '../common/request.js';
 import type { Principal } from '../common/principal.js';
 import { ApiErrors } from '../openapi/api-errors.js';
@@ -55,6 +56,7 @@ export class SearchController {
       collectionIds: body.collection_ids,
       topK: body.top_k ?? 5,
       filter: body.filter,
+      signal: abortedWhenClientGoes(reply),
     });
     if (outcome.reservation) reply.headers(creditHeaders(outcome.reservation));
     return presentSearch(outcome);

@@ -12,6 +12,8 @@ export interface SearchRequest {
   collectionIds?: readonly string[] | null;
   topK: number;
   filter?: MetadataFilter | null;
+  /** Aborts when the client goes: a search still waiting for its turn is then dropped (SearchGate). */
+  signal?: AbortSignal;
 }
 
 export interface SearchOutcome {
@@ -36,11 +38,14 @@ export class SearchService {
     const reservation =
       this.quota.cost('search') > 0 ? await this.quota.spend(caller, 'search', knowledgeBase.domain) : null;
     try {
-      const sources = await this.gate.run(caller.organizationId, () =>
-        this.retriever.search(request.text, knowledgeBase.corpus, {
-          limit: request.topK,
-          filter: request.filter ?? undefined,
-        }),
+      const sources = await this.gate.run(
+        caller.organizationId,
+        () =>
+          this.retriever.search(request.text, knowledgeBase.corpus, {
+            limit: request.topK,
+            filter: request.filter ?? undefined,
+          }),
+        request.signal,
       );
       if (reservation) this.quota.settle(reservation);
       return { domain: knowledgeBase.domain, sources, reservation };

@@ -13,7 +13,11 @@ interface Lane {
 /** The figures the gate is configured with (a subset of AppConfig, so tests can pass their own). */
 export type SearchGateLimits = Pick<
   AppConfig,
-  'SEARCHES_AT_ONCE' | 'SEARCHES_PER_ORGANIZATION' | 'SEARCH_QUEUE_PER_ORGANIZATION' | 'SEARCH_TURN_SHARE_PERCENT'
+  | 'SEARCHES_AT_ONCE'
+  | 'SEARCHES_PER_ORGANIZATION'
+  | 'SEARCH_QUEUE_PER_ORGANIZATION'
+  | 'SEARCH_QUEUE_TOTAL'
+  | 'SEARCH_TURN_SHARE_PERCENT'
 >;
 
 /**
@@ -48,6 +52,8 @@ export class SearchGate {
   /** The lanes of organizations with searches waiting, longest-waiting first; each appears once. */
   private readonly line: Lane[] = [];
   private running = 0;
+  /** Searches waiting for a turn, all organizations together (at most SEARCH_QUEUE_TOTAL, see `mayWait`). */
+  private waitingTotal = 0;
   /** When each organization last sent a request to this instance (now()); stale ones pruned each ACTIVE_MS. */
   private readonly lastSeen = new Map<string, number>();
   private prunedAt = 0;
@@ -69,19 +75,21 @@ export class SearchGate {
     for (const other of this.owed.keys()) if (this.owedMs(other, at) === 0) this.owed.delete(other);
   }
 
-  async run<T>(organizationId: string, search: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `search` on a turn of the organization's. A search still waiting when `signal` aborts (its
+   * client went) leaves the line and rejects with the signal's reason: it never runs.
+   */
+  async run<T>(organizationId: string, search: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     const lane = this.lanes.get(organizationId) ?? { organizationId, running: 0, waiting: [] };
     this.lanes.set(organizationId, lane);
     this.noteActivity(organizationId);
-    if (lane.waiting.length === 0 && this.mayStart(lane)) {
+    const at = now();
+    if (lane.waiting.length === 0 && this.mayStart(lane, at)) {
       lane.running++;
       this.running++;
-    } else if (lane.waiting.length < this.limits.SEARCH_QUEUE_PER_ORGANIZATION) {
-      if (lane.waiting.length === 0) this.line.push(lane);
-      // The turn is handed over with `running` already counted (see dispatch).
-      const turn = new Promise<void>((resolve) => lane.waiting.push(resolve));
-      this.wakeAfterRests();
-      await turn;
+    } else if (this.mayWait(lane)) {
+      await this.turn(lane, at, signal);
     } else {
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
       throw new SearchesBusyError(this.limits.SEARCHES_PER_ORGANIZATION);
@@ -99,23 +107,58 @@ export class SearchGate {
   }
 
   /**
+   * Whether a search may wait for a turn: SEARCH_QUEUE_PER_ORGANIZATION of one organization, and
+   * SEARCH_QUEUE_TOTAL of all (each holds its request, body included, in memory: several organizations'
+   * full queues of 26 KB filters took the instance past 700 MB). An organization with none waiting may
+   * always wait with one: another's backlog never refuses a quiet organization's search.
+   */
+  private mayWait(lane: Lane): boolean {
+    if (lane.waiting.length >= this.limits.SEARCH_QUEUE_PER_ORGANIZATION) return false;
+    return lane.waiting.length === 0 || this.waitingTotal < this.limits.SEARCH_QUEUE_TOTAL;
+  }
+
+  /** Waits in line for a turn, handed over with `running` already counted (see dispatch). */
+  private turn(lane: Lane, at: number, signal?: AbortSignal): Promise<void> {
+    if (lane.waiting.length === 0) this.line.push(lane);
+    this.waitingTotal++;
+    return new Promise<void>((resolve, reject) => {
+      const start = () => {
+        this.waitingTotal--;
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        this.waitingTotal--;
+        lane.waiting.splice(lane.waiting.indexOf(start), 1);
+        if (lane.waiting.length === 0) this.line.splice(this.line.indexOf(lane), 1);
+        if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(lane.organizationId);
+        reject(signal?.reason instanceof Error ? signal.reason : new DOMException('The client went.', 'AbortError'));
+      };
+      lane.waiting.push(start);
+      signal?.addEventListener('abort', leave, { once: true });
+      // With the same clock reading as the refusal: a rest found owed is found owed here too.
+      this.wakeAfterRests(at);
+    });
+  }
+
+  /**
    * A turn for `lane`'s organization: one of SEARCHES_AT_ONCE (of SEARCHES_AT_ONCE − 1 while another
    * organization is active), or, for its first (none running), one of as many again kept for first
    * searches; none while it owes a rest and a light organization is active.
    */
-  private mayStart(lane: Lane): boolean {
+  private mayStart(lane: Lane, at: number): boolean {
     const { running } = lane;
     if (running >= this.limits.SEARCHES_PER_ORGANIZATION) return false;
-    if (this.resting(lane.organizationId)) return false;
+    if (this.resting(lane.organizationId, at)) return false;
     const turns = this.limits.SEARCHES_AT_ONCE;
     if (running === 0) return this.running < 2 * turns;
-    return this.running < turns && (running < turns - 1 || !this.othersActive(lane.organizationId));
+    return this.running < turns && (running < turns - 1 || !this.othersActive(lane.organizationId, at));
   }
 
   /** Whether an organization other than this one has searches running or waiting, or a recent request. */
-  private othersActive(organizationId: string): boolean {
+  private othersActive(organizationId: string, at: number): boolean {
     for (const other of this.lanes.keys()) if (other !== organizationId) return true;
-    const since = now() - ACTIVE_MS;
+    const since = at - ACTIVE_MS;
     for (const [other, seen] of this.lastSeen) if (other !== organizationId && seen >= since) return true;
     return false;
   }
@@ -146,8 +189,7 @@ export class SearchGate {
    * in the last ACTIVE_MS. Flooders among themselves share the turns without resting (a rest would
    * leave idle the cores none of them needs kept), and an organization alone never rests.
    */
-  private resting(organizationId: string): boolean {
-    const at = now();
+  private resting(organizationId: string, at: number): boolean {
     if (this.owedMs(organizationId, at) === 0) return false;
     const since = at - ACTIVE_MS;
     for (const [other, seen] of this.lastSeen)
@@ -155,9 +197,12 @@ export class SearchGate {
     return false;
   }
 
-  /** Dispatches again when the first rest of a waiting organization ends (one timer for all). */
-  private wakeAfterRests(): void {
-    const at = now();
+  /**
+   * Dispatches again when the first rest of a waiting organization ends (one timer for all). `at` must
+   * be the reading that found the rests: read again, a rest just ending could be found over, and no
+   * timer armed for a search that was refused a turn for it.
+   */
+  private wakeAfterRests(at: number): void {
     let soonest = Infinity;
     for (const lane of this.line) {
       const owed = this.owedMs(lane.organizationId, at);
@@ -179,18 +224,19 @@ export class SearchGate {
 
   /** Hands free turns to the waiting organizations with the fewest searches running, longest-waiting first. */
   private dispatch(): void {
+    const at = now();
     for (;;) {
       let chosen = -1;
       let fewest = Infinity;
       for (const [i, lane] of this.line.entries()) {
-        if (lane.running < fewest && this.mayStart(lane)) {
+        if (lane.running < fewest && this.mayStart(lane, at)) {
           chosen = i;
           fewest = lane.running;
           if (fewest === 0) break;
         }
       }
       if (chosen < 0) {
-        this.wakeAfterRests();
+        this.wakeAfterRests(at);
         return;
       }
       const [lane] = this.line.splice(chosen, 1);

@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals';
+import { Bm25Retriever } from '../../src/retrieval/bm25.retriever.js';
 import { ACTIVE_MS, SearchGate } from '../../src/retrieval/search-gate.js';
 import { signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
 
@@ -14,13 +16,14 @@ describe('SearchGate in the running service: any request of another organization
   let test: TestApp;
   let gate: SearchGate;
   let flooder: string;
+  let flooderOwner: SignedInUser;
   let reader: SignedInUser;
 
   beforeAll(async () => {
     test = await startTestApp({ SEARCHES_AT_ONCE: '2' });
     gate = test.app.get(SearchGate);
-    const owner = await signUp(test);
-    flooder = (await test.http().get('/v1/organizations/current/').set(owner.auth).expect(200)).body.id;
+    flooderOwner = await signUp(test);
+    flooder = (await test.http().get('/v1/organizations/current/').set(flooderOwner.auth).expect(200)).body.id;
     reader = await signUp(test);
   });
   afterAll(() => test.close());
@@ -71,5 +74,33 @@ describe('SearchGate in the running service: any request of another organization
     // d × (100 − 33) / 33: about twice as long as the search took.
     expect(times.secondStarted - times.firstEnded).toBeGreaterThanOrEqual((took * 67) / 33 - 1);
     expect(times.secondStarted - times.firstEnded).toBeLessThan((took * 67) / 33 + 150);
+  });
+
+  it('never runs a search whose client hung up while it waited for a turn', async () => {
+    const retriever = test.app.get(Bm25Retriever);
+    const searched = jest.spyOn(retriever, 'search');
+    try {
+      // Both of the flooder's turns taken: its next search waits.
+      const held = [pending(), pending()];
+      const holding = held.map((search) => gate.run(flooder, () => search.done));
+      await settle();
+      const hungUp = fetch(`${test.url}/v1/search/`, {
+        method: 'POST',
+        headers: { ...flooderOwner.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'anything at all' }),
+        signal: AbortSignal.timeout(300),
+      }).catch((error: unknown) => (error as Error).name);
+      expect(await hungUp).toBe('TimeoutError');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const search of held) search.finish();
+      await Promise.all(holding);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(searched).not.toHaveBeenCalled();
+      // The next search of the organization runs as usual.
+      await test.http().post('/v1/search/').set(flooderOwner.auth).send({ query: 'anything at all' }).expect(200);
+      expect(searched).toHaveBeenCalledTimes(1);
+    } finally {
+      searched.mockRestore();
+    }
   });
 });

@@ -25,6 +25,7 @@ function harness(limits: Partial<SearchGateLimits>) {
     SEARCHES_AT_ONCE: 100,
     SEARCHES_PER_ORGANIZATION: 100,
     SEARCH_QUEUE_PER_ORGANIZATION: 1000,
+    SEARCH_QUEUE_TOTAL: 100_000,
     SEARCH_TURN_SHARE_PERCENT: 100,
     ...limits,
   });
@@ -397,5 +398,95 @@ describe('SearchGate: a rest is bounded and re-checked', () => {
     expect(started).toEqual(['f1', 'f2', 'f3', 'f4']);
     await finish('f4');
     await all();
+  });
+});
+
+describe('SearchGate: a waiting search always gets its turn, or leaves with its client', () => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('arms its wake-up from the clock reading that refused the turn, however late the next reading (live: a search stalled until another organization searched)', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    gate.noteActivity('reader');
+    search('flood', 'f1');
+    await settle();
+    clock += 10;
+    await finish('f1');
+    // The rest owed (10 ms) ends between two readings of the clock, as on a busy event loop where
+    // every reading is later than the one before.
+    clock += 8.9;
+    jest.spyOn(performance, 'now').mockImplementation(() => (clock += 0.5));
+    search('flood', 'f2');
+    await wait(30);
+    expect(started).toEqual(['f1', 'f2']);
+    await finish('f2');
+    await all();
+  });
+
+  it('drops a waiting search whose client went: it never runs, rejects with the reason, and the next gets the turn', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_PER_ORGANIZATION: 1 });
+    search('a', 'a1');
+    const gone = new AbortController();
+    const abandoned = gate.run(
+      'a',
+      () => {
+        started.push('a2');
+        return Promise.resolve('a2');
+      },
+      gone.signal,
+    );
+    search('a', 'a3');
+    await settle();
+    gone.abort(new Error('client gone'));
+    await expect(abandoned).rejects.toThrow('client gone');
+    await finish('a1');
+    expect(started).toEqual(['a1', 'a3']);
+    // A search whose client has already gone does not wait at all.
+    await expect(gate.run('a', () => Promise.resolve('late'), gone.signal)).rejects.toThrow('client gone');
+    await finish('a3');
+    await all();
+  });
+
+  it('forgets an organization whose only waiting search left, so its place in line goes to the others', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 1 });
+    search('a', 'a1');
+    search('x', 'x1');
+    const gone = new AbortController();
+    const abandoned = gate.run('b', () => Promise.resolve('b1'), gone.signal).catch((error: unknown) => error);
+    search('c', 'c1');
+    await settle();
+    expect(started).toEqual(['a1', 'x1']);
+    gone.abort(new Error('client gone'));
+    expect(await abandoned).toEqual(new Error('client gone'));
+    // b was first in line: had it stayed there with nothing waiting, the freed turn would go nowhere.
+    await finish('a1');
+    expect(started).toEqual(['a1', 'x1', 'c1']);
+    await finish('x1', 'c1');
+    await all();
+  });
+
+  it('holds at most SEARCH_QUEUE_TOTAL waiting, all organizations together, yet always one of an organization with none waiting', async () => {
+    const { started, search, finish, all } = harness({
+      SEARCHES_AT_ONCE: 1,
+      SEARCHES_PER_ORGANIZATION: 1,
+      SEARCH_QUEUE_PER_ORGANIZATION: 3,
+      SEARCH_QUEUE_TOTAL: 4,
+    });
+    search('a', 'a1');
+    search('b', 'b1');
+    for (const name of ['a2', 'a3']) search('a', name);
+    for (const name of ['b2', 'b3']) search('b', name);
+    // Four waiting: the total. a's next is refused, though a's own queue has room; c, with none
+    // waiting, still queues one, but not a second.
+    search('a', 'a4');
+    search('c', 'c1');
+    search('c', 'c2');
+    await finish('a1', 'b1');
+    expect(started).toEqual(['a1', 'b1', 'a2', 'b2']);
+    await finish('a2', 'b2');
+    await finish('c1', 'a3');
+    await finish('b3');
+    const outcomes = await all();
+    expect(outcomes.filter((outcome) => outcome instanceof SearchesBusyError)).toHaveLength(2);
+    expect([...started].sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3', 'c1']);
   });
 });
