@@ -225,8 +225,20 @@ describe('files storage per organization', () => {
     );
     expect(before.rows.length).toBeGreaterThanOrEqual(4);
     const since = migrations.length - migrations.findIndex((migration) => migration.name.startsWith('FilesStorage'));
-    for (let i = 0; i < since; i++) await db.undoLastMigration({ transaction: 'each' });
-    await db.runMigrations({ transaction: 'each' });
+    // The running app's background work (the attach queue's claims) can deadlock with an index being
+    // created or dropped here (seen once in CI); each migration is its own transaction, so a deadlocked
+    // one left nothing behind and is simply run again.
+    const retryingDeadlocks = async (step: () => Promise<unknown>) => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await step();
+        } catch (error) {
+          if (tries >= 5 || (error as { driverError?: { code?: string } }).driverError?.code !== '40P01') throw error;
+        }
+      }
+    };
+    for (let i = 0; i < since; i++) await retryingDeadlocks(() => db.undoLastMigration({ transaction: 'each' }));
+    await retryingDeadlocks(() => db.runMigrations({ transaction: 'each' }));
     const after = await test.db.query<{ organization_id: string; bytes: string }>(
       `SELECT organization_id, bytes::text FROM files_usage WHERE bytes > 0 ORDER BY organization_id`,
     );
