@@ -10,6 +10,8 @@ function pending() {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+/** Real time: the gate's wake-up after a rest is a real timer. */
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The gate's clock (performance.now()) under the test's control: how long an organization counts as active, rests. */
 let clock = 1_000_000;
@@ -264,8 +266,6 @@ describe('SearchGate: a core left for the other organizations', () => {
 });
 
 describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while a light one is active', () => {
-  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   it('starts its next search after a rest as long as its last search took, at SEARCH_TURN_SHARE_PERCENT 50, while a reader is active', async () => {
     const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
     gate.noteActivity('reader');
@@ -367,8 +367,6 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
 });
 
 describe('SearchGate: a rest is bounded and re-checked', () => {
-  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   it('owes at most MAX_REST_MS however long a search took, and stops resting once the light organization is gone', async () => {
     const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 1 });
     gate.noteActivity('reader');
@@ -402,8 +400,6 @@ describe('SearchGate: a rest is bounded and re-checked', () => {
 });
 
 describe('SearchGate: a waiting search always gets its turn, or leaves with its client', () => {
-  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   it('arms its wake-up from the clock reading that refused the turn, however late the next reading (live: a search stalled until another organization searched)', async () => {
     const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
     gate.noteActivity('reader');
