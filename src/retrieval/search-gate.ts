@@ -7,7 +7,8 @@ import type { AppConfig } from '../config/env.schema.js';
 interface Lane {
   organizationId: string;
   running: number;
-  waiting: (() => void)[];
+  /** Each waiting search's start, told whether its turn counts as a heavy organization's (`heavyRunning`). */
+  waiting: ((heavy: boolean) => void)[];
 }
 
 /** The figures the gate is configured with (a subset of AppConfig, so tests can pass their own). */
@@ -43,8 +44,12 @@ export type SearchGateLimits = Pick<
  * its organization as a rest owed (`charge`), so that one holding turns more than
  * SEARCH_TURN_SHARE_PERCENT of the time (back to back, from one connection or many) waits out its rest
  * before its next search while a light organization (one that owes none) is active: a flooder's
- * requests then leave the service's main thread and the database cores to the light one's. Alone, an
- * organization keeps all SEARCHES_AT_ONCE turns and never rests.
+ * requests then leave the service's main thread and the database cores to the light one's. Several
+ * such heavy organizations rest as one: while a light organization is active they run one search at a
+ * time between them, and each search is charged to a rest they share as well as to its own, so that
+ * together they hold a turn at most SEARCH_TURN_SHARE_PERCENT of the time (six flooding organizations
+ * otherwise took both cores, each within its own share). Alone, an organization keeps all
+ * SEARCHES_AT_ONCE turns and never rests.
  */
 @Injectable()
 export class SearchGate {
@@ -59,6 +64,11 @@ export class SearchGate {
   private prunedAt = 0;
   /** The rest each organization owes for turns held beyond SEARCH_TURN_SHARE_PERCENT (see `charge`). */
   private readonly owed = new Map<string, { ms: number; at: number }>();
+  /** Until when each organization held back for a rest counts as heavy (now() + ACTIVE_MS at its last hold). */
+  private readonly heavyUntil = new Map<string, number>();
+  /** The rest the heavy organizations owe together, and how many of their searches run (see `charge`). */
+  private heavyOwed = { ms: 0, at: 0 };
+  private heavyRunning = 0;
   /** The timer that dispatches when the soonest rest ends, and when that is (Infinity: none). */
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeAt = Infinity;
@@ -73,6 +83,7 @@ export class SearchGate {
     this.prunedAt = at;
     for (const [other, seen] of this.lastSeen) if (seen < at - ACTIVE_MS) this.lastSeen.delete(other);
     for (const other of this.owed.keys()) if (this.owedMs(other, at) === 0) this.owed.delete(other);
+    for (const [other, until] of this.heavyUntil) if (until <= at) this.heavyUntil.delete(other);
   }
 
   /**
@@ -85,11 +96,11 @@ export class SearchGate {
     this.lanes.set(organizationId, lane);
     this.noteActivity(organizationId);
     const at = now();
+    let heavy: boolean;
     if (lane.waiting.length === 0 && this.mayStart(lane, at)) {
-      lane.running++;
-      this.running++;
+      heavy = this.take(lane, at);
     } else if (this.mayWait(lane)) {
-      await this.turn(lane, at, signal);
+      heavy = await this.turn(lane, at, signal);
     } else {
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
       throw new SearchesBusyError(this.limits.SEARCHES_PER_ORGANIZATION);
@@ -100,7 +111,8 @@ export class SearchGate {
     } finally {
       lane.running--;
       this.running--;
-      this.charge(organizationId, startedAt);
+      if (heavy) this.heavyRunning--;
+      this.charge(organizationId, startedAt, heavy);
       this.dispatch();
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
     }
@@ -117,15 +129,24 @@ export class SearchGate {
     return lane.waiting.length === 0 || this.waitingTotal < this.limits.SEARCH_QUEUE_TOTAL;
   }
 
-  /** Waits in line for a turn, handed over with `running` already counted (see dispatch). */
-  private turn(lane: Lane, at: number, signal?: AbortSignal): Promise<void> {
+  /** Counts a turn given to `lane`'s organization; whether it counts as a heavy organization's. */
+  private take(lane: Lane, at: number): boolean {
+    lane.running++;
+    this.running++;
+    const heavy = this.held(lane.organizationId, at);
+    if (heavy) this.heavyRunning++;
+    return heavy;
+  }
+
+  /** Waits in line for a turn, handed over already counted (see dispatch), and whether it is a heavy one. */
+  private turn(lane: Lane, at: number, signal?: AbortSignal): Promise<boolean> {
     if (lane.waiting.length === 0) this.line.push(lane);
     this.waitingTotal++;
-    return new Promise<void>((resolve, reject) => {
-      const start = () => {
+    return new Promise<boolean>((resolve, reject) => {
+      const start = (heavy: boolean) => {
         this.waitingTotal--;
         signal?.removeEventListener('abort', leave);
-        resolve();
+        resolve(heavy);
       };
       const leave = () => {
         this.waitingTotal--;
@@ -144,12 +165,19 @@ export class SearchGate {
   /**
    * A turn for `lane`'s organization: one of SEARCHES_AT_ONCE (of SEARCHES_AT_ONCE − 1 while another
    * organization is active), or, for its first (none running), one of as many again kept for first
-   * searches; none while it owes a rest and a light organization is active.
+   * searches; none while it must rest (`restMs`), nor while another heavy organization's search runs
+   * and a light organization is active. Held back for a rest, it counts as heavy for ACTIVE_MS.
    */
   private mayStart(lane: Lane, at: number): boolean {
-    const { running } = lane;
+    const { running, organizationId } = lane;
     if (running >= this.limits.SEARCHES_PER_ORGANIZATION) return false;
-    if (this.resting(lane.organizationId, at)) return false;
+    if (this.restMs(organizationId, at) > 0) {
+      // Held for a rest of its own (not only the shared one, which a light organization held once
+      // for its own would otherwise keep renewing): heavy for ACTIVE_MS.
+      if (this.owedMs(organizationId, at) > 0) this.heavyUntil.set(organizationId, at + ACTIVE_MS);
+      return false;
+    }
+    if (this.heavyRunning > 0 && this.held(organizationId, at) && this.lightActive(organizationId, at)) return false;
     const turns = this.limits.SEARCHES_AT_ONCE;
     if (running === 0) return this.running < 2 * turns;
     return this.running < turns && (running < turns - 1 || !this.othersActive(lane.organizationId, at));
@@ -168,14 +196,18 @@ export class SearchGate {
    * search that took d ms, less the time since (a rest is served by waiting, whether or not a search
    * waits), at most MAX_REST_MS. An organization that holds turns at most SEARCH_TURN_SHARE_PERCENT of
    * the time therefore owes nothing by the time of its next search; one whose searches follow each
-   * other back to back (one connection or many) owes ever more, up to the cap.
+   * other back to back (one connection or many) owes ever more, up to the cap. A search that started
+   * as a heavy organization's (`take`) is charged to the heavy organizations' shared rest too, while a
+   * light organization is active.
    */
-  private charge(organizationId: string, startedAt: number): void {
+  private charge(organizationId: string, startedAt: number, heavy: boolean): void {
     const share = this.limits.SEARCH_TURN_SHARE_PERCENT;
     if (share >= 100) return;
     const at = now();
-    const ms = Math.min(MAX_REST_MS, this.owedMs(organizationId, at) + ((at - startedAt) * (100 - share)) / share);
-    this.owed.set(organizationId, { ms, at });
+    const rest = ((at - startedAt) * (100 - share)) / share;
+    this.owed.set(organizationId, { ms: Math.min(MAX_REST_MS, this.owedMs(organizationId, at) + rest), at });
+    if (heavy && this.lightActive(organizationId, at))
+      this.heavyOwed = { ms: Math.min(MAX_REST_MS, this.heavyOwedMs(at) + rest), at };
   }
 
   private owedMs(organizationId: string, at: number): number {
@@ -183,17 +215,36 @@ export class SearchGate {
     return owed ? Math.max(0, owed.ms - (at - owed.at)) : 0;
   }
 
+  private heavyOwedMs(at: number): number {
+    return Math.max(0, this.heavyOwed.ms - (at - this.heavyOwed.at));
+  }
+
+  /** Whether the organization was held back for a rest in the last ACTIVE_MS: its searches count as heavy. */
+  private held(organizationId: string, at: number): boolean {
+    return (this.heavyUntil.get(organizationId) ?? 0) > at;
+  }
+
+  /** An organization that owes a rest, or was held back for one in the last ACTIVE_MS. */
+  private isHeavy(organizationId: string, at: number): boolean {
+    return this.owedMs(organizationId, at) > 0 || this.held(organizationId, at);
+  }
+
   /**
-   * Whether the organization must wait out its rest before its next search: it owes one, and another
-   * organization that owes none (a light one: its searches leave rests between them) sent a request
-   * in the last ACTIVE_MS. Flooders among themselves share the turns without resting (a rest would
-   * leave idle the cores none of them needs kept), and an organization alone never rests.
+   * How long the organization must still rest before its next search (0: none). A heavy organization
+   * waits out its own rest and the heavy organizations' shared one while a light organization is
+   * active. Flooders among themselves share the turns without resting (a rest would leave idle the
+   * cores none of them needs kept), and an organization alone never rests.
    */
-  private resting(organizationId: string, at: number): boolean {
-    if (this.owedMs(organizationId, at) === 0) return false;
+  private restMs(organizationId: string, at: number): number {
+    if (!this.isHeavy(organizationId, at) || !this.lightActive(organizationId, at)) return 0;
+    return Math.max(this.owedMs(organizationId, at), this.heavyOwedMs(at));
+  }
+
+  /** Whether an organization other than this one that is not heavy (its searches leave rests between them) sent a request in the last ACTIVE_MS. */
+  private lightActive(organizationId: string, at: number): boolean {
     const since = at - ACTIVE_MS;
     for (const [other, seen] of this.lastSeen)
-      if (other !== organizationId && seen >= since && this.owedMs(other, at) === 0) return true;
+      if (other !== organizationId && seen >= since && !this.isHeavy(other, at)) return true;
     return false;
   }
 
@@ -205,8 +256,8 @@ export class SearchGate {
   private wakeAfterRests(at: number): void {
     let soonest = Infinity;
     for (const lane of this.line) {
-      const owed = this.owedMs(lane.organizationId, at);
-      if (owed > 0) soonest = Math.min(soonest, at + owed);
+      const rest = this.restMs(lane.organizationId, at);
+      if (rest > 0) soonest = Math.min(soonest, at + rest);
     }
     if (soonest >= this.wakeAt) return;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
@@ -242,11 +293,10 @@ export class SearchGate {
       const [lane] = this.line.splice(chosen, 1);
       const next = lane.waiting.shift();
       if (!next) return; // never: a lane is in line while it has searches waiting
-      lane.running++;
-      this.running++;
+      const heavy = this.take(lane, at);
       // Its next search waits behind every other organization's.
       if (lane.waiting.length > 0) this.line.push(lane);
-      next();
+      next(heavy);
     }
   }
 }

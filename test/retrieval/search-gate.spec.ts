@@ -366,6 +366,105 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
   });
 });
 
+describe('SearchGate: heavy organizations rest as one while a light one is active', () => {
+  it('runs one heavy search at a time between them, and charges each to a rest they share (six flooding organizations took both cores)', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    gate.noteActivity('reader');
+    for (const name of ['a1', 'a2']) search('a', name);
+    for (const name of ['b1', 'b2', 'b3']) search('b', name);
+    await settle();
+    expect(started).toEqual(['a1', 'b1']);
+    // Both searched back to back for 40 ms: each owes a rest of 40 ms (50 %) and is held back for it.
+    clock += 40;
+    await finish('a1', 'b1');
+    expect(started).toEqual(['a1', 'b1']);
+    clock += 40;
+    await wait(60);
+    // Their rests are over together, but only one heavy search runs at a time: a's, the longest waiting.
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+    // The light reader's search starts at once beside it.
+    search('reader', 'r1');
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'a2', 'r1']);
+    await finish('r1');
+    clock += 40;
+    await finish('a2');
+    // a's 40 ms are charged to the rest a and b share: b, whose own rest ended 40 ms ago, waits it out too.
+    expect(started).toEqual(['a1', 'b1', 'a2', 'r1']);
+    clock += 39;
+    await wait(60);
+    expect(started).toEqual(['a1', 'b1', 'a2', 'r1']);
+    clock += 1;
+    await wait(20);
+    expect(started).toEqual(['a1', 'b1', 'a2', 'r1', 'b2']);
+    clock += 40;
+    await finish('b2');
+    clock += 40;
+    await wait(60);
+    expect(started).toEqual(['a1', 'b1', 'a2', 'r1', 'b2', 'b3']);
+    await finish('b3');
+    await all();
+  });
+
+  it("counts an organization held for a rest of its own as heavy for ACTIVE_MS, not renewed while it waits only for the flooders' shared rest", async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    gate.noteActivity('light');
+    for (const name of ['a1', 'a2']) search('a', name);
+    clock += 40;
+    await finish('a1');
+    clock += 40;
+    await wait(60);
+    expect(started).toEqual(['a1', 'a2']);
+    // A reader over its share once (r2 sent as r1 ends): held for its own rest, heavy from now (t0) for ACTIVE_MS.
+    search('reader', 'r1');
+    clock += 10;
+    await finish('r1');
+    search('reader', 'r2');
+    await settle();
+    const t0 = clock;
+    // a2's 110 ms (since 80) are charged to the shared rest: the reader, heavy, waits it out (owing none of its own).
+    clock += 100;
+    search('a', 'a3');
+    await finish('a2');
+    expect(started).toEqual(['a1', 'a2', 'r1']);
+    clock += 109;
+    await wait(150);
+    expect(started).toEqual(['a1', 'a2', 'r1']);
+    clock += 1;
+    await wait(30);
+    expect(started).toEqual(['a1', 'a2', 'r1', 'r2']);
+    await finish('r2');
+    expect(started).toEqual(['a1', 'a2', 'r1', 'r2', 'a3']);
+    // ACTIVE_MS after its own hold the reader is light again, though the flooder's a3 left a shared rest
+    // owed: its next search starts at once (renewed by each wait for the shared rest, it stayed heavy).
+    clock = t0 + ACTIVE_MS;
+    gate.noteActivity('light');
+    await finish('a3');
+    search('reader', 'r3');
+    await settle();
+    expect(started).toEqual(['a1', 'a2', 'r1', 'r2', 'a3', 'r3']);
+    await finish('r3');
+    await all();
+  });
+
+  it('lets heavy organizations run side by side again once no light one is active', async () => {
+    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    gate.noteActivity('reader');
+    for (const name of ['a1', 'a2']) search('a', name);
+    for (const name of ['b1', 'b2']) search('b', name);
+    await settle();
+    clock += 40;
+    await finish('a1', 'b1');
+    expect(started).toEqual(['a1', 'b1']);
+    // The reader has not been seen for ACTIVE_MS: a and b are flooders among themselves, both run at once.
+    clock += ACTIVE_MS;
+    await wait(60);
+    expect(started).toEqual(['a1', 'b1', 'a2', 'b2']);
+    await finish('a2', 'b2');
+    await all();
+  });
+});
+
 describe('SearchGate: a rest is bounded and re-checked', () => {
   it('owes at most MAX_REST_MS however long a search took, and stops resting once the light organization is gone', async () => {
     const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 1 });
