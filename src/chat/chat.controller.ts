@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { creditHeaders } from '../billing/credit-headers.js';
 import { Authenticated, CurrentPrincipal } from '../common/auth.decorators.js';
+import { abortedWhenClientGoes } from '../common/event-stream.js';
 import { ApiPagination } from '../openapi/page.response.js';
 import { type PageRequest, Pagination, toPage } from '../common/pagination.js';
 import type { HttpReply } from '../common/request.js';
@@ -137,6 +138,7 @@ export class ChatController {
       body.content,
       body.filter,
       body.collection_ids,
+      abortedWhenClientGoes(reply),
     );
     reply.headers(creditHeaders(reservation));
     return { user_message: presentMessage(user), assistant_message: presentMessage(assistant) };

@@ -73,17 +73,19 @@ export class ChatService {
   }
 
   /**
-   * Answers a new message with the session's recent history in mind, costing credits like a query.
-   * Both messages are stored together, only once the answer exists; if storing fails, the credit
-   * comes back.
+   * Answers a new message with the session's recent history in mind, costing credits like a query:
+   * both messages, and the credits spent on the answer (for the response's credit headers). Both
+   * messages are stored together, only once the answer exists; if storing fails, the credit comes
+   * back. A client that goes (`signal`) before the answer exists leaves the search line, or stops the
+   * answer, and is charged nothing; nothing is stored.
    */
-  /** Both messages, and the credits spent on the answer (for the response's credit headers). */
   async post(
     caller: Principal,
     sessionId: string,
     content: string,
     filter?: MetadataFilter | null,
     collectionIds?: readonly string[] | null,
+    signal?: AbortSignal,
   ): Promise<{ user: ChatMessage; assistant: ChatMessage; reservation: Reservation }> {
     const session = await this.get(caller, sessionId);
     const history = (await this.recentMessages(session.id)).map((message) => ({
@@ -100,6 +102,7 @@ export class ChatService {
       filter,
       operation: 'chat_message',
       history,
+      signal,
     });
     const answer = await this.queries.complete(prepared);
     try {

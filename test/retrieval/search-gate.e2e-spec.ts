@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { Bm25Retriever } from '../../src/retrieval/bm25.retriever.js';
 import { ACTIVE_MS, SearchGate } from '../../src/retrieval/search-gate.js';
 import { signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
+import { createDomain, creditsUsed } from '../support/knowledge.js';
 
 /** A search that runs until the test ends it. */
 function pending() {
@@ -99,6 +100,48 @@ describe('SearchGate in the running service: any request of another organization
       // The next search of the organization runs as usual.
       await test.http().post('/v1/search/').set(flooderOwner.auth).send({ query: 'anything at all' }).expect(200);
       expect(searched).toHaveBeenCalledTimes(1);
+    } finally {
+      searched.mockRestore();
+    }
+  });
+
+  it('never runs, charges or stores a chat message whose client hung up while its search waited', async () => {
+    await createDomain(test, 'gate-chat', [{ title: 'Otters', content: 'Otters hold hands while they sleep.' }]);
+    const session = (
+      await test.http().post('/v1/chat/sessions/').set(flooderOwner.auth).send({ domain: 'gate-chat' }).expect(201)
+    ).body;
+    const creditsBefore = await creditsUsed(test, flooderOwner.id);
+    const retriever = test.app.get(Bm25Retriever);
+    const searched = jest.spyOn(retriever, 'retrieve');
+    try {
+      const held = [pending(), pending()];
+      const holding = held.map((search) => gate.run(flooder, () => search.done));
+      await settle();
+      const hungUp = fetch(`${test.url}/v1/chat/sessions/${session.id}/messages/`, {
+        method: 'POST',
+        headers: { ...flooderOwner.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'Do otters sleep?' }),
+        signal: AbortSignal.timeout(300),
+      }).catch((error: unknown) => (error as Error).name);
+      expect(await hungUp).toBe('TimeoutError');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const search of held) search.finish();
+      await Promise.all(holding);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(searched).not.toHaveBeenCalled();
+      expect(await creditsUsed(test, flooderOwner.id)).toBe(creditsBefore);
+      const stored = await test.db.query('SELECT count(*)::int AS n FROM chat_messages WHERE session_id = $1', [
+        session.id,
+      ]);
+      expect(stored.rows[0].n).toBe(0);
+      // The next message is answered as usual.
+      await test
+        .http()
+        .post(`/v1/chat/sessions/${session.id}/messages/`)
+        .set(flooderOwner.auth)
+        .send({ content: 'Do otters sleep?' })
+        .expect(201);
+      expect(searched).toHaveBeenCalled();
     } finally {
       searched.mockRestore();
     }
