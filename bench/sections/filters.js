@@ -8,7 +8,7 @@
  * line (TOAST), as the worst metadata the size limit lets through would be.
  *
  * 1. Cost: `POST /v1/search/` (top_k 10, one at a time) unfiltered and with each filter below, taken in
- *    turn for FILTERS_ROUNDS rounds (default 60, after 3 of warm-up) so that all see the same machine;
+ *    turn for FILTERS_ROUNDS rounds (default 200, after 3 of warm-up) so that all see the same machine;
  *    p50/p95 per filter and its p95 as a ratio to the unfiltered p95 (target <= 1.5). Every filter
  *    matches every document, so a filtered search scores as many passages as the unfiltered one and
  *    the ratio is the filter's own cost. A filter whose answer takes over STALL_MS is dropped from the
@@ -19,7 +19,9 @@
  *    floods the worst filter from FILTERS_FLOOD_CONNECTIONS (default 12) connections, FILTERS_CYCLES
  *    times (default 5: 500 requests per route on each side, so a p99 is the fifth worst, not the third
  *    of 3 cycles, which moved by half from run to run), then alone once more. A's load generator runs in a process of its own under
- *    `nice` (FILTERS_FLOOD_NICE, default 10). B's p50/p95/p99 per route under the flood as ratios to
+ *    `nice` (FILTERS_FLOOD_NICE, default 10). With FILTERS_FLOODERS (default 1) above 1, as many
+ *    organizations flood at once, each with its own FILTERS_DOCS documents and a share of the
+ *    connections (several heavy organizations rest as one, see SearchGate). B's p50/p95/p99 per route under the flood as ratios to
  *    its phases alone (target p99 <= 1.5 x), its statuses; A's answers (a 429/503 is a refusal, not a
  *    failure); and per phase, the cores the service, the database and the whole machine used, and the
  *    service's event loop delay. SearchGate's settings are the service's own: measure others with
@@ -124,7 +126,7 @@ async function timedSearch(ctx, headers, filter) {
 }
 
 async function measureCost(ctx, headers) {
-  const rounds = ctx.seconds('FILTERS_ROUNDS', 60);
+  const rounds = ctx.seconds('FILTERS_ROUNDS', 200);
   const names = Object.keys(FILTERS);
   const timings = Object.fromEntries(names.map((name) => [name, []]));
   const statuses = Object.fromEntries(names.map((name) => [name, {}]));
@@ -264,7 +266,7 @@ async function meter(ctx) {
  * (FILTERS_FLOOD_NICE, default 10), so that on a small machine it does not take the cores from B's
  * client: what B sees is the service's and the database's doing. Each phase is metered (see meter).
  */
-async function measureIsolation(ctx, flooder) {
+async function measureIsolation(ctx, flooders) {
   const seconds = ctx.seconds('FILTERS_SECONDS', 10);
   const cycles = ctx.seconds('FILTERS_CYCLES', 5);
   const rate = ctx.seconds('FILTERS_QUIET_RATE', 20);
@@ -286,26 +288,30 @@ async function measureIsolation(ctx, flooder) {
     phases.alone.push(alone);
     addStatuses(statuses.alone, alone.statuses);
     if (cycle === cycles) break;
-    ctx.log(`isolation: B while A floods "${WORST}" from ${connections} connections (nice ${niceness})`);
+    ctx.log(
+      `isolation: B while ${flooders.length} organization(s) flood "${WORST}" from ${connections} connections (nice ${niceness})`,
+    );
     stop = await meter(ctx);
-    const [flooded, cannon] = await Promise.all([
+    const [flooded, ...cannons] = await Promise.all([
       quietTraffic(ctx, quiet.headers, seconds, rate),
-      cannonApart(
-        {
-          url: `${ctx.service.baseUrl}/v1/search/`,
-          method: 'POST',
-          body: { query: QUERY_BODY.query, top_k: 10, filter: FILTERS[WORST] },
-          headers: flooder.headers,
-          connections,
-          duration: seconds,
-        },
-        { niceness },
+      ...flooders.map((flooder) =>
+        cannonApart(
+          {
+            url: `${ctx.service.baseUrl}/v1/search/`,
+            method: 'POST',
+            body: { query: QUERY_BODY.query, top_k: 10, filter: FILTERS[WORST] },
+            headers: flooder.headers,
+            connections: Math.max(1, Math.round(connections / flooders.length)),
+            duration: seconds,
+          },
+          { niceness },
+        ),
       ),
     ]);
     usage.flooded.push(await stop());
     phases.flooded.push(flooded);
     addStatuses(statuses.flooded, flooded.statuses);
-    flood = mergeFlood(flood, cannon);
+    flood = mergeFlood(flood, mergeCannons(cannons));
   }
   const all = (side, route) => phases[side].flatMap((phase) => phase.byRoute[route]);
   const rows = QUIET_ROUTES.map((route) => {
@@ -325,6 +331,22 @@ async function measureIsolation(ctx, flooder) {
     usage[side].map((figures, i) => ({ phase: `${side} ${i + 1}`, ...figures })),
   );
   return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness };
+}
+
+/** The flooders' figures in one phase, as one flood: requests summed, latencies the worst flooder's. */
+function mergeCannons([first, ...others]) {
+  const worst = (key) => Math.max(first.latencyMs[key], ...others.map((cannon) => cannon.latencyMs[key]));
+  const statusCodes = structuredClone(first.statusCodes ?? {});
+  for (const cannon of others)
+    for (const [code, { count }] of Object.entries(cannon.statusCodes ?? {}))
+      statusCodes[code] = { count: (statusCodes[code]?.count ?? 0) + count };
+  return {
+    totalRequests: first.totalRequests + others.reduce((sum, cannon) => sum + cannon.totalRequests, 0),
+    duration: first.duration,
+    latencyMs: { p50: worst('p50'), p90: worst('p90'), p99: worst('p99'), max: worst('max') },
+    statusCodes,
+    errors: first.errors + others.reduce((sum, cannon) => sum + cannon.errors, 0),
+  };
 }
 
 /** The flood's figures over its phases: requests summed, latencies the worst phase's. */
@@ -358,7 +380,11 @@ export async function run(ctx) {
     `filters: POST /v1/search/ one at a time, ${documents} documents, each filter matching all (target p95 <= ${TARGET} x unfiltered)`,
     cost,
   );
-  const isolation = await measureIsolation(ctx, flooder);
+  const others = ctx.seconds('FILTERS_FLOODERS', 1) - 1;
+  if (others > 0) ctx.log(`${others} more flooding organization(s), ${documents} documents each`);
+  const flooders = [flooder];
+  for (let i = 0; i < others; i++) flooders.push(await tenant(ctx, documents, true));
+  const isolation = await measureIsolation(ctx, flooders);
   ctx.table(
     `filters: B's searches and reads (${isolation.rate}/s) alone vs while A floods "${WORST}" from ${isolation.connections} connections, ${isolation.cycles} phases of ${isolation.seconds} s each (target p99 <= ${QUIET_TARGET} x alone)`,
     isolation.rows,
