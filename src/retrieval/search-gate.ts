@@ -45,11 +45,12 @@ export type SearchGateLimits = Pick<
  * SEARCH_TURN_SHARE_PERCENT of the time (back to back, from one connection or many) waits out its rest
  * before its next search while a light organization (one that owes none) is active: a flooder's
  * requests then leave the service's main thread and the database cores to the light one's. Several
- * such heavy organizations rest as one: while a light organization is active they run one search at a
- * time between them, and each search is charged to a rest they share as well as to its own, so that
- * together they hold a turn at most SEARCH_TURN_SHARE_PERCENT of the time (six flooding organizations
- * otherwise took both cores, each within its own share). Alone, an organization keeps all
- * SEARCHES_AT_ONCE turns and never rests.
+ * such heavy organizations (`noteArrival`) rest as one: while a light organization is active they run one
+ * search at a time between them, each search is charged to a rest they share as well as to its own,
+ * and the turns kept for first searches are left to the light ones, so that together they hold a turn
+ * at most SEARCH_TURN_SHARE_PERCENT of the time (six flooding organizations otherwise took both cores,
+ * each within its own share, and a quiet organization's search waited behind their first searches).
+ * Alone, an organization keeps all SEARCHES_AT_ONCE turns and never rests.
  */
 @Injectable()
 export class SearchGate {
@@ -64,8 +65,10 @@ export class SearchGate {
   private prunedAt = 0;
   /** The rest each organization owes for turns held beyond SEARCH_TURN_SHARE_PERCENT (see `charge`). */
   private readonly owed = new Map<string, { ms: number; at: number }>();
-  /** Until when each organization held back for a rest counts as heavy (now() + ACTIVE_MS at its last hold). */
+  /** Until when each organization made heavy (see noteArrival) counts as heavy, besides while it has searches. */
   private readonly heavyUntil = new Map<string, number>();
+  /** Each organization's searches in a row held for its own rest on arrival, and when the last was counted. */
+  private readonly holds = new Map<string, { count: number; at: number }>();
   /** The rest the heavy organizations owe together, and how many of their searches run (see `charge`). */
   private heavyOwed = { ms: 0, at: 0 };
   private heavyRunning = 0;
@@ -83,7 +86,10 @@ export class SearchGate {
     this.prunedAt = at;
     for (const [other, seen] of this.lastSeen) if (seen < at - ACTIVE_MS) this.lastSeen.delete(other);
     for (const other of this.owed.keys()) if (this.owedMs(other, at) === 0) this.owed.delete(other);
-    for (const [other, until] of this.heavyUntil) if (until <= at) this.heavyUntil.delete(other);
+    for (const [other, until] of this.heavyUntil)
+      if (until <= at && !this.lanes.has(other)) this.heavyUntil.delete(other);
+    for (const [other, holds] of this.holds)
+      if (holds.at < at - ACTIVE_MS - MAX_REST_MS && !this.lanes.has(other)) this.holds.delete(other);
   }
 
   /**
@@ -96,6 +102,7 @@ export class SearchGate {
     this.lanes.set(organizationId, lane);
     this.noteActivity(organizationId);
     const at = now();
+    this.noteArrival(organizationId, at);
     let heavy: boolean;
     if (lane.waiting.length === 0 && this.mayStart(lane, at)) {
       heavy = this.take(lane, at);
@@ -165,21 +172,18 @@ export class SearchGate {
   /**
    * A turn for `lane`'s organization: one of SEARCHES_AT_ONCE (of SEARCHES_AT_ONCE − 1 while another
    * organization is active), or, for its first (none running), one of as many again kept for first
-   * searches; none while it must rest (`restMs`), nor while another heavy organization's search runs
-   * and a light organization is active. Held back for a rest, it counts as heavy for ACTIVE_MS.
+   * searches unless it is heavy; none while it must rest (`restMs`), nor, heavy, while another heavy
+   * organization's search runs and a light organization is active.
    */
   private mayStart(lane: Lane, at: number): boolean {
     const { running, organizationId } = lane;
     if (running >= this.limits.SEARCHES_PER_ORGANIZATION) return false;
-    if (this.restMs(organizationId, at) > 0) {
-      // Held for a rest of its own (not only the shared one, which a light organization held once
-      // for its own would otherwise keep renewing): heavy for ACTIVE_MS.
-      if (this.owedMs(organizationId, at) > 0) this.heavyUntil.set(organizationId, at + ACTIVE_MS);
-      return false;
-    }
+    if (this.restMs(organizationId, at) > 0) return false;
     if (this.heavyRunning > 0 && this.held(organizationId, at) && this.lightActive(organizationId, at)) return false;
     const turns = this.limits.SEARCHES_AT_ONCE;
-    if (running === 0) return this.running < 2 * turns;
+    // The turns kept for first searches are a light organization's: N flooders, each with none running
+    // between two of its searches, took them all and a reader's search waited behind theirs.
+    if (running === 0) return this.running < (this.held(organizationId, at) ? turns : 2 * turns);
     return this.running < turns && (running < turns - 1 || !this.othersActive(lane.organizationId, at));
   }
 
@@ -219,32 +223,62 @@ export class SearchGate {
     return Math.max(0, this.heavyOwed.ms - (at - this.heavyOwed.at));
   }
 
-  /** Whether the organization was held back for a rest in the last ACTIVE_MS: its searches count as heavy. */
-  private held(organizationId: string, at: number): boolean {
-    return (this.heavyUntil.get(organizationId) ?? 0) > at;
-  }
-
-  /** An organization that owes a rest, or was held back for one in the last ACTIVE_MS. */
-  private isHeavy(organizationId: string, at: number): boolean {
-    return this.owedMs(organizationId, at) > 0 || this.held(organizationId, at);
+  /**
+   * Counts a search arriving while its organization owes a rest of its own that it must wait out (a
+   * light organization is active): HOLDS_TO_BE_HEAVY such searches in a row, each after one of the
+   * organization's searches ended, make it heavy (`held`). A flooder's every search arrives so, however
+   * long its searches take or however many connections it uses; a reader's search that arrives owing
+   * nothing ends the row, and a burst of several at once counts once.
+   */
+  private noteArrival(organizationId: string, at: number): void {
+    if (this.owedMs(organizationId, at) === 0 || !this.lightActive(organizationId, at)) {
+      this.holds.delete(organizationId);
+      return;
+    }
+    const holds = this.holds.get(organizationId) ?? { count: 0, at: -Infinity };
+    // Counted once per search ended: the last charge (`owed`) is later than the last hold counted.
+    if ((this.owed.get(organizationId)?.at ?? -Infinity) <= holds.at) return;
+    this.holds.set(organizationId, { count: holds.count + 1, at });
+    if (holds.count + 1 >= HOLDS_TO_BE_HEAVY) this.heavyUntil.set(organizationId, at + ACTIVE_MS);
   }
 
   /**
-   * How long the organization must still rest before its next search (0: none). A heavy organization
-   * waits out its own rest and the heavy organizations' shared one while a light organization is
-   * active. Flooders among themselves share the turns without resting (a rest would leave idle the
+   * Whether the organization was made heavy (noteArrival): while it has searches running or waiting,
+   * and for ACTIVE_MS after the hold that made it so, however long its searches take.
+   */
+  private held(organizationId: string, at: number): boolean {
+    const until = this.heavyUntil.get(organizationId);
+    return until !== undefined && (until > at || this.lanes.has(organizationId));
+  }
+
+  /**
+   * How long the organization must still rest before its next search (0: none), while a light
+   * organization is active: its own rest, and for a heavy organization the heavy organizations' shared
+   * rest too. Flooders among themselves share the turns without resting (a rest would leave idle the
    * cores none of them needs kept), and an organization alone never rests.
    */
   private restMs(organizationId: string, at: number): number {
-    if (!this.isHeavy(organizationId, at) || !this.lightActive(organizationId, at)) return 0;
-    return Math.max(this.owedMs(organizationId, at), this.heavyOwedMs(at));
+    const own = this.owedMs(organizationId, at);
+    const heavy = this.held(organizationId, at);
+    if ((own === 0 && !heavy) || !this.lightActive(organizationId, at)) return 0;
+    return heavy ? Math.max(own, this.heavyOwedMs(at)) : own;
   }
 
-  /** Whether an organization other than this one that is not heavy (its searches leave rests between them) sent a request in the last ACTIVE_MS. */
+  /**
+   * Whether a light organization other than this one sent a request in the last ACTIVE_MS: one that owes
+   * no rest (its searches leave rests between them) and has no search waiting (a flooder waiting out
+   * the shared rest owes none of its own).
+   */
   private lightActive(organizationId: string, at: number): boolean {
     const since = at - ACTIVE_MS;
     for (const [other, seen] of this.lastSeen)
-      if (other !== organizationId && seen >= since && !this.isHeavy(other, at)) return true;
+      if (
+        other !== organizationId &&
+        seen >= since &&
+        this.owedMs(other, at) === 0 &&
+        !this.lanes.get(other)?.waiting.length
+      )
+        return true;
     return false;
   }
 
@@ -306,6 +340,9 @@ export class SearchGate {
  * reading client's requests, short enough that a flooder alone soon has all the turns back.
  */
 export const ACTIVE_MS = 1000;
+
+/** How many of an organization's searches in a row held for its own rest make it heavy (see noteArrival). */
+export const HOLDS_TO_BE_HEAVY = 3;
 
 /** The longest rest an organization can owe, however long its searches took. */
 export const MAX_REST_MS = 1000;

@@ -1,6 +1,12 @@
 import { jest } from '@jest/globals';
 import { SearchesBusyError } from '../../src/common/errors.js';
-import { ACTIVE_MS, MAX_REST_MS, SearchGate, type SearchGateLimits } from '../../src/retrieval/search-gate.js';
+import {
+  ACTIVE_MS,
+  HOLDS_TO_BE_HEAVY,
+  MAX_REST_MS,
+  SearchGate,
+  type SearchGateLimits,
+} from '../../src/retrieval/search-gate.js';
 
 /** A search that runs until the test ends it. */
 function pending() {
@@ -367,84 +373,136 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
 });
 
 describe('SearchGate: heavy organizations rest as one while a light one is active', () => {
-  it('runs one heavy search at a time between them, and charges each to a rest they share (six flooding organizations took both cores)', async () => {
-    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
-    gate.noteActivity('reader');
-    for (const name of ['a1', 'a2']) search('a', name);
-    for (const name of ['b1', 'b2', 'b3']) search('b', name);
-    await settle();
-    expect(started).toEqual(['a1', 'b1']);
-    // Both searched back to back for 40 ms: each owes a rest of 40 ms (50 %) and is held back for it.
-    clock += 40;
-    await finish('a1', 'b1');
-    expect(started).toEqual(['a1', 'b1']);
-    clock += 40;
-    await wait(60);
-    // Their rests are over together, but only one heavy search runs at a time: a's, the longest waiting.
-    expect(started).toEqual(['a1', 'b1', 'a2']);
-    // The light reader's search starts at once beside it.
-    search('reader', 'r1');
-    await settle();
-    expect(started).toEqual(['a1', 'b1', 'a2', 'r1']);
-    await finish('r1');
-    clock += 40;
-    await finish('a2');
-    // a's 40 ms are charged to the rest a and b share: b, whose own rest ended 40 ms ago, waits it out too.
-    expect(started).toEqual(['a1', 'b1', 'a2', 'r1']);
-    clock += 39;
-    await wait(60);
-    expect(started).toEqual(['a1', 'b1', 'a2', 'r1']);
-    clock += 1;
-    await wait(20);
-    expect(started).toEqual(['a1', 'b1', 'a2', 'r1', 'b2']);
-    clock += 40;
-    await finish('b2');
-    clock += 40;
-    await wait(60);
-    expect(started).toEqual(['a1', 'b1', 'a2', 'r1', 'b2', 'b3']);
-    await finish('b3');
-    await all();
+  /**
+   * `organization` sends HOLDS_TO_BE_HEAVY + 1 searches of `ms` one after another, each as the last
+   * ends, so that each after the first arrives owing a rest and is held for it (at 50 %, `ms`): heavy
+   * from its last. Returns with that last search running. `reader`, if given, reads at each step (it
+   * would otherwise count as gone ACTIVE_MS after its last request).
+   */
+  async function floodUntilHeavy(h: ReturnType<typeof harness>, organization: string, ms = 10, reader?: string) {
+    for (let i = 1; i <= HOLDS_TO_BE_HEAVY + 1; i++) {
+      const name = `${organization}${i}`;
+      if (reader) h.gate.noteActivity(reader);
+      h.search(organization, name);
+      await settle();
+      if (i > 1) {
+        expect(h.started).not.toContain(name);
+        clock += ms;
+        await wait(ms + 20);
+      }
+      expect(h.started).toContain(name);
+      if (i <= HOLDS_TO_BE_HEAVY) {
+        clock += ms;
+        await h.finish(name);
+      }
+    }
+  }
+
+  /** The gate's own verdict (private): whether an organization counts as heavy now. */
+  const heavy = (gate: SearchGate, organization: string) =>
+    (gate as unknown as { held(organizationId: string, at: number): boolean }).held(organization, clock);
+
+  it('gives a heavy organization its turns at SEARCHES_AT_ONCE 1, and makes a flooder with slow searches heavy too', async () => {
+    const h = harness({ SEARCHES_AT_ONCE: 1, SEARCH_TURN_SHARE_PERCENT: 50 });
+    h.gate.noteActivity('reader');
+    // Searches of 300 ms: a hold only every 600 ms, yet heavy at the third in a row.
+    await floodUntilHeavy(h, 'a', 300, 'reader');
+    expect(heavy(h.gate, 'a')).toBe(true);
+    h.gate.noteActivity('reader');
+    clock += 10;
+    await h.finish(`a${HOLDS_TO_BE_HEAVY + 1}`);
+    h.search('a', 'next');
+    clock += 10;
+    await wait(30);
+    expect(h.started.at(-1)).toBe('next');
+    await h.finish('next');
+    await h.all();
   });
 
-  it("counts an organization held for a rest of its own as heavy for ACTIVE_MS, not renewed while it waits only for the flooders' shared rest", async () => {
-    const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
-    gate.noteActivity('light');
-    for (const name of ['a1', 'a2']) search('a', name);
-    clock += 40;
-    await finish('a1');
-    clock += 40;
-    await wait(60);
-    expect(started).toEqual(['a1', 'a2']);
-    // A reader over its share once (r2 sent as r1 ends): held for its own rest, heavy from now (t0) for ACTIVE_MS.
-    search('reader', 'r1');
-    clock += 10;
-    await finish('r1');
-    search('reader', 'r2');
-    await settle();
-    const t0 = clock;
-    // a2's 110 ms (since 80) are charged to the shared rest: the reader, heavy, waits it out (owing none of its own).
+  it("never makes a reader wait for the flooders' shared rest, and counts a burst of its searches once", async () => {
+    const h = harness({ SEARCHES_AT_ONCE: 4, SEARCH_TURN_SHARE_PERCENT: 50 });
+    h.gate.noteActivity('light');
+    await floodUntilHeavy(h, 'a');
     clock += 100;
-    search('a', 'a3');
-    await finish('a2');
-    expect(started).toEqual(['a1', 'a2', 'r1']);
-    clock += 109;
-    await wait(150);
-    expect(started).toEqual(['a1', 'a2', 'r1']);
-    clock += 1;
-    await wait(30);
-    expect(started).toEqual(['a1', 'a2', 'r1', 'r2']);
-    await finish('r2');
-    expect(started).toEqual(['a1', 'a2', 'r1', 'r2', 'a3']);
-    // ACTIVE_MS after its own hold the reader is light again, though the flooder's a3 left a shared rest
-    // owed: its next search starts at once (renewed by each wait for the shared rest, it stayed heavy).
-    clock = t0 + ACTIVE_MS;
-    gate.noteActivity('light');
-    await finish('a3');
-    search('reader', 'r3');
+    await h.finish(`a${HOLDS_TO_BE_HEAVY + 1}`);
+    // The flooders owe a shared rest of 100 ms; the reader, over its share once, owes 10 ms of its own.
+    h.search('reader', 'r1');
+    clock += 10;
+    await h.finish('r1');
+    for (const name of ['r2', 'r3', 'r4']) h.search('reader', name);
     await settle();
-    expect(started).toEqual(['a1', 'a2', 'r1', 'r2', 'a3', 'r3']);
-    await finish('r3');
-    await all();
+    expect(h.started.at(-1)).toBe('r1');
+    clock += 10;
+    await wait(30);
+    expect(h.started.slice(-3)).toEqual(['r2', 'r3', 'r4']);
+    expect(heavy(h.gate, 'reader')).toBe(false);
+    await h.finish('r2', 'r3', 'r4');
+    await h.all();
+  });
+
+  it('runs one heavy search at a time between them, and charges each to a rest they share (six flooding organizations took both cores)', async () => {
+    const h = harness({ SEARCHES_AT_ONCE: 4, SEARCH_TURN_SHARE_PERCENT: 50 });
+    h.gate.noteActivity('reader');
+    await floodUntilHeavy(h, 'a');
+    const aStarted = clock;
+    // a4 runs; b, flooding the same way, is held for its own rests, then, heavy, waits for a's search.
+    h.search('b', 'b1');
+    await settle();
+    expect(h.started).toContain('b1');
+    for (let i = 2; i <= HOLDS_TO_BE_HEAVY + 1; i++) {
+      clock += 10;
+      await h.finish(`b${i - 1}`);
+      h.search('b', `b${i}`);
+      clock += 10;
+      await wait(30);
+    }
+    const last = `b${HOLDS_TO_BE_HEAVY + 1}`;
+    expect(h.started).not.toContain(last);
+    // A reader's search starts at once beside a's, on a turn kept for first searches.
+    h.search('reader', 'r1');
+    await settle();
+    expect(h.started.at(-1)).toBe('r1');
+    await h.finish('r1');
+    // a's search is charged to the rest a and b share (as long as it took, at 50 %): b, owing none of
+    // its own, waits it out too.
+    clock += 40;
+    const rest = clock - aStarted;
+    await h.finish(`a${HOLDS_TO_BE_HEAVY + 1}`);
+    expect(h.started).not.toContain(last);
+    clock += rest - 1;
+    await wait(rest + 20);
+    expect(h.started).not.toContain(last);
+    clock += 1;
+    await wait(20);
+    expect(h.started.at(-1)).toBe(last);
+    await h.finish(last);
+    await h.all();
+  });
+
+  it('does not make heavy a reader held for its own rest once: it never waits for the flooders', async () => {
+    const h = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    h.gate.noteActivity('light');
+    await floodUntilHeavy(h, 'a');
+    // a's heavy search runs. The reader sends r2 as r1 ends: held for its own 10 ms rest only.
+    h.search('reader', 'r1');
+    clock += 10;
+    await h.finish('r1');
+    h.search('reader', 'r2');
+    await settle();
+    expect(h.started.at(-1)).toBe('r1');
+    clock += 10;
+    await wait(30);
+    expect(h.started.at(-1)).toBe('r2');
+    await h.finish('r2');
+    // a's search leaves a shared rest; the reader's next search starts at once all the same.
+    clock += 100;
+    await h.finish(`a${HOLDS_TO_BE_HEAVY + 1}`);
+    clock += 10;
+    h.search('reader', 'r3');
+    await settle();
+    expect(h.started.at(-1)).toBe('r3');
+    await h.finish('r3');
+    await h.all();
   });
 
   it('lets heavy organizations run side by side again once no light one is active', async () => {
