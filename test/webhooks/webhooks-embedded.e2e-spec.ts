@@ -74,5 +74,5 @@ describe('webhooks on the embedded store (no DATABASE_URL)', () => {
       await app.close();
       receiver.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
