@@ -77,25 +77,32 @@ describe('SearchGate in the running service: any request of another organization
     expect(times.secondStarted - times.firstEnded).toBeLessThan((took * 67) / 33 + 150);
   });
 
+  /**
+   * Sends `body` to `path` as the flooder while both its turns are taken, hangs up after 300 ms, then
+   * frees the turns and gives a search that wrongly stayed in line time to run.
+   */
+  async function hangUpWhileTurnsTaken(path: string, body: object): Promise<void> {
+    const held = [pending(), pending()];
+    const holding = held.map((search) => gate.run(flooder, () => search.done));
+    await settle();
+    const hungUp = fetch(`${test.url}${path}`, {
+      method: 'POST',
+      headers: { ...flooderOwner.auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(300),
+    }).catch((error: unknown) => (error as Error).name);
+    expect(await hungUp).toBe('TimeoutError');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const search of held) search.finish();
+    await Promise.all(holding);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
   it('never runs a search whose client hung up while it waited for a turn', async () => {
     const retriever = test.app.get(Bm25Retriever);
     const searched = jest.spyOn(retriever, 'search');
     try {
-      // Both of the flooder's turns taken: its next search waits.
-      const held = [pending(), pending()];
-      const holding = held.map((search) => gate.run(flooder, () => search.done));
-      await settle();
-      const hungUp = fetch(`${test.url}/v1/search/`, {
-        method: 'POST',
-        headers: { ...flooderOwner.auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'anything at all' }),
-        signal: AbortSignal.timeout(300),
-      }).catch((error: unknown) => (error as Error).name);
-      expect(await hungUp).toBe('TimeoutError');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      for (const search of held) search.finish();
-      await Promise.all(holding);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await hangUpWhileTurnsTaken('/v1/search/', { query: 'anything at all' });
       expect(searched).not.toHaveBeenCalled();
       // The next search of the organization runs as usual.
       await test.http().post('/v1/search/').set(flooderOwner.auth).send({ query: 'anything at all' }).expect(200);
@@ -114,20 +121,7 @@ describe('SearchGate in the running service: any request of another organization
     const retriever = test.app.get(Bm25Retriever);
     const searched = jest.spyOn(retriever, 'retrieve');
     try {
-      const held = [pending(), pending()];
-      const holding = held.map((search) => gate.run(flooder, () => search.done));
-      await settle();
-      const hungUp = fetch(`${test.url}/v1/chat/sessions/${session.id}/messages/`, {
-        method: 'POST',
-        headers: { ...flooderOwner.auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ content: 'Do otters sleep?' }),
-        signal: AbortSignal.timeout(300),
-      }).catch((error: unknown) => (error as Error).name);
-      expect(await hungUp).toBe('TimeoutError');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      for (const search of held) search.finish();
-      await Promise.all(holding);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await hangUpWhileTurnsTaken(`/v1/chat/sessions/${session.id}/messages/`, { content: 'Do otters sleep?' });
       expect(searched).not.toHaveBeenCalled();
       expect(await creditsUsed(test, flooderOwner.id)).toBe(creditsBefore);
       const stored = await test.db.query('SELECT count(*)::int AS n FROM chat_messages WHERE session_id = $1', [
