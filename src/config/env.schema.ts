@@ -517,6 +517,16 @@ export class EnvSchema {
   @Max(200)
   DATABASE_POOL_SIZE = 10;
 
+  /**
+   * How long a connection of the pools may take to open (or to be handed over when all are busy)
+   * before the request fails: short, so that requests do not queue behind an unreachable database.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  DATABASE_CONNECT_TIMEOUT_MS = 3000;
+
   @Transform(toBool)
   @IsBoolean()
   MIGRATIONS_RUN = true;

@@ -55,7 +55,7 @@ export function dataSourceOptions(
     // gets 15 s: pg gives up waiting then (query_timeout), and the server stops running it too
     // (statement_timeout), so an abandoned statement holds no connection or lock behind the client's back.
     extra: {
-      connectionTimeoutMillis: target.embedded ? EMBEDDED_ACQUIRE_TIMEOUT_MS : 3000,
+      connectionTimeoutMillis: target.embedded ? EMBEDDED_ACQUIRE_TIMEOUT_MS : config.DATABASE_CONNECT_TIMEOUT_MS,
       query_timeout: STATEMENT_TIMEOUT_MS,
       // The embedded store runs one backend in WASM, with no timer to interrupt it: the client's limit only.
       // No JIT: the ranking statement is planned for each query, and at a million chunks its estimated
@@ -79,7 +79,7 @@ export function searchPoolOptions(config: AppConfig, target: Pick<DatabaseTarget
   return {
     connectionString: target.url,
     max: 2 * config.SEARCHES_AT_ONCE,
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: config.DATABASE_CONNECT_TIMEOUT_MS,
     query_timeout: STATEMENT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     options: '-c jit=off',

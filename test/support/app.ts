@@ -42,6 +42,9 @@ export async function startTestApp(
     SIGNIN_LIMIT_PER_MINUTE: '1000000',
     TOKEN_LIMIT_PER_MINUTE: '1000000',
     FAILED_AUTH_LIMIT_PER_MINUTE: '1000000',
+    // Two test workers, Chromium and PostgreSQL share two cores: a backend took over 3 s to start in
+    // CI's run on a slow day, and the app's bootstrap failed on it.
+    DATABASE_CONNECT_TIMEOUT_MS: '15000',
     ...env,
   });
   const app = await createApp(config, { logger: process.env.TEST_LOGS ? undefined : false, ...options });
