@@ -64,13 +64,13 @@ export class SearchGate {
   private readonly lastSeen = new Map<string, number>();
   private prunedAt = 0;
   /** The rest each organization owes for turns held beyond SEARCH_TURN_SHARE_PERCENT (see `charge`). */
-  private readonly owed = new Map<string, { ms: number; at: number }>();
+  private readonly owed = new Map<string, Rest>();
   /** Until when each organization made heavy (see noteArrival) counts as heavy, besides while it has searches. */
   private readonly heavyUntil = new Map<string, number>();
   /** Each organization's searches in a row held for its own rest on arrival, and when the last was counted. */
   private readonly holds = new Map<string, { count: number; at: number }>();
   /** The rest the heavy organizations owe together, and how many of their searches run (see `charge`). */
-  private heavyOwed = { ms: 0, at: 0 };
+  private heavyOwed: Rest = { ms: 0, at: 0 };
   private heavyRunning = 0;
   /** The timer that dispatches when the soonest rest ends, and when that is (Infinity: none). */
   private wakeTimer: NodeJS.Timeout | null = null;
@@ -209,18 +209,12 @@ export class SearchGate {
     if (share >= 100) return;
     const at = now();
     const rest = ((at - startedAt) * (100 - share)) / share;
-    this.owed.set(organizationId, { ms: Math.min(MAX_REST_MS, this.owedMs(organizationId, at) + rest), at });
-    if (heavy && this.lightActive(organizationId, at))
-      this.heavyOwed = { ms: Math.min(MAX_REST_MS, this.heavyOwedMs(at) + rest), at };
+    this.owed.set(organizationId, restPlus(this.owed.get(organizationId), rest, at));
+    if (heavy && this.lightActive(organizationId, at)) this.heavyOwed = restPlus(this.heavyOwed, rest, at);
   }
 
   private owedMs(organizationId: string, at: number): number {
-    const owed = this.owed.get(organizationId);
-    return owed ? Math.max(0, owed.ms - (at - owed.at)) : 0;
-  }
-
-  private heavyOwedMs(at: number): number {
-    return Math.max(0, this.heavyOwed.ms - (at - this.heavyOwed.at));
+    return restLeft(this.owed.get(organizationId), at);
   }
 
   /**
@@ -261,7 +255,7 @@ export class SearchGate {
     const own = this.owedMs(organizationId, at);
     const heavy = this.held(organizationId, at);
     if ((own === 0 && !heavy) || !this.lightActive(organizationId, at)) return 0;
-    return heavy ? Math.max(own, this.heavyOwedMs(at)) : own;
+    return heavy ? Math.max(own, restLeft(this.heavyOwed, at)) : own;
   }
 
   /**
@@ -346,6 +340,21 @@ export const HOLDS_TO_BE_HEAVY = 3;
 
 /** The longest rest an organization can owe, however long its searches took. */
 export const MAX_REST_MS = 1000;
+
+/** A rest owed: `ms` as of `at` (now()), served by the time since, whether or not a search waits. */
+interface Rest {
+  ms: number;
+  at: number;
+}
+
+/** What is left of `rest` at `at`. */
+const restLeft = (rest: Rest | undefined, at: number): number => (rest ? Math.max(0, rest.ms - (at - rest.at)) : 0);
+
+/** `rest` with `ms` more owed at `at`, at most MAX_REST_MS in all. */
+const restPlus = (rest: Rest | undefined, ms: number, at: number): Rest => ({
+  ms: Math.min(MAX_REST_MS, restLeft(rest, at) + ms),
+  at,
+});
 
 /** The gate's clock: monotonic, so a step of the wall clock neither stretches nor cuts a rest. */
 const now = () => performance.now();
