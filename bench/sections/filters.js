@@ -311,7 +311,7 @@ async function measureIsolation(ctx, flooders) {
     usage.flooded.push(await stop());
     phases.flooded.push(flooded);
     addStatuses(statuses.flooded, flooded.statuses);
-    flood = mergeFlood(flood, mergeCannons(cannons));
+    flood = mergeFlood(flood, cannons);
   }
   const all = (side, route) => phases[side].flatMap((phase) => phase.byRoute[route]);
   const rows = QUIET_ROUTES.map((route) => {
@@ -333,41 +333,36 @@ async function measureIsolation(ctx, flooders) {
   return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness };
 }
 
-/** The flooders' figures in one phase, as one flood: requests summed, latencies the worst flooder's. */
-function mergeCannons([first, ...others]) {
-  const worst = (key) => Math.max(first.latencyMs[key], ...others.map((cannon) => cannon.latencyMs[key]));
-  const statusCodes = structuredClone(first.statusCodes ?? {});
-  for (const cannon of others)
-    for (const [code, { count }] of Object.entries(cannon.statusCodes ?? {}))
-      statusCodes[code] = { count: (statusCodes[code]?.count ?? 0) + count };
-  return {
-    totalRequests: first.totalRequests + others.reduce((sum, cannon) => sum + cannon.totalRequests, 0),
-    duration: first.duration,
-    latencyMs: { p50: worst('p50'), p90: worst('p90'), p99: worst('p99'), max: worst('max') },
-    statusCodes,
-    errors: first.errors + others.reduce((sum, cannon) => sum + cannon.errors, 0),
-  };
+/**
+ * The flood's figures over its phases: requests summed, latencies the worst phase's. A phase's
+ * flooders (one load generator each) count as one flood over the phase's length.
+ */
+function mergeFlood(total, cannons) {
+  const phase = cannons.map(floodOf).reduce((sum, flood) => addFlood(sum, flood, sum.seconds));
+  return total ? addFlood(total, phase, total.seconds + phase.seconds) : phase;
 }
 
-/** The flood's figures over its phases: requests summed, latencies the worst phase's. */
-function mergeFlood(total, cannon) {
-  const phase = {
+function floodOf(cannon) {
+  return {
     requests: cannon.totalRequests,
     seconds: cannon.duration,
     latencyMs: cannon.latencyMs,
     statusCodes: Object.fromEntries(Object.entries(cannon.statusCodes ?? {}).map(([code, { count }]) => [code, count])),
     errors: cannon.errors,
   };
-  if (!total) return phase;
-  const statusCodes = { ...total.statusCodes };
-  for (const [code, count] of Object.entries(phase.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
-  const worse = (key) => Math.max(total.latencyMs[key], phase.latencyMs[key]);
+}
+
+/** Two floods' requests, statuses and errors summed, the worse latencies, over `seconds`. */
+function addFlood(a, b, seconds) {
+  const statusCodes = { ...a.statusCodes };
+  for (const [code, count] of Object.entries(b.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  const worse = (key) => Math.max(a.latencyMs[key], b.latencyMs[key]);
   return {
-    requests: total.requests + phase.requests,
-    seconds: total.seconds + phase.seconds,
+    requests: a.requests + b.requests,
+    seconds,
     latencyMs: { p50: worse('p50'), p90: worse('p90'), p99: worse('p99'), max: worse('max') },
     statusCodes,
-    errors: total.errors + phase.errors,
+    errors: a.errors + b.errors,
   };
 }
 
