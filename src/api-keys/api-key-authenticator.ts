@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiKeyInvalidError } from '../common/errors.js';
+import { SharedLookups } from '../common/shared-lookups.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { hashApiKey, isWellFormedApiKey } from './key-format.js';
 import { LastUsedRecorder } from './last-used-recorder.js';
@@ -8,11 +9,8 @@ import { type KeyGrant, VerifiedKeyCache } from './verified-key-cache.js';
 /** Turns a presented `svc_` key into its grant (auth/principal.ts makes the principal), or throws the spec's 401. */
 @Injectable()
 export class ApiKeyAuthenticator {
-  /**
-   * Lookups under way by hash: a burst of one key (valid or forged) shares one database query. Only
-   * while no key changed since it started: a request after a revocation must not get an older answer.
-   */
-  private readonly inFlight = new Map<string, { generation: number; result: Promise<KeyGrant | null> }>();
+  /** A burst of one key (valid or forged) shares one database query. */
+  private readonly lookups = new SharedLookups<string, KeyGrant | null>();
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -37,16 +35,7 @@ export class ApiKeyAuthenticator {
   }
 
   private lookUp(hash: string): Promise<KeyGrant | null> {
-    const pending = this.inFlight.get(hash);
-    if (pending?.generation === this.cache.generation) return pending.result;
-    const entry = { generation: this.cache.generation, result: this.load(hash) };
-    this.inFlight.set(hash, entry);
-    void entry.result
-      .finally(() => {
-        if (this.inFlight.get(hash) === entry) this.inFlight.delete(hash);
-      })
-      .catch(() => undefined);
-    return entry.result;
+    return this.lookups.run(hash, this.cache.generation, () => this.load(hash));
   }
 
   private async load(hash: string): Promise<KeyGrant | null> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { KeyChangeListener } from '../api-keys/key-change-listener.js';
 import { BoundedCache } from '../common/bounded-cache.js';
+import { SharedLookups } from '../common/shared-lookups.js';
 import { ACCOUNT_CHANGE_CHANNEL } from './sessions.js';
 import { UsersRepository } from './users.repository.js';
 
@@ -34,6 +35,8 @@ export class AccountCache {
     maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
     ttlMs: ACCOUNT_CACHE_TTL_MS,
   });
+  /** An expired account's burst of requests shares one read. */
+  private readonly lookups = new SharedLookups<string, Account | null>();
   private synced = false;
 
   constructor(
@@ -55,6 +58,10 @@ export class AccountCache {
     const cached = this.cache.get(userId);
     if (cached !== undefined) return cached;
     const generationAtLookup = this.cache.generation;
+    return this.lookups.run(userId, generationAtLookup, () => this.load(userId, generationAtLookup));
+  }
+
+  private async load(userId: string, generationAtLookup: number): Promise<Account | null> {
     const row = await this.users.findAccount(userId);
     const account: Account | null = row
       ? {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { KeyChangeListener } from '../api-keys/key-change-listener.js';
 import { BoundedCache } from '../common/bounded-cache.js';
+import { SharedLookups } from '../common/shared-lookups.js';
 import type { TeamRole } from '../common/roles.js';
 import {
   MEMBERSHIP_CHANGE_CHANNEL,
@@ -24,6 +25,8 @@ export class MembershipCache {
     maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
     ttlMs: ACCOUNT_CACHE_TTL_MS,
   });
+  /** An expired role's burst of requests (every request reads it) shares one read. */
+  private readonly lookups = new SharedLookups<string, { role: TeamRole; joinedAtSecond: number } | null>();
   /** Each user's organizations, for `GET /auth/users/me/`. */
   private readonly organizationLists = new BoundedCache<string, OrganizationOfUserRow[]>({
     maxEntries: ACCOUNT_CACHE_MAX_ENTRIES,
@@ -82,12 +85,14 @@ export class MembershipCache {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const generationAtLookup = this.cache.generation;
-    const membership = await this.memberships.membershipOf(organizationId, userId);
-    this.cache.set(key, membership, {
-      generationAtLookup,
-      ttlMs: this.synced ? ACCOUNT_CACHE_TTL_MS : UNSYNCED_ACCOUNT_CACHE_TTL_MS,
+    return this.lookups.run(key, generationAtLookup, async () => {
+      const membership = await this.memberships.membershipOf(organizationId, userId);
+      this.cache.set(key, membership, {
+        generationAtLookup,
+        ttlMs: this.synced ? ACCOUNT_CACHE_TTL_MS : UNSYNCED_ACCOUNT_CACHE_TTL_MS,
+      });
+      return membership;
     });
-    return membership;
   }
 
   forget(organizationId: string, userId: string): void {

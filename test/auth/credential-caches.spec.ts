@@ -5,6 +5,8 @@ import {
 } from '../../src/api-keys/verified-key-cache.js';
 import { ACCOUNT_CACHE_MAX_ENTRIES, AccountCache } from '../../src/auth/account-cache.js';
 import type { UsersRepository } from '../../src/auth/users.repository.js';
+import { MembershipCache } from '../../src/auth/membership-cache.js';
+import type { MembershipsRepository } from '../../src/organizations/memberships.repository.js';
 import type { ChangeSubscriber, KeyChangeListener } from '../../src/api-keys/key-change-listener.js';
 import { VERIFIED_TOKENS_MAX_ENTRIES, VerifiedTokenCache } from '../../src/auth/verified-token-cache.js';
 
@@ -138,5 +140,68 @@ describe('credential caches and invalidation', () => {
     expect(cache.get('hash-1')).toBeUndefined();
     expect(cache.get('hash-2')?.keyId).toBe('key-2');
     expect(cache.isUnknown('forged-1')).toBe(false);
+  });
+});
+
+describe('credential caches under a burst of one credential', () => {
+  it('share one account read among simultaneous misses, and start another after a forget', async () => {
+    const users = usersTable();
+    const cache = new AccountCache(users.repository, syncedListener);
+    const release = users.hold();
+    const burst = Array.from({ length: 12 }, () => cache.get('user-1'));
+    expect(users.lookups()).toBe(1);
+    cache.forget('user-1');
+    const afterForget = cache.get('user-1');
+    expect(users.lookups()).toBe(2);
+    release();
+    const accounts = await Promise.all([...burst, afterForget]);
+    expect(accounts.map((account) => account?.id)).toEqual(Array(13).fill('user-1'));
+    await cache.get('user-1');
+    expect(users.lookups()).toBe(2);
+  });
+
+  it('share one role read among simultaneous misses, and start another after a forget', async () => {
+    let lookups = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const memberships = {
+      membershipOf: async () => {
+        lookups++;
+        await held;
+        return { role: 'member', joinedAtSecond: 0 };
+      },
+    } as unknown as MembershipsRepository;
+    const cache = new MembershipCache(memberships, syncedListener);
+    const burst = Array.from({ length: 12 }, () => cache.roleOf('org-1', 'user-1'));
+    expect(lookups).toBe(1);
+    cache.forget('org-1', 'user-1');
+    const afterForget = cache.roleOf('org-1', 'user-1');
+    expect(lookups).toBe(2);
+    release();
+    expect(await Promise.all([...burst, afterForget])).toEqual(Array(13).fill('member'));
+    await cache.roleOf('org-1', 'user-1');
+    expect(lookups).toBe(2);
+  });
+
+  it('hand a failed read to every caller that shared it, and read again on the next miss', async () => {
+    let lookups = 0;
+    const users = {
+      findAccount: () => {
+        lookups++;
+        if (lookups === 1) return Promise.reject(new Error('connection lost'));
+        return Promise.resolve({
+          id: 'user-1',
+          email: 'a@example.com',
+          organization_id: 'org',
+          is_admin: false,
+          tokens_valid_after: null,
+        });
+      },
+    } as unknown as UsersRepository;
+    const cache = new AccountCache(users, syncedListener);
+    const results = await Promise.allSettled([cache.get('user-1'), cache.get('user-1')]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect((await cache.get('user-1'))?.id).toBe('user-1');
+    expect(lookups).toBe(2);
   });
 });
