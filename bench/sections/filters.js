@@ -31,7 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
-import { cannonApart, summarize } from '../lib/load.js';
+import { cannonApart, ratioInterval, summarize } from '../lib/load.js';
 import { cpuSeconds, mainThreadSchedule } from '../lib/proc.js';
 import { documentText, QUERY_BODY } from '../lib/query-corpus.js';
 import { setCredits } from '../lib/quota.js';
@@ -324,6 +324,7 @@ async function measureIsolation(ctx, flooders) {
       'ratio p50': ratio(under.p50, alone.p50),
       'ratio p95': ratio(under.p95, alone.p95),
       'ratio p99': ratio(under.p99, alone.p99),
+      'p99 ratio, 90 % interval': ratioInterval(all('flooded', route), all('alone', route), 99)?.join('–') ?? null,
       [`p99 <= ${QUIET_TARGET} x`]: ratio(under.p99, alone.p99) <= QUIET_TARGET ? 'yes' : 'no',
     };
   });
