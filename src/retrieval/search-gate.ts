@@ -259,20 +259,19 @@ export class SearchGate {
   }
 
   /**
-   * Whether a light organization other than this one sent a request in the last ACTIVE_MS: one that owes
-   * no rest (its searches leave rests between them) and has no search waiting (a flooder waiting out
-   * the shared rest owes none of its own).
+   * Whether a light organization other than this one sent a request in the last ACTIVE_MS: one not made
+   * heavy (`held`) and not over its share right now (no search waiting, none running while it owes a
+   * rest), so that flooders not yet heavy do not rest for each other. A rest owed alone does not make it
+   * heavy: a reader owes a short one after each of its searches, and while it did the flooders saw
+   * nobody light and ran without resting (at a share of 10 %, half of the time).
    */
   private lightActive(organizationId: string, at: number): boolean {
     const since = at - ACTIVE_MS;
-    for (const [other, seen] of this.lastSeen)
-      if (
-        other !== organizationId &&
-        seen >= since &&
-        this.owedMs(other, at) === 0 &&
-        !this.lanes.get(other)?.waiting.length
-      )
-        return true;
+    for (const [other, seen] of this.lastSeen) {
+      if (other === organizationId || seen < since || this.held(other, at)) continue;
+      const lane = this.lanes.get(other);
+      if (!lane || (lane.waiting.length === 0 && (lane.running === 0 || this.owedMs(other, at) === 0))) return true;
+    }
     return false;
   }
 

@@ -336,8 +336,10 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
     expect(light.started).toEqual(['f1', 'r1']);
     clock += 5;
     await light.finish('r1');
+    // The reader now owes a rest of 5 ms of its own, and is still light: f2 keeps waiting out its 40.
+    expect(light.started).toEqual(['f1', 'r1']);
     clock += 35;
-    await wait(20);
+    await wait(60);
     expect(light.started).toEqual(['f1', 'r1', 'f2']);
     light.search('reader', 'r2');
     await settle();
