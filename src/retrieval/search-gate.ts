@@ -69,6 +69,8 @@ export class SearchGate {
   private readonly heavyUntil = new Map<string, number>();
   /** Each organization's searches in a row held for its own rest on arrival, and when the last was counted. */
   private readonly holds = new Map<string, { count: number; at: number }>();
+  /** Organizations whose last search arrived owing no rest after an earlier one of theirs: within their share. */
+  private readonly paced = new Set<string>();
   /** The rest the heavy organizations owe together, and how many of their searches run (see `charge`). */
   private heavyOwed: Rest = { ms: 0, at: 0 };
   private heavyRunning = 0;
@@ -84,7 +86,11 @@ export class SearchGate {
     this.lastSeen.set(organizationId, at);
     if (at - this.prunedAt < ACTIVE_MS) return;
     this.prunedAt = at;
-    for (const [other, seen] of this.lastSeen) if (seen < at - ACTIVE_MS) this.lastSeen.delete(other);
+    for (const [other, seen] of this.lastSeen)
+      if (seen < at - ACTIVE_MS) {
+        this.lastSeen.delete(other);
+        this.paced.delete(other);
+      }
     for (const other of this.owed.keys()) if (this.owedMs(other, at) === 0) this.owed.delete(other);
     for (const [other, until] of this.heavyUntil)
       if (until <= at && !this.lanes.has(other)) this.heavyUntil.delete(other);
@@ -225,6 +231,8 @@ export class SearchGate {
    * nothing ends the row, and a burst of several at once counts once.
    */
   private noteArrival(organizationId: string, at: number): void {
+    if (this.owedMs(organizationId, at) > 0) this.paced.delete(organizationId);
+    else if (this.owed.has(organizationId)) this.paced.add(organizationId);
     if (this.owedMs(organizationId, at) === 0 || !this.lightActive(organizationId, at)) {
       this.holds.delete(organizationId);
       return;
@@ -260,17 +268,18 @@ export class SearchGate {
 
   /**
    * Whether a light organization other than this one sent a request in the last ACTIVE_MS: one not made
-   * heavy (`held`) and not over its share right now (no search waiting, none running while it owes a
-   * rest), so that flooders not yet heavy do not rest for each other. A rest owed alone does not make it
-   * heavy: a reader owes a short one after each of its searches, and while it did the flooders saw
-   * nobody light and ran without resting (at a share of 10 %, half of the time).
+   * heavy (`held`), with no search waiting, that owes no rest or has shown it paces itself (`paced`). A
+   * reader owes a short rest after each of its searches: while it did, the flooders saw nobody light and
+   * ran without resting (at a share of 10 %, half of the time). A flooder from one connection owes one
+   * between every two of its searches too, but never arrives owing nothing: flooders do not rest for
+   * each other.
    */
   private lightActive(organizationId: string, at: number): boolean {
     const since = at - ACTIVE_MS;
     for (const [other, seen] of this.lastSeen) {
       if (other === organizationId || seen < since || this.held(other, at)) continue;
-      const lane = this.lanes.get(other);
-      if (!lane || (lane.waiting.length === 0 && (lane.running === 0 || this.owedMs(other, at) === 0))) return true;
+      if (this.lanes.get(other)?.waiting.length) continue;
+      if (this.owedMs(other, at) === 0 || this.paced.has(other)) return true;
     }
     return false;
   }

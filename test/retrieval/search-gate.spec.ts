@@ -326,24 +326,27 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
     // A reader within its share never waits, while a flooder from one connection (its searches never
     // queue: each is sent when the last is answered) rests like one from many.
     const light = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
-    light.gate.noteActivity('reader');
+    light.search('reader', 'r0');
+    clock += 1;
+    await light.finish('r0');
     light.search('flood', 'f1');
     clock += 40;
     await light.finish('f1');
     light.search('flood', 'f2');
+    // Arriving owing nothing after a search of its own, the reader shows it paces itself.
     light.search('reader', 'r1');
     await settle();
-    expect(light.started).toEqual(['f1', 'r1']);
+    expect(light.started).toEqual(['r0', 'f1', 'r1']);
     clock += 5;
     await light.finish('r1');
     // The reader now owes a rest of 5 ms of its own, and is still light: f2 keeps waiting out its 40.
-    expect(light.started).toEqual(['f1', 'r1']);
+    expect(light.started).toEqual(['r0', 'f1', 'r1']);
     clock += 35;
     await wait(60);
-    expect(light.started).toEqual(['f1', 'r1', 'f2']);
+    expect(light.started).toEqual(['r0', 'f1', 'r1', 'f2']);
     light.search('reader', 'r2');
     await settle();
-    expect(light.started).toEqual(['f1', 'r1', 'f2', 'r2']);
+    expect(light.started).toEqual(['r0', 'f1', 'r1', 'f2', 'r2']);
     await light.finish('f2', 'r2');
     await light.all();
 
@@ -643,5 +646,110 @@ describe('SearchGate: a waiting search always gets its turn, or leaves with its 
     const outcomes = await all();
     expect(outcomes.filter((outcome) => outcome instanceof SearchesBusyError)).toHaveLength(2);
     expect([...started].sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3', 'c1']);
+  });
+});
+
+const heavy = (gate: SearchGate, organization: string) =>
+  (gate as unknown as { held(organizationId: string, at: number): boolean }).held(organization, clock);
+
+/**
+ * `organizations` flood from one connection each for `steps` steps of `ms`: at each step every running
+ * search ends and its organization sends its next at once (waiting ones keep waiting). The clock only
+ * moves here and every step ends searches (a dispatch), so no real timer is needed: a search that may
+ * start by then does. Returns each organization's searches started and longest wait (to now if still waiting).
+ */
+async function flood(h: ReturnType<typeof harness>, organizations: string[], steps: number, ms = 10) {
+  const sentAt = new Map<string, number>();
+  const startedAt = new Map<string, number>();
+  const sent = new Map(organizations.map((o) => [o, 0]));
+  const done = new Set<string>();
+  const send = (organization: string) => {
+    const n = sent.get(organization)! + 1;
+    sent.set(organization, n);
+    sentAt.set(`${organization}${n}`, clock);
+    h.search(organization, `${organization}${n}`);
+  };
+  const note = () => {
+    for (const name of h.started) if (!startedAt.has(name)) startedAt.set(name, clock);
+  };
+  for (const organization of organizations) send(organization);
+  await settle();
+  note();
+  for (let step = 0; step < steps; step++) {
+    clock += ms;
+    const running = h.started.filter((name) => !done.has(name));
+    for (const name of running) done.add(name);
+    await h.finish(...running);
+    note();
+    for (const name of running) send(name.replace(/\d+$/, ''));
+    await settle();
+    note();
+  }
+  const result: Record<string, { started: number; longestWait: number }> = {};
+  for (const organization of organizations) {
+    let started = 0;
+    let longestWait = 0;
+    for (let n = 1; n <= sent.get(organization)!; n++) {
+      const name = `${organization}${n}`;
+      if (startedAt.has(name)) started++;
+      longestWait = Math.max(longestWait, (startedAt.get(name) ?? clock) - sentAt.get(name)!);
+    }
+    result[organization] = { started, longestWait };
+  }
+  return result;
+}
+
+/**
+ * Flooders from one connection each send their next search the moment the last is answered: between
+ * two of their searches they have none running or waiting and owe a rest. Counted as light for that
+ * (a version of the gate did), they rested for each other with no reader anywhere.
+ */
+describe('SearchGate: flooders from one connection each, with no reader, never rest for each other', () => {
+  it('does not make a flooder rest for another flooder that is between two of its searches', async () => {
+    const h = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    h.search('a', 'a1');
+    h.search('b', 'b1');
+    await settle();
+    expect(h.started).toEqual(['a1', 'b1']);
+    clock += 10;
+    await h.finish('a1', 'b1');
+    // Each sends its next as soon as answered. When a2 arrives, b has none running or waiting and owes
+    // 10 ms: it counts as light, and a2 is held for a's own rest although nobody but flooders is here.
+    h.search('a', 'a2');
+    h.search('b', 'b2');
+    await settle();
+    expect(h.started).toEqual(['a1', 'b1', 'a2', 'b2']);
+    await h.finish('a2', 'b2');
+  });
+
+  it('never holds two flooders back for each other, at 50 % (both turns used) nor at 10 % (no stall of a second)', async () => {
+    const half = await flood(harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 }), ['a', 'b'], 100);
+    const tenth = await flood(harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 10 }), ['a', 'b'], 100);
+    expect({ half, tenth }).toEqual({
+      half: { a: { started: 101, longestWait: 0 }, b: { started: 101, longestWait: 0 } },
+      tenth: { a: { started: 101, longestWait: 0 }, b: { started: 101, longestWait: 0 } },
+    });
+  });
+
+  it('does not make two of three flooders heavy toward the third, which then floods alone', async () => {
+    const h = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    const result = await flood(h, ['a', 'b', 'c'], 40);
+    expect({ result, heavy: ['a', 'b', 'c'].filter((o) => heavy(h.gate, o)) }).toEqual({
+      result: {
+        a: { started: 41, longestWait: 0 },
+        b: { started: 41, longestWait: 0 },
+        c: { started: 41, longestWait: 0 },
+      },
+      heavy: [],
+    });
+  });
+
+  it('at SEARCHES_AT_ONCE 1, does not make one of two flooders heavy toward the other (it lost the turn kept for first searches, and rested)', async () => {
+    const h = harness({ SEARCHES_AT_ONCE: 1, SEARCH_TURN_SHARE_PERCENT: 50 });
+    const result = await flood(h, ['a', 'b'], 60);
+    expect({ result, heavy: ['a', 'b'].filter((o) => heavy(h.gate, o)) }).toEqual({
+      result: { a: { started: 61, longestWait: 0 }, b: { started: 61, longestWait: 0 } },
+      heavy: [],
+    });
   });
 });
