@@ -1,5 +1,6 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/env.schema.js';
 import { READINESS_CONNECTION } from '../lifecycle/readiness-connection.js';
@@ -9,8 +10,28 @@ import { runMigrationsExclusively } from './run-migrations.js';
 
 export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
 
-/** A ping gets two seconds to answer; so does opening readiness's connection. */
+/** A ping gets two seconds to answer; so does each attempt at opening readiness's connection. */
 const READINESS_TIMEOUT_MS = 2_000;
+
+/**
+ * Opens a connection, trying again until `withinMs` have passed since the first attempt: at boot, a
+ * backend that takes over the ping's two seconds to start (seen on a loaded 2-core CI machine) must
+ * not fail the boot when the main pool was given DATABASE_CONNECT_TIMEOUT_MS.
+ */
+export async function openWithin<T>(open: () => Promise<T>, withinMs: number, now = Date.now): Promise<T> {
+  const deadline = now() + withinMs;
+  for (;;) {
+    try {
+      return await open();
+    } catch (error) {
+      if (now() >= deadline) throw error;
+      await sleep(RETRY_PAUSE_MS);
+    }
+  }
+}
+
+/** Between two attempts: an error that comes at once (a refused connection) is not retried in a tight loop. */
+const RETRY_PAUSE_MS = 100;
 
 /** TypeORM over `pg`, pointed at the configured server or the embedded store opened before boot. */
 @Global()
@@ -67,7 +88,10 @@ export class DatabaseModule implements OnApplicationShutdown {
           useFactory: async (main: DataSource) =>
             target.embedded
               ? main
-              : await new DataSource(readinessDataSourceOptions(target, READINESS_TIMEOUT_MS)).initialize(),
+              : await openWithin(
+                  () => new DataSource(readinessDataSourceOptions(target, READINESS_TIMEOUT_MS)).initialize(),
+                  config.DATABASE_CONNECT_TIMEOUT_MS,
+                ),
         },
       ],
       exports: [DATABASE_TARGET, READINESS_CONNECTION, DirectReads],
