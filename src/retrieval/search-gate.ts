@@ -91,7 +91,9 @@ export class SearchGate {
         this.lastSeen.delete(other);
         this.paced.delete(other);
       }
-    for (const other of this.owed.keys()) if (this.owedMs(other, at) === 0) this.owed.delete(other);
+    // A spent rest is kept while its organization is active: it tells `paced` that a search came before.
+    for (const other of this.owed.keys())
+      if (this.owedMs(other, at) === 0 && !this.lastSeen.has(other)) this.owed.delete(other);
     for (const [other, until] of this.heavyUntil)
       if (until <= at && !this.lanes.has(other)) this.heavyUntil.delete(other);
     for (const [other, holds] of this.holds)

@@ -312,6 +312,34 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
     await all();
   });
 
+  it('keeps a reader light during its own short rest when its searches are further apart than the gate forgets spent rests, as long as it reads meanwhile', async () => {
+    const light = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    light.search('reader', 'r0');
+    clock += 1;
+    await light.finish('r0');
+    // Its rest (1 ms) is long over when the gate next prunes what it keeps (once per ACTIVE_MS); its
+    // reads keep it active.
+    for (let step = 0; step < 3; step++) {
+      clock += ACTIVE_MS / 2;
+      light.gate.noteActivity('reader');
+    }
+    light.search('flood', 'f1');
+    clock += 40;
+    await light.finish('f1');
+    light.search('flood', 'f2');
+    light.search('reader', 'r1');
+    await settle();
+    expect(light.started).toEqual(['r0', 'f1', 'r1']);
+    clock += 5;
+    await light.finish('r1');
+    expect(light.started).toEqual(['r0', 'f1', 'r1']);
+    clock += 35;
+    await wait(60);
+    expect(light.started).toEqual(['r0', 'f1', 'r1', 'f2']);
+    await light.finish('f2');
+    await light.all();
+  });
+
   it('never rests alone, nor within its share, nor beside another flooder only, nor at SEARCH_TURN_SHARE_PERCENT 100; a flooder from one connection rests too', async () => {
     // Alone: f2 starts the moment f1 ends, however long f1 took.
     const alone = harness({ SEARCHES_PER_ORGANIZATION: 1, SEARCH_TURN_SHARE_PERCENT: 50 });
