@@ -13,6 +13,9 @@ export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
 /** A ping gets two seconds to answer; so does each attempt at opening readiness's connection. */
 const READINESS_TIMEOUT_MS = 2_000;
 
+/** Between two attempts: an error that comes at once (a refused connection) is not retried in a tight loop. */
+const RETRY_PAUSE_MS = 100;
+
 /**
  * Opens a connection, trying again until `withinMs` have passed since the first attempt: at boot, a
  * backend that takes over the ping's two seconds to start (seen on a loaded 2-core CI machine) must
@@ -29,9 +32,6 @@ export async function openWithin<T>(open: () => Promise<T>, withinMs: number, no
     }
   }
 }
-
-/** Between two attempts: an error that comes at once (a refused connection) is not retried in a tight loop. */
-const RETRY_PAUSE_MS = 100;
 
 /** TypeORM over `pg`, pointed at the configured server or the embedded store opened before boot. */
 @Global()

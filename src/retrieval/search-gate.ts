@@ -233,9 +233,10 @@ export class SearchGate {
    * nothing ends the row, and a burst of several at once counts once.
    */
   private noteArrival(organizationId: string, at: number): void {
-    if (this.owedMs(organizationId, at) > 0) this.paced.delete(organizationId);
+    const owes = this.owedMs(organizationId, at) > 0;
+    if (owes) this.paced.delete(organizationId);
     else if (this.owed.has(organizationId)) this.paced.add(organizationId);
-    if (this.owedMs(organizationId, at) === 0 || !this.lightActive(organizationId, at)) {
+    if (!owes || !this.lightActive(organizationId, at)) {
       this.holds.delete(organizationId);
       return;
     }
