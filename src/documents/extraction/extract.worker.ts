@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ValidationFailedError } from '../../common/errors.js';
 import type { IndexedChunk } from '../../retrieval/search-index.repository.js';
 import { passagesOf } from '../passages.js';
+import { WORKER_READY } from '../workers/worker-pool.js';
 import { type DocumentContentType, extractText } from './extract-upload.js';
 
 /**
@@ -31,3 +32,4 @@ process.on('message', (request: ExtractionRequest) => {
 });
 // The service went away (even killed): so does its worker.
 process.on('disconnect', () => process.exit(0));
+process.send?.(WORKER_READY);

@@ -37,6 +37,13 @@ export interface WorkerPoolOptions {
   niceness?: number;
 }
 
+/**
+ * What a worker module sends once, when it has loaded and can take tasks. A fresh worker is handed its
+ * first task only then, and the task's CPU time is counted from then: loading the module (pdf.js, or
+ * the TypeScript hooks under the test runner) is the pool's cost, not the file's.
+ */
+export const WORKER_READY = 'worker-ready';
+
 /** The pool is closing (the application is shutting down). */
 export class WorkerPoolClosedError extends Error {}
 
@@ -120,13 +127,16 @@ const V8_MEMORY_REPORT = /Last few GCs|allocation failure|heap out of memory|Rea
  * child process only itself. A worker that times out or dies is thrown away (its task fails, nobody
  * else's does) and a fresh one is started for the next task.
  *
- * A worker module answers each message with exactly one message (see extract.worker.ts).
+ * A worker module sends WORKER_READY once it has loaded, then answers each message with exactly one
+ * message (see extract.worker.ts).
  */
 export class WorkerPool {
   private readonly idle: ChildProcess[] = [];
   private readonly busy = new Set<ChildProcess>();
   private readonly queue: Task[] = [];
   private readonly outOfMemory = new WeakSet<ChildProcess>();
+  /** Workers that have sent WORKER_READY. */
+  private readonly ready = new WeakSet<ChildProcess>();
   private live = 0;
   private closed = false;
 
@@ -212,7 +222,14 @@ export class WorkerPool {
       }
       this.dispatch();
     };
-    const onMessage = (value: unknown) => settle({ value }, residentMb(worker.pid) <= this.options.recycleAboveMb);
+    const onMessage = (value: unknown) => {
+      if (this.ready.has(worker)) {
+        settle({ value }, residentMb(worker.pid) <= this.options.recycleAboveMb);
+      } else if (value === WORKER_READY) {
+        this.ready.add(worker);
+        start();
+      }
+    };
     // 'close' rather than 'exit': it comes after stderr is drained, so V8's last words have been seen.
     const onClose = (code: number | null, signal: string | null) => {
       if (this.closed) {
@@ -225,8 +242,17 @@ export class WorkerPool {
       );
     };
     const { timeoutMs } = this.options;
-    const cpuAtStart = cpuMsOf(worker.pid);
+    // The wall-clock backstop runs from now, a fresh worker's loading included: a machine too busy to
+    // start one starves the task (a 503 to retry).
     const wallDeadline = Date.now() + Math.max(this.options.wallTimeoutMs, timeoutMs);
+    let cpuAtStart: number | undefined;
+    const start = () => {
+      clearTimeout(timer);
+      cpuAtStart = cpuMsOf(worker.pid);
+      timer = setTimeout(check, Math.min(timeoutMs, wallDeadline - Date.now()));
+      worker.send(task.message as object);
+    };
+    const starveWhileLoading = () => settle({ error: new WorkerTimeoutError(true) }, false);
     // First read when the wall-clock time reaches the limit. The CPU time is summed over the worker's
     // threads, so its GC helpers may have put it a little ahead by then; that is accepted.
     const check = () => {
@@ -240,7 +266,7 @@ export class WorkerPool {
         timer = setTimeout(check, Math.min(Math.max(cpuLeft, CPU_CHECK_MS), wallDeadline - Date.now()));
       }
     };
-    let timer = setTimeout(check, timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
     const { residentLimitMb } = this.options;
     const memoryWatch = setInterval(() => {
       // Closing, the worker is being killed: its 'close' settles the task as closed.
@@ -250,6 +276,7 @@ export class WorkerPool {
     }, MEMORY_CHECK_MS);
     this.busy.add(worker);
     worker.on('message', onMessage).on('close', onClose);
-    worker.send(task.message as object);
+    if (this.ready.has(worker)) start();
+    else timer = setTimeout(starveWhileLoading, wallDeadline - Date.now());
   }
 }
