@@ -10,3 +10,6 @@ export const isUniqueViolation = (error: unknown) => pgCode(error) === '23505';
 
 /** A referenced row (domain, organization, region) was deleted meanwhile. */
 export const isForeignKeyViolation = (error: unknown) => pgCode(error) === '23503';
+
+/** PostgreSQL broke a lock cycle by failing this transaction; run again, it usually succeeds. */
+export const isDeadlock = (error: unknown) => pgCode(error) === '40P01';

@@ -1,9 +1,30 @@
 import pg from 'pg';
 import type { DataSource, Migration } from 'typeorm';
 import type { DatabaseTarget } from './database.js';
+import { isDeadlock } from './pg-errors.js';
 
 /** Arbitrary, fixed: the advisory-lock key every instance of this service takes to migrate. */
 const MIGRATION_LOCK_KEY = 7_463_700_000_001;
+
+/** Attempts of one migration step that PostgreSQL fails to break a deadlock. */
+const DEADLOCK_ATTEMPTS = 5;
+
+/**
+ * Runs `step` (migrations run or undone, each in its own transaction) again when PostgreSQL failed it to
+ * break a deadlock: a migration's DDL locks its tables one by one, and a statement of a running instance
+ * (a worker's poll, a request) that reads them in the other order closes the cycle. The failed
+ * migration was rolled back, so the next attempt starts from it.
+ */
+export async function retryingDeadlocks<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!isDeadlock(error) || attempt === DEADLOCK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
 
 /**
  * Runs pending migrations, one instance at a time. TypeORM takes no lock of its own: replicas booting
@@ -15,7 +36,7 @@ export async function runMigrationsExclusively(
   dataSource: DataSource,
   target: Pick<DatabaseTarget, 'url' | 'embedded'>,
 ): Promise<Migration[]> {
-  const migrate = () => dataSource.runMigrations({ transaction: 'each' });
+  const migrate = () => retryingDeadlocks(() => dataSource.runMigrations({ transaction: 'each' }));
   if (target.embedded) return migrate();
   const lock = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 3000 });
   await lock.connect();

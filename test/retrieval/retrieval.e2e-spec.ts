@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { retryingDeadlocks } from '../../src/database/run-migrations.js';
 import { Bm25Retriever, DEFAULT_BM25_PARAMS } from '../../src/retrieval/bm25.retriever.js';
 import { RETRIEVER, type Retriever } from '../../src/retrieval/retriever.js';
 import { type SignedInUser, signUp, startTestApp, type TestApp } from '../support/app.js';
@@ -400,11 +401,12 @@ describe('BM25 retrieval', () => {
     const before = await ranking();
     const dataSource = test.app.get(DataSource);
     // Back to before it: the migrations added after it are undone first (bounded by how many there are).
+    // The service's workers keep polling meanwhile, as another instance's would during a deploy.
     for (let undone = 0; undone < dataSource.migrations.length && (await storage()) === 'm'; undone++)
-      await dataSource.undoLastMigration({ transaction: 'each' });
+      await retryingDeadlocks(() => dataSource.undoLastMigration({ transaction: 'each' }));
     expect(await storage()).toBe('x');
     expect(await ranking()).toEqual(before);
-    await dataSource.runMigrations({ transaction: 'each' });
+    await retryingDeadlocks(() => dataSource.runMigrations({ transaction: 'each' }));
     expect(await storage()).toBe('m');
     expect(await ranking()).toEqual(before);
     expect(before[0][0]).toBe('Photosynthesis');
