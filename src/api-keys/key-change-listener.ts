@@ -44,6 +44,11 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     });
   }
 
+  /** Whether changes reach this instance now: the listening connection is up (or there is one instance). */
+  get synced(): boolean {
+    return this.target.embedded || this.client !== null;
+  }
+
   /** Listens on `channel` too (channel names are ours: plain identifiers). Call before bootstrap. */
   subscribe(channel: string, subscriber: ChangeSubscriber): void {
     this.subscribers.set(channel, subscriber);

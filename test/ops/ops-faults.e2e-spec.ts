@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { KeyChangeListener } from '../../src/api-keys/key-change-listener.js';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
 import { sleep } from '../support/core.js';
 import { CapturedLogs } from '../support/ops.js';
@@ -80,6 +81,10 @@ describe('database outage and recovery', () => {
   });
 
   async function outageAndRecovery(mode: 'fast' | 'immediate'): Promise<void> {
+    // Changes reach the instance again (after the previous case's outage): until they do, what it caches
+    // lives a second only, and the listener's return clears it.
+    const listener = test.app.get(KeyChangeListener);
+    await within(10_000, () => Promise.resolve(listener.synced));
     // Alice looks at who she is (her account, role and organizations are cached from here on).
     await test.http().get('/auth/users/me/').set(alice.auth).expect(200);
     await sleep(300);
