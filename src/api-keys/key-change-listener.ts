@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { DATABASE_TARGET } from '../database/database.module.js';
-import type { DatabaseTarget } from '../database/database.js';
+import { connectionName, type DatabaseTarget } from '../database/database.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
 
 export const KEY_CHANGE_CHANNEL = 'api_key_changed';
@@ -79,6 +79,7 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   private async connect(): Promise<void> {
     const client = new pg.Client({
       connectionString: this.target.url,
+      application_name: connectionName('listener'),
       connectionTimeoutMillis: 3000,
       query_timeout: 3000,
       keepAlive: true,

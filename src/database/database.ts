@@ -32,6 +32,21 @@ export const EMBEDDED_POOL_SIZE = 1;
 /** Waiting for that one connection is queueing, not an outage: allow a burst to drain. */
 const EMBEDDED_ACQUIRE_TIMEOUT_MS = 30_000;
 
+/*
+ * KEEP_CONNECTIONS: both pools keep every connection they open (`min` = their size; pg closes idle ones
+ * after 10 s otherwise). A connection opened while requests wait costs the request that needed it
+ * 20-35 ms on a busy server (a backend started, authenticated, set up), and under a flood the searches
+ * and reads that found every open connection taken paid it: 7 of a quiet tenant's 500 searches, its
+ * whole p99 (docs/BENCHMARKS.md, "Connections kept"). Fixed-size pools are the usual advice for this.
+ */
+
+/**
+ * How each of the service's connections names itself to the server (`application_name`, seen in
+ * pg_stat_activity and the server's log): the pool's, and those with a job of their own.
+ */
+export const connectionName = (job?: 'search' | 'readiness' | 'listener' | 'migrations') =>
+  job ? `knowledge-query-service ${job}` : 'knowledge-query-service';
+
 /** The longest any one SQL statement may run. */
 export const STATEMENT_TIMEOUT_MS = 15_000;
 
@@ -50,11 +65,13 @@ export function dataSourceOptions(
     // Left on, TypeORM tries `CREATE EXTENSION "uuid-ossp"` at every boot and warns, with nothing to
     // act on, where it is not available (the embedded store, a managed server without superuser).
     installExtensions: false,
+    applicationName: connectionName(),
     poolSize: target.embedded ? EMBEDDED_POOL_SIZE : config.DATABASE_POOL_SIZE,
     // Fail fast while the database is unreachable instead of queueing requests behind it. A statement
     // gets 15 s: pg gives up waiting then (query_timeout), and the server stops running it too
     // (statement_timeout), so an abandoned statement holds no connection or lock behind the client's back.
     extra: {
+      min: target.embedded ? EMBEDDED_POOL_SIZE : config.DATABASE_POOL_SIZE, // see KEEP_CONNECTIONS
       connectionTimeoutMillis: target.embedded ? EMBEDDED_ACQUIRE_TIMEOUT_MS : config.DATABASE_CONNECT_TIMEOUT_MS,
       query_timeout: STATEMENT_TIMEOUT_MS,
       // The embedded store runs one backend in WASM, with no timer to interrupt it: the client's limit only.
@@ -79,6 +96,8 @@ export function searchPoolOptions(config: AppConfig, target: Pick<DatabaseTarget
   return {
     connectionString: target.url,
     max: 2 * config.SEARCHES_AT_ONCE,
+    min: 2 * config.SEARCHES_AT_ONCE, // see KEEP_CONNECTIONS
+    application_name: connectionName('search'),
     connectionTimeoutMillis: config.DATABASE_CONNECT_TIMEOUT_MS,
     query_timeout: STATEMENT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
@@ -98,8 +117,14 @@ export function readinessDataSourceOptions(
   return {
     type: 'postgres',
     url: target.url,
+    applicationName: connectionName('readiness'),
     poolSize: 1,
-    extra: { connectionTimeoutMillis: pingTimeoutMs, query_timeout: pingTimeoutMs, statement_timeout: pingTimeoutMs },
+    extra: {
+      min: 1, // kept (see KEEP_CONNECTIONS): probes come every 10 s or so, pg's idle timeout is 10 s
+      connectionTimeoutMillis: pingTimeoutMs,
+      query_timeout: pingTimeoutMs,
+      statement_timeout: pingTimeoutMs,
+    },
     logging: false,
   };
 }

@@ -89,8 +89,22 @@ export class DirectReads {
     // An idle connection that breaks (the server restarted) is dropped by the pool; without a listener
     // the 'error' event would end the process.
     pool.on('error', (error) => log?.log?.('warn', `search pool: idle connection lost: ${error.message}`));
+    DirectReads.openAhead(pool, options.min ?? 0);
     const over = DirectReads.over(pool, log);
     return new DirectReads(over.run, () => pool.end());
+  }
+
+  /**
+   * Opens the pool's `count` kept connections now, in the background: opened on demand, the search that
+   * found all the others taken waited 16-35 ms for its own under a flood (see KEEP_CONNECTIONS in
+   * database.ts). Best effort: a connection that cannot be opened now is opened when first needed.
+   */
+  private static openAhead(pool: pg.Pool, count: number): void {
+    for (let i = 0; i < count; i++)
+      pool.connect().then(
+        (client) => client.release(),
+        () => undefined,
+      );
   }
 
   static throughTypeOrm(runner: SqlRunner): DirectReads {

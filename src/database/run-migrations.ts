@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { DataSource, Migration } from 'typeorm';
-import type { DatabaseTarget } from './database.js';
+import { connectionName, type DatabaseTarget } from './database.js';
 import { isDeadlock } from './pg-errors.js';
 
 /** Arbitrary, fixed: the advisory-lock key every instance of this service takes to migrate. */
@@ -38,7 +38,11 @@ export async function runMigrationsExclusively(
 ): Promise<Migration[]> {
   const migrate = () => retryingDeadlocks(() => dataSource.runMigrations({ transaction: 'each' }));
   if (target.embedded) return migrate();
-  const lock = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 3000 });
+  const lock = new pg.Client({
+    connectionString: target.url,
+    connectionTimeoutMillis: 3000,
+    application_name: connectionName('migrations'),
+  });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
