@@ -74,7 +74,14 @@ export async function startService({
     pollMs: 100,
     hint: `; see ${logFile ?? 'its output'}`,
   });
-  return { baseUrl, pid: child.pid, child, ...controls, stop: (timeoutMs = 15_000) => controls.stop(timeoutMs) };
+  return {
+    baseUrl,
+    pid: child.pid,
+    child,
+    logFile,
+    ...controls,
+    stop: (timeoutMs = 15_000) => controls.stop(timeoutMs),
+  };
 }
 
 /**

@@ -22,7 +22,8 @@
  *    `nice` (FILTERS_FLOOD_NICE, default 10). With FILTERS_FLOODERS (default 1) above 1, as many
  *    organizations flood at once, each with its own FILTERS_DOCS documents and a share of the
  *    connections (several heavy organizations rest as one, see SearchGate). B's p50/p95/p99 per route under the flood as ratios to
- *    its phases alone (target p99 <= 1.5 x), its statuses; A's answers (a 429/503 is a refusal, not a
+ *    its phases alone (target p99 <= 1.5 x), with the p99 of the same requests inside the service (their
+ *    access-log durations, found by the X-Request-Id each carries), its statuses; A's answers (a 429/503 is a refusal, not a
  *    failure); and per phase, the cores the service, the database and the whole machine used, and the
  *    service's event loop delay. SearchGate's settings are the service's own: measure others with
  *    BENCH_SERVICE_ENV="SEARCHES_AT_ONCE=1".
@@ -165,30 +166,55 @@ function percentiles(values) {
 const ratio = (value, base) => (value === null || !base ? null : Math.round((value / base) * 100) / 100);
 
 /** B's searches and reads at a steady pace, alternating: its latencies by route, and its statuses. */
-async function quietTraffic(ctx, headers, seconds, rate) {
+async function quietTraffic(ctx, headers, seconds, rate, phase) {
   const byRoute = Object.fromEntries(QUIET_ROUTES.map((route) => [route, []]));
+  const ids = Object.fromEntries(QUIET_ROUTES.map((route) => [route, []]));
   const statuses = {};
   await ctx.paced({
     baseUrl: ctx.service.baseUrl,
     rate,
     durationSeconds: seconds,
-    next: (i) =>
-      i % 2 === 0
-        ? { label: QUIET_ROUTES[0], path: '/v1/documents/?limit=1', headers }
+    next: (i) => {
+      // Tagged, so that the service's access log tells how long each of B's requests took inside it.
+      const tagged = { ...headers, 'x-request-id': `quiet-${phase}-${i}` };
+      return i % 2 === 0
+        ? { label: QUIET_ROUTES[0], path: '/v1/documents/?limit=1', headers: tagged }
         : {
             label: QUIET_ROUTES[1],
             method: 'POST',
             path: '/v1/search/',
-            headers,
+            headers: tagged,
             body: { query: QUERY_BODY.query, top_k: 5 },
-          },
+          };
+    },
     onResult: ({ spec, latency, status }) => {
       byRoute[spec.label].push(latency);
+      ids[spec.label].push(spec.headers['x-request-id']);
       const key = `${spec.label} ${status ?? 'error'}`;
       statuses[key] = (statuses[key] ?? 0) + 1;
     },
   });
-  return { byRoute, statuses };
+  return { byRoute, ids, statuses };
+}
+
+/**
+ * How long each tagged request took inside the service (`duration_ms` of its access-log line, by
+ * request id): B's latency less what its client, the loopback and the kernel added. Empty without a log.
+ */
+async function serviceDurations(ctx) {
+  const durations = new Map();
+  if (!ctx.service.logFile) return durations;
+  await new Promise((resolve) => setTimeout(resolve, 500)); // the last lines reach the file
+  for (const line of readFileSync(ctx.service.logFile, 'utf8').split('\n')) {
+    if (!line.includes('"request_id":"quiet-')) continue;
+    try {
+      const entry = JSON.parse(line);
+      if (entry.duration_ms !== undefined) durations.set(entry.request_id, Number(entry.duration_ms));
+    } catch {
+      // not a JSON line
+    }
+  }
+  return durations;
 }
 
 const QUIET_ROUTES = ['GET /v1/documents/?limit=1', 'POST /v1/search/'];
@@ -283,7 +309,7 @@ async function measureIsolation(ctx, flooders) {
   for (let cycle = 0; cycle <= cycles; cycle++) {
     ctx.log(`isolation: B alone at ${rate}/s for ${seconds} s (${cycle + 1} of ${cycles + 1})`);
     let stop = await meter(ctx);
-    const alone = await quietTraffic(ctx, quiet.headers, seconds, rate);
+    const alone = await quietTraffic(ctx, quiet.headers, seconds, rate, `alone${cycle}`);
     usage.alone.push(await stop());
     phases.alone.push(alone);
     addStatuses(statuses.alone, alone.statuses);
@@ -293,7 +319,7 @@ async function measureIsolation(ctx, flooders) {
     );
     stop = await meter(ctx);
     const [flooded, ...cannons] = await Promise.all([
-      quietTraffic(ctx, quiet.headers, seconds, rate),
+      quietTraffic(ctx, quiet.headers, seconds, rate, `flooded${cycle}`),
       ...flooders.map((flooder) =>
         cannonApart(
           {
@@ -314,9 +340,16 @@ async function measureIsolation(ctx, flooders) {
     flood = mergeFlood(flood, cannons);
   }
   const all = (side, route) => phases[side].flatMap((phase) => phase.byRoute[route]);
+  const durations = await serviceDurations(ctx);
+  const inService = (side, route) =>
+    summarize(
+      phases[side].flatMap((phase) => phase.ids[route].map((id) => durations.get(id)).filter((ms) => ms !== undefined)),
+    );
   const rows = QUIET_ROUTES.map((route) => {
     const alone = summarize(all('alone', route));
     const under = summarize(all('flooded', route));
+    const aloneInside = inService('alone', route);
+    const underInside = inService('flooded', route);
     return {
       'B route': route,
       'alone p50/p95/p99 ms': `${alone.p50} / ${alone.p95} / ${alone.p99}`,
@@ -326,6 +359,9 @@ async function measureIsolation(ctx, flooders) {
       'ratio p99': ratio(under.p99, alone.p99),
       'p99 ratio, 90 % interval': ratioInterval(all('flooded', route), all('alone', route), 99)?.join('–') ?? null,
       [`p99 <= ${QUIET_TARGET} x`]: ratio(under.p99, alone.p99) <= QUIET_TARGET ? 'yes' : 'no',
+      'in the service p99 ms alone / flooded (ratio)': aloneInside.p99
+        ? `${aloneInside.p99} / ${underInside.p99} (${ratio(underInside.p99, aloneInside.p99)})`
+        : null,
     };
   });
   const usageRows = ['alone', 'flooded'].flatMap((side) =>

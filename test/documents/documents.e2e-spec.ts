@@ -138,6 +138,9 @@ describe('private documents (JSON)', () => {
     expect(second.body.results.map((d: { title: string }) => d.title)).toEqual(['Doc 1']);
     expect(second.body.next).toBeNull();
     expect(second.body.previous).toMatch(/\/v1\/documents\/\?limit=2&offset=0$/);
+    // Past the last page: no results, and still the count.
+    const past = await test.http().get('/v1/documents/?limit=2&offset=5').set(user.auth).expect(200);
+    expect(past.body).toMatchObject({ count: 3, results: [], next: null });
     const bad = await test.http().get('/v1/documents/?limit=abc').set(user.auth).expect(400);
     expect(bad.body.detail).toBe('limit: Must be a whole number from 1 to 100.');
   });
