@@ -341,13 +341,15 @@ export class EnvSchema {
    * The share of the time (percent) an organization may hold a search turn while a light one (within
    * its share) is active on the instance: a search that took d ms is followed by a rest of
    * d × (100 − share) / share ms (at most a second) before the organization's next (SearchGate), so a
-   * flooder leaves the cores to the light organization's requests. 100: no rests.
+   * flooder leaves the cores to the light organization's requests. 100: no rests. 20 rather than 33
+   * since the pools keep their connections: the quiet tenant's p99 within 1.5 × in two long runs of two,
+   * against three figures of six at 33 (docs/BENCHMARKS.md, "Connections kept").
    */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(100)
-  SEARCH_TURN_SHARE_PERCENT = 33;
+  SEARCH_TURN_SHARE_PERCENT = 20;
 
   /**
    * Searches of one organization that may wait for a turn on an instance; more are refused (429,
