@@ -14,6 +14,11 @@ export class UploadGate {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
+  /** Places taken now. */
+  get held(): number {
+    return this.inFlight;
+  }
+
   /** Takes a place, or throws a 503 when none is free; call the returned function once done. */
   enter(): () => void {
     const leave = this.tryEnter();

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { childrenOf } from '../../bench/lib/proc.js';
 import { EXTRACTION_STARVED_DETAIL } from '../../src/documents/extraction/document-extractor.js';
+import { UploadGate } from '../../src/documents/upload-gate.js';
 import type { AddressInfo } from 'node:net';
 import { type SignedInUser, signUp, startTestApp, type TestApp } from '../support/app.js';
+import { until } from '../support/core.js';
 import { multipartFile, pdfBomb, unclosedTagsHtml, type Watched, watchService } from '../support/hostile-files.js';
 
 // What one user's upload may cost everyone else on the instance. Before the fix these attacks stalled
@@ -145,7 +147,8 @@ describe('hostile uploads (issue 13)', () => {
       );
       return socket;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each takes its place once authenticated, which a busy machine may take a while to do.
+    await until(() => test.app.get(UploadGate).held === 2);
     const refused = await upload('third.txt', Buffer.from('One too many.')).expect(503);
     expect(refused.body).toEqual({
       detail: 'Too many uploads are being processed right now (at most 2 at once); retry in a few seconds.',
@@ -160,7 +163,7 @@ describe('hostile uploads (issue 13)', () => {
       .expect(201);
 
     held.forEach((socket) => socket.destroy());
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => test.app.get(UploadGate).held === 0);
     await upload('fourth.txt', Buffer.from('Room again.')).expect(201);
   });
 
@@ -180,13 +183,15 @@ describe('hostile uploads (issue 13)', () => {
       const socket = connect(port, '127.0.0.1', () => socket.end(request, () => socket.destroy()));
       socket.on('error', () => {});
     }
+    // Each is read and stored (or dropped) in its own time; then every place is free again.
     await new Promise((resolve) => setTimeout(resolve, 500));
+    await until(() => test.app.get(UploadGate).held === 0, 30_000);
     const both = await Promise.all([
       upload('one.txt', Buffer.from('First of two.')),
       upload('two.txt', Buffer.from('Second of two.')),
     ]);
     expect(both.map((response) => response.status)).toEqual([201, 201]);
-  });
+  }, 60_000);
 });
 
 /** A service with `env`, and an upload as one signed-up user. */
