@@ -238,7 +238,15 @@ describe('EXTRACTION_WALL_TIMEOUT_MS', () => {
   });
 
   it('counts CPU time, not waiting: a worker starved of CPU gets the client a 503 to retry, not a refusal', async () => {
-    await upload('warm.txt', Buffer.from('Starts the worker.')).expect(201);
+    // On a busy machine a fresh worker can take longer than the 3 s wall limit to load (from TypeScript
+    // here): that is a 503 too, which a client retries.
+    let warmed = 0;
+    for (let attempt = 0; attempt < 5 && warmed !== 201; attempt += 1) {
+      const warm = await upload('warm.txt', Buffer.from('Starts the worker.'));
+      if (warm.status !== 201) expect(warm.body).toEqual({ detail: EXTRACTION_STARVED_DETAIL });
+      warmed = warm.status;
+    }
+    expect(warmed).toBe(201);
     // Stopped, the worker gets no CPU at all, as on a machine busy with other work.
     const workers = extractionWorkers();
     expect(workers.length).toBeGreaterThan(0);
