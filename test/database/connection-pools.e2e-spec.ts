@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { sleep } from '../support/core.js';
+import { sleep, until } from '../support/core.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 /** The service's connections to its database by application_name, as an operator sees them. */
@@ -22,10 +22,7 @@ describe('the connection pools keep their connections, each named for its job', 
 
   it('opens the search pool ahead, grows the main pool on demand, and keeps both past the idle timeout', async () => {
     // The search pool's 2 × SEARCHES_AT_ONCE are opened at start-up, before any search.
-    for (let waited = 0; (await connectionsByName(test))['knowledge-query-service search'] !== 6; waited += 100) {
-      if (waited > 5_000) break;
-      await sleep(100);
-    }
+    await until(async () => (await connectionsByName(test))['knowledge-query-service search'] === 6, 5_000);
     // The main pool grows to what it is asked for at once.
     const main = test.app.get(DataSource);
     await Promise.all(Array.from({ length: 6 }, () => main.query('SELECT pg_sleep(0.3)')));
