@@ -272,6 +272,35 @@ describe('SearchGate: a core left for the other organizations', () => {
 });
 
 describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while a light one is active', () => {
+  /**
+   * At a share of 50: a reader searches (1 ms), `meanwhile` happens, a flooder searches (40 ms) and sends
+   * its next; the reader's next search starts at once and the flooder's waits out its 40 ms rest, also
+   * while the reader owes its own 5 ms. Gives the harness with f2 running.
+   */
+  async function readerPacedWhileFlooderRests(meanwhile: (gate: SearchGate) => void = () => {}) {
+    const light = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
+    light.search('reader', 'r0');
+    clock += 1;
+    await light.finish('r0');
+    meanwhile(light.gate);
+    light.search('flood', 'f1');
+    clock += 40;
+    await light.finish('f1');
+    light.search('flood', 'f2');
+    // Arriving owing nothing after a search of its own, the reader shows it paces itself.
+    light.search('reader', 'r1');
+    await settle();
+    expect(light.started).toEqual(['r0', 'f1', 'r1']);
+    clock += 5;
+    await light.finish('r1');
+    // The reader now owes a rest of 5 ms of its own, and is still light: f2 keeps waiting out its 40.
+    expect(light.started).toEqual(['r0', 'f1', 'r1']);
+    clock += 35;
+    await wait(60);
+    expect(light.started).toEqual(['r0', 'f1', 'r1', 'f2']);
+    return light;
+  }
+
   it('starts its next search after a rest as long as its last search took, at SEARCH_TURN_SHARE_PERCENT 50, while a reader is active', async () => {
     const { gate, started, search, finish, all } = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
     gate.noteActivity('reader');
@@ -313,29 +342,14 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
   });
 
   it('keeps a reader light during its own short rest when its searches are further apart than the gate forgets spent rests, as long as it reads meanwhile', async () => {
-    const light = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
-    light.search('reader', 'r0');
-    clock += 1;
-    await light.finish('r0');
-    // Its rest (1 ms) is long over when the gate next prunes what it keeps (once per ACTIVE_MS); its
-    // reads keep it active.
-    for (let step = 0; step < 3; step++) {
-      clock += ACTIVE_MS / 2;
-      light.gate.noteActivity('reader');
-    }
-    light.search('flood', 'f1');
-    clock += 40;
-    await light.finish('f1');
-    light.search('flood', 'f2');
-    light.search('reader', 'r1');
-    await settle();
-    expect(light.started).toEqual(['r0', 'f1', 'r1']);
-    clock += 5;
-    await light.finish('r1');
-    expect(light.started).toEqual(['r0', 'f1', 'r1']);
-    clock += 35;
-    await wait(60);
-    expect(light.started).toEqual(['r0', 'f1', 'r1', 'f2']);
+    const light = await readerPacedWhileFlooderRests((gate) => {
+      // Its rest (1 ms) is long over when the gate next prunes what it keeps (once per ACTIVE_MS); its
+      // reads keep it active.
+      for (let step = 0; step < 3; step++) {
+        clock += ACTIVE_MS / 2;
+        gate.noteActivity('reader');
+      }
+    });
     await light.finish('f2');
     await light.all();
   });
@@ -353,25 +367,7 @@ describe('SearchGate: an organization over SEARCH_TURN_SHARE_PERCENT rests while
 
     // A reader within its share never waits, while a flooder from one connection (its searches never
     // queue: each is sent when the last is answered) rests like one from many.
-    const light = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50 });
-    light.search('reader', 'r0');
-    clock += 1;
-    await light.finish('r0');
-    light.search('flood', 'f1');
-    clock += 40;
-    await light.finish('f1');
-    light.search('flood', 'f2');
-    // Arriving owing nothing after a search of its own, the reader shows it paces itself.
-    light.search('reader', 'r1');
-    await settle();
-    expect(light.started).toEqual(['r0', 'f1', 'r1']);
-    clock += 5;
-    await light.finish('r1');
-    // The reader now owes a rest of 5 ms of its own, and is still light: f2 keeps waiting out its 40.
-    expect(light.started).toEqual(['r0', 'f1', 'r1']);
-    clock += 35;
-    await wait(60);
-    expect(light.started).toEqual(['r0', 'f1', 'r1', 'f2']);
+    const light = await readerPacedWhileFlooderRests();
     light.search('reader', 'r2');
     await settle();
     expect(light.started).toEqual(['r0', 'f1', 'r1', 'f2', 'r2']);
