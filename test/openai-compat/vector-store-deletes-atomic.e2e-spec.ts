@@ -157,6 +157,9 @@ describe('vector-store deletes are atomic with the document they remove', () => 
     }
   });
 
+  // Eight rounds of upload, extraction and race: a round that needs a fresh extraction worker waits for
+  // it to load (from TypeScript here, at a low priority); beside four busy processes that took 6-7 s, twice in one
+  // run. A deadlock still fails fast: it is a 5xx, and a stuck attachment fails `settled` within 30 s.
   it("a document's deletion racing a re-attach of its file never deadlocks (no 5xx)", async () => {
     for (let round = 0; round < 8; round++) {
       const { store, file, documentId } = await indexedStore(`race-${round}`);
@@ -169,7 +172,7 @@ describe('vector-store deletes are atomic with the document they remove', () => 
       await settled(store);
       expect(await documentsOf(store)).toHaveLength(1);
     }
-  });
+  }, 120_000);
 
   it('a re-attach that fails queues nothing; its retry leaves exactly one document', async () => {
     const { store, file, documentId } = await indexedStore('reattach');
