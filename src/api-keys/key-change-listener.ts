@@ -10,6 +10,8 @@ const RECONNECT_DELAY_MS = 1_000;
 const HEARTBEAT_MS = 5_000;
 /** Named, so an operator (and the tests) can tell the listening connection in pg_stat_activity. */
 const HEARTBEAT_SQL = 'SELECT 1 -- api_key_changed listener heartbeat';
+/** A heartbeat (or LISTEN) unanswered this long means the connection is lost. */
+const HEARTBEAT_TIMEOUT_MS = 3_000;
 
 /** A cache kept honest by one channel's notifications (each payload names what changed). */
 export interface ChangeSubscriber {
@@ -80,8 +82,8 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     const client = new pg.Client({
       connectionString: this.target.url,
       application_name: connectionName('listener'),
-      connectionTimeoutMillis: 3000,
-      query_timeout: 3000,
+      connectionTimeoutMillis: this.target.connectTimeoutMs,
+      query_timeout: HEARTBEAT_TIMEOUT_MS,
       keepAlive: true,
     });
     client.on('notification', (message) => {

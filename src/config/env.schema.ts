@@ -522,6 +522,7 @@ export class EnvSchema {
   /**
    * How long a connection of the pools may take to open (or to be handed over when all are busy)
    * before the request fails: short, so that requests do not queue behind an unreachable database.
+   * The migration lock's and the key-change listener's connections open within it too.
    */
   @Transform(toInt)
   @IsInt()

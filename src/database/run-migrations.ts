@@ -34,13 +34,13 @@ export async function retryingDeadlocks<T>(step: () => Promise<T>): Promise<T> {
  */
 export async function runMigrationsExclusively(
   dataSource: DataSource,
-  target: Pick<DatabaseTarget, 'url' | 'embedded'>,
+  target: Pick<DatabaseTarget, 'url' | 'embedded' | 'connectTimeoutMs'>,
 ): Promise<Migration[]> {
   const migrate = () => retryingDeadlocks(() => dataSource.runMigrations({ transaction: 'each' }));
   if (target.embedded) return migrate();
   const lock = new pg.Client({
     connectionString: target.url,
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: target.connectTimeoutMs,
     application_name: connectionName('migrations'),
   });
   await lock.connect();
