@@ -13,7 +13,7 @@ import { buildOpenApiDocument } from './openapi/openapi.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig({});
-  const unused = { url: 'postgres://unused', embedded: false, connectTimeoutMs: 3000, close: async () => {} };
+  const unused = { url: 'postgres://unused', embedded: false, close: async () => {} };
   const app = await NestFactory.create(AppModule.forRoot(config, unused), new FastifyAdapter(), {
     preview: true,
     logger: false,

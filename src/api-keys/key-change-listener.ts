@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/env.schema.js';
 import { DATABASE_TARGET } from '../database/database.module.js';
 import { connectionName, type DatabaseTarget } from '../database/database.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
@@ -39,6 +41,7 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   constructor(
     cache: VerifiedKeyCache,
     @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.subscribe(KEY_CHANGE_CHANNEL, {
       changed: (keyId) => cache.invalidateKey(keyId),
@@ -82,7 +85,7 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     const client = new pg.Client({
       connectionString: this.target.url,
       application_name: connectionName('listener'),
-      connectionTimeoutMillis: this.target.connectTimeoutMs,
+      connectionTimeoutMillis: this.config.DATABASE_CONNECT_TIMEOUT_MS,
       query_timeout: HEARTBEAT_TIMEOUT_MS,
       keepAlive: true,
     });

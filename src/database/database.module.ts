@@ -61,7 +61,8 @@ export class DatabaseModule implements OnApplicationShutdown {
             if (!options) throw new Error('TypeORM passed no data source options');
             const dataSource = await new DataSource(options).initialize();
             try {
-              if (config.MIGRATIONS_RUN) await runMigrationsExclusively(dataSource, target);
+              if (config.MIGRATIONS_RUN)
+                await runMigrationsExclusively(dataSource, target, config.DATABASE_CONNECT_TIMEOUT_MS);
             } catch (error) {
               await dataSource.destroy();
               throw error;

@@ -10,22 +10,15 @@ import { TYPEORM_SLOW_QUERY_MS, TypeOrmLogger } from '../observability/typeorm-l
 export interface DatabaseTarget {
   url: string;
   embedded: boolean;
-  /**
-   * How long any connection of ours may take to open (DATABASE_CONNECT_TIMEOUT_MS): the pools', and the
-   * dedicated ones of the migration lock and the key-change listener.
-   */
-  connectTimeoutMs: number;
   close(): Promise<void>;
 }
 
 export async function openDatabaseTarget(config: AppConfig): Promise<DatabaseTarget> {
   installPgTypeParsers();
-  const connectTimeoutMs = config.DATABASE_CONNECT_TIMEOUT_MS;
-  if (config.DATABASE_URL)
-    return { url: config.DATABASE_URL, embedded: false, connectTimeoutMs, close: async () => {} };
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, embedded: false, close: async () => {} };
   // TypeORM's one connection (see EMBEDDED_POOL_SIZE), plus spares for the migration and CLI tools.
   const store = await startEmbeddedStore(config.DATA_DIR, EMBEDDED_POOL_SIZE + 2);
-  return { url: store.url, embedded: true, connectTimeoutMs, close: () => store.close() };
+  return { url: store.url, embedded: true, close: () => store.close() };
 }
 
 /**

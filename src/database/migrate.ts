@@ -16,7 +16,7 @@ async function main(): Promise<number> {
   const dataSource = new DataSource({ ...dataSourceOptions(config, target), migrationsRun: false });
   try {
     await dataSource.initialize();
-    const ran = await runMigrationsExclusively(dataSource, target);
+    const ran = await runMigrationsExclusively(dataSource, target, config.DATABASE_CONNECT_TIMEOUT_MS);
     console.log(
       ran.length === 0
         ? 'No pending migrations.'

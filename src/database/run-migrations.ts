@@ -34,13 +34,15 @@ export async function retryingDeadlocks<T>(step: () => Promise<T>): Promise<T> {
  */
 export async function runMigrationsExclusively(
   dataSource: DataSource,
-  target: Pick<DatabaseTarget, 'url' | 'embedded' | 'connectTimeoutMs'>,
+  target: Pick<DatabaseTarget, 'url' | 'embedded'>,
+  /** DATABASE_CONNECT_TIMEOUT_MS: how long the lock's connection may take to open. */
+  connectTimeoutMs: number,
 ): Promise<Migration[]> {
   const migrate = () => retryingDeadlocks(() => dataSource.runMigrations({ transaction: 'each' }));
   if (target.embedded) return migrate();
   const lock = new pg.Client({
     connectionString: target.url,
-    connectionTimeoutMillis: target.connectTimeoutMs,
+    connectionTimeoutMillis: connectTimeoutMs,
     application_name: connectionName('migrations'),
   });
   await lock.connect();

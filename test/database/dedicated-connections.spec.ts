@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { DataSource } from 'typeorm';
+import type { AppConfig } from '../../src/config/env.schema.js';
 import { KeyChangeListener } from '../../src/api-keys/key-change-listener.js';
 import { VerifiedKeyCache } from '../../src/api-keys/verified-key-cache.js';
 import { runMigrationsExclusively } from '../../src/database/run-migrations.js';
@@ -47,9 +48,7 @@ describe('dedicated connections open within DATABASE_CONNECT_TIMEOUT_MS', () => 
         return Promise.resolve([]);
       },
     } as unknown as DataSource;
-    const { outcome, ms } = await timed(() =>
-      runMigrationsExclusively(dataSource, { url, embedded: false, connectTimeoutMs: 300 }),
-    );
+    const { outcome, ms } = await timed(() => runMigrationsExclusively(dataSource, { url, embedded: false }, 300));
     expect(outcome).toMatch(/timeout/i);
     expect(ms).toBeGreaterThanOrEqual(250);
     expect(ms).toBeLessThan(2_000);
@@ -57,12 +56,9 @@ describe('dedicated connections open within DATABASE_CONNECT_TIMEOUT_MS', () => 
   });
 
   it('the key-change listener gives up its first attempt within the setting; the service starts unsynced', async () => {
-    const listener = new KeyChangeListener(new VerifiedKeyCache(), {
-      url,
-      embedded: false,
-      connectTimeoutMs: 300,
-      close: async () => {},
-    });
+    const listener = new KeyChangeListener(new VerifiedKeyCache(), { url, embedded: false, close: async () => {} }, {
+      DATABASE_CONNECT_TIMEOUT_MS: 300,
+    } as AppConfig);
     try {
       const { outcome, ms } = await timed(() => listener.onApplicationBootstrap());
       expect(outcome).toBe('resolved');
