@@ -342,8 +342,9 @@ export class EnvSchema {
    * its share) is active on the instance: a search that took d ms is followed by a rest of
    * d × (100 − share) / share ms (at most a second) before the organization's next (SearchGate), so a
    * flooder leaves the cores to the light organization's requests. 100: no rests. 20 rather than 33
-   * since the pools keep their connections: the quiet tenant's p99 within 1.5 × in two long runs of two,
-   * against three figures of six at 33 (docs/BENCHMARKS.md, "Connections kept").
+   * since the pools keep their connections: the quiet tenant's p99 within 1.5 × in the first two long
+   * runs at 20 (three figures of six at 33), though not in two runs of a later day, nor at 10
+   * (docs/BENCHMARKS.md, "Connections kept" and the section after it).
    */
   @Transform(toInt)
   @IsInt()
