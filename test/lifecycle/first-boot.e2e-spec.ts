@@ -13,6 +13,7 @@ const messageOf = (line: string) => (JSON.parse(line) as { message: string }).me
 /** What a new user sees on `npm start` (issue 20): a few lines, a second start refused plainly, GET /. */
 describe('first boot', () => {
   let dataDir: string;
+  let freshTmp: string;
   let service: RunningService | undefined;
   const running = () => {
     if (!service) throw new Error('the service did not start');
@@ -23,9 +24,12 @@ describe('first boot', () => {
     await buildService();
     dataDir = mkdtempSync(join(tmpdir(), 'kqs-first-boot-'));
     // The embedded store, as `npm start` on a fresh clone: no DATABASE_URL. Its first boot runs every
-    // migration in PGlite (WASM): a minute or more on two cores that other tests keep busy.
+    // migration in PGlite (WASM): a minute or more on two cores that other tests keep busy. Its own empty
+    // TMPDIR, as on a fresh machine: in the shared one, spool directories that killed test processes left
+    // over 10 minutes earlier are swept at start, one more line ("Removed N spool file(s)"), seen in CI.
+    freshTmp = mkdtempSync(join(tmpdir(), 'kqs-first-boot-tmp-'));
     service = await startBuiltService(
-      { DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, NODE_ENV: 'development' },
+      { DATA_DIR: dataDir, TMPDIR: freshTmp, JWT_SECRET: TEST_JWT_SECRET, NODE_ENV: 'development' },
       { readyWithinMs: 150_000 },
     );
   }, 240_000);
@@ -33,6 +37,7 @@ describe('first boot', () => {
     service?.child.kill('SIGTERM');
     await service?.exited;
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(freshTmp, { recursive: true, force: true });
   });
 
   it('prints the version, the store and where to go, and nothing of the framework', () => {
