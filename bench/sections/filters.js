@@ -21,7 +21,9 @@
  *    of 3 cycles, which moved by half from run to run), then alone once more. A's load generator runs in a process of its own under
  *    `nice` (FILTERS_FLOOD_NICE, default 10). With FILTERS_FLOODERS (default 1) above 1, as many
  *    organizations flood at once, each with its own FILTERS_DOCS documents and a share of the
- *    connections (several heavy organizations rest as one, see SearchGate). B's p50/p95/p99 per route under the flood as ratios to
+ *    connections (several heavy organizations rest as one, see SearchGate). With FILTERS_FLOOD_RATE (default 0: as
+ *    fast as its connections go) A sends at most that many searches a second, all flooders together: at 2
+ *    or 5, a neighbour whose database time is no more than B's own. B's p50/p95/p99 per route under the flood as ratios to
  *    its phases alone (target p99 <= 1.5 x), with the p99 of the same requests inside the service (their
  *    access-log durations, found by the X-Request-Id each carries), its statuses; A's answers (a 429/503 is a refusal, not a
  *    failure); and per phase, the cores the service, the database and the whole machine used, and the
@@ -298,6 +300,7 @@ async function measureIsolation(ctx, flooders) {
   const rate = ctx.seconds('FILTERS_QUIET_RATE', 20);
   const connections = ctx.seconds('FILTERS_FLOOD_CONNECTIONS', 12);
   const niceness = ctx.seconds('FILTERS_FLOOD_NICE', 10);
+  const floodRate = ctx.seconds('FILTERS_FLOOD_RATE', 0);
   const quiet = await tenant(ctx, 50, false);
   const phases = { alone: [], flooded: [] };
   const usage = { alone: [], flooded: [] };
@@ -315,7 +318,7 @@ async function measureIsolation(ctx, flooders) {
     addStatuses(statuses.alone, alone.statuses);
     if (cycle === cycles) break;
     ctx.log(
-      `isolation: B while ${flooders.length} organization(s) flood "${WORST}" from ${connections} connections (nice ${niceness})`,
+      `isolation: B while ${flooders.length} organization(s) flood "${WORST}" from ${connections} connections${floodRate > 0 ? ` at ${floodRate}/s` : ''} (nice ${niceness})`,
     );
     stop = await meter(ctx);
     const [flooded, ...cannons] = await Promise.all([
@@ -329,6 +332,7 @@ async function measureIsolation(ctx, flooders) {
             headers: flooder.headers,
             connections: Math.max(1, Math.round(connections / flooders.length)),
             duration: seconds,
+            ...(floodRate > 0 ? { overallRate: Math.max(1, Math.round(floodRate / flooders.length)) } : {}),
           },
           { niceness },
         ),

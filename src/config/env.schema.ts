@@ -353,6 +353,21 @@ export class EnvSchema {
   SEARCH_TURN_SHARE_PERCENT = 20;
 
   /**
+   * How much rest (ms) an organization that is not heavy may owe and still start its next search at
+   * once: the rest is a bucket, and only what exceeds this is waited out. Without it, one search of a
+   * reader's slowed by another tenant's (60 ms instead of 6) made the reader wait before its next
+   * while any other light organization was active: a neighbour searching twice a second took the
+   * reader's search p99 to 2.3 × its own alone (docs/BENCHMARKS.md, *A neighbour as busy as the
+   * reader*). Heavy organizations (see SearchGate) share a rest of their own, which has no allowance:
+   * a flood holds its share exactly. 0: every rest owed is waited out.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  SEARCH_REST_ALLOWANCE_MS = 250;
+
+  /**
    * Searches of one organization that may wait for a turn on an instance; more are refused (429,
    * Retry-After). Large: a waiting search holds no connection, and a burst of a few hundred queries
    * must still be answered 200 or 402, never 429 (the contract's exact caps under concurrency).

@@ -19,6 +19,7 @@ export type SearchGateLimits = Pick<
   | 'SEARCH_QUEUE_PER_ORGANIZATION'
   | 'SEARCH_QUEUE_TOTAL'
   | 'SEARCH_TURN_SHARE_PERCENT'
+  | 'SEARCH_REST_ALLOWANCE_MS'
 >;
 
 /**
@@ -43,7 +44,9 @@ export type SearchGateLimits = Pick<
  * it does not make up for a machine whose other work takes every core). And each search is charged to
  * its organization as a rest owed (`charge`), so that one holding turns more than
  * SEARCH_TURN_SHARE_PERCENT of the time (back to back, from one connection or many) waits out its rest
- * before its next search while a light organization (one that owes none) is active: a flooder's
+ * before its next search while a light organization (one that owes none) is active (all but
+ * SEARCH_REST_ALLOWANCE_MS of it, so that one slow search does not hold back a light organization's
+ * next; a flooder's owed rest climbs past it in a few searches): a flooder's
  * requests then leave the service's main thread and the database cores to the light one's. Several
  * such heavy organizations (`noteArrival`) rest as one: while a light organization is active they run one
  * search at a time between them, each search is charged to a rest they share as well as to its own,
@@ -121,13 +124,14 @@ export class SearchGate {
       throw new SearchesBusyError(this.limits.SEARCHES_PER_ORGANIZATION);
     }
     const startedAt = now();
+    const owedAtStart = this.owedMs(organizationId, startedAt);
     try {
       return await search();
     } finally {
       lane.running--;
       this.running--;
       if (heavy) this.heavyRunning--;
-      this.charge(organizationId, startedAt, heavy);
+      this.charge(organizationId, startedAt, owedAtStart, heavy);
       this.dispatch();
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(organizationId);
     }
@@ -206,23 +210,34 @@ export class SearchGate {
   /**
    * Every search is charged to its organization as a rest owed: d × (100 − share) / share ms for a
    * search that took d ms, less the time since (a rest is served by waiting, whether or not a search
-   * waits), at most MAX_REST_MS. An organization that holds turns at most SEARCH_TURN_SHARE_PERCENT of
+   * waits), at most MAX_REST_MS. A rest is served only between searches: what of `owedAtStart` the
+   * search's own time served is charged again (else, within SEARCH_REST_ALLOWANCE_MS, a flooder from
+   * one connection would owe no more after each search than before it, at a share of 50 or more). An organization that holds turns at most SEARCH_TURN_SHARE_PERCENT of
    * the time therefore owes nothing by the time of its next search; one whose searches follow each
    * other back to back (one connection or many) owes ever more, up to the cap. A search that started
    * as a heavy organization's (`take`) is charged to the heavy organizations' shared rest too, while a
    * light organization is active.
    */
-  private charge(organizationId: string, startedAt: number, heavy: boolean): void {
+  private charge(organizationId: string, startedAt: number, owedAtStart: number, heavy: boolean): void {
     const share = this.limits.SEARCH_TURN_SHARE_PERCENT;
     if (share >= 100) return;
     const at = now();
-    const rest = ((at - startedAt) * (100 - share)) / share;
+    const rest = ((at - startedAt) * (100 - share)) / share + Math.min(owedAtStart, at - startedAt);
     this.owed.set(organizationId, restPlus(this.owed.get(organizationId), rest, at));
     if (heavy && this.lightActive(organizationId, at)) this.heavyOwed = restPlus(this.heavyOwed, rest, at);
   }
 
   private owedMs(organizationId: string, at: number): number {
     return restLeft(this.owed.get(organizationId), at);
+  }
+
+  /**
+   * The part of its own rest owed that an organization must wait out: what exceeds
+   * SEARCH_REST_ALLOWANCE_MS. A reader whose search was slowed by a neighbour's owes more than the
+   * gap to its next, but far less than a flooder, whose owed rest climbs with every search.
+   */
+  private overdueMs(organizationId: string, at: number): number {
+    return Math.max(0, this.owedMs(organizationId, at) - this.limits.SEARCH_REST_ALLOWANCE_MS);
   }
 
   /**
@@ -233,7 +248,7 @@ export class SearchGate {
    * nothing ends the row, and a burst of several at once counts once.
    */
   private noteArrival(organizationId: string, at: number): void {
-    const owes = this.owedMs(organizationId, at) > 0;
+    const owes = this.overdueMs(organizationId, at) > 0;
     if (owes) this.paced.delete(organizationId);
     else if (this.owed.has(organizationId)) this.paced.add(organizationId);
     if (!owes || !this.lightActive(organizationId, at)) {
@@ -258,20 +273,21 @@ export class SearchGate {
 
   /**
    * How long the organization must still rest before its next search (0: none), while a light
-   * organization is active: its own rest, and for a heavy organization the heavy organizations' shared
-   * rest too. Flooders among themselves share the turns without resting (a rest would leave idle the
+   * organization is active: what of its own rest exceeds SEARCH_REST_ALLOWANCE_MS (all of it once
+   * heavy), and for a heavy organization the heavy organizations' shared rest too. Flooders among themselves share the turns without resting (a rest would leave idle the
    * cores none of them needs kept), and an organization alone never rests.
    */
   private restMs(organizationId: string, at: number): number {
-    const own = this.owedMs(organizationId, at);
     const heavy = this.held(organizationId, at);
+    const own = heavy ? this.owedMs(organizationId, at) : this.overdueMs(organizationId, at);
     if ((own === 0 && !heavy) || !this.lightActive(organizationId, at)) return 0;
     return heavy ? Math.max(own, restLeft(this.heavyOwed, at)) : own;
   }
 
   /**
    * Whether a light organization other than this one sent a request in the last ACTIVE_MS: one not made
-   * heavy (`held`), with no search waiting, that owes no rest or has shown it paces itself (`paced`). A
+   * heavy (`held`), with no search waiting, that owes no rest beyond SEARCH_REST_ALLOWANCE_MS or has
+   * shown it paces itself (`paced`). A
    * reader owes a short rest after each of its searches: while it did, the flooders saw nobody light and
    * ran without resting (at a share of 10 %, half of the time). A flooder from one connection owes one
    * between every two of its searches too, but never arrives owing nothing: flooders do not rest for
@@ -282,7 +298,7 @@ export class SearchGate {
     for (const [other, seen] of this.lastSeen) {
       if (other === organizationId || seen < since || this.held(other, at)) continue;
       if (this.lanes.get(other)?.waiting.length) continue;
-      if (this.owedMs(other, at) === 0 || this.paced.has(other)) return true;
+      if (this.overdueMs(other, at) === 0 || this.paced.has(other)) return true;
     }
     return false;
   }

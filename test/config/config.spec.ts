@@ -51,6 +51,8 @@ describe('configuration', () => {
       SEARCHES_AT_ONCE: 2,
       SEARCHES_PER_ORGANIZATION: 5,
       SEARCH_QUEUE_PER_ORGANIZATION: 1000,
+      SEARCH_TURN_SHARE_PERCENT: 20,
+      SEARCH_REST_ALLOWANCE_MS: 250,
     });
     expect(
       loadConfig({
@@ -58,18 +60,22 @@ describe('configuration', () => {
         SEARCHES_AT_ONCE: '8',
         SEARCHES_PER_ORGANIZATION: '1',
         SEARCH_QUEUE_PER_ORGANIZATION: '0',
+        SEARCH_REST_ALLOWANCE_MS: '0',
       }),
     ).toMatchObject({
       DOCUMENT_METADATA_MAX_BYTES: 4096,
       SEARCHES_AT_ONCE: 8,
       SEARCHES_PER_ORGANIZATION: 1,
       SEARCH_QUEUE_PER_ORGANIZATION: 0,
+      SEARCH_REST_ALLOWANCE_MS: 0,
     });
     for (const [name, value] of [
       ['DOCUMENT_METADATA_MAX_BYTES', '100'],
       ['SEARCHES_AT_ONCE', '0'],
       ['SEARCHES_PER_ORGANIZATION', '0'],
       ['SEARCH_QUEUE_PER_ORGANIZATION', '-1'],
+      ['SEARCH_REST_ALLOWANCE_MS', '-1'],
+      ['SEARCH_REST_ALLOWANCE_MS', '1001'],
     ])
       expect(refusal({ [name]: value })).toMatch(new RegExp(`\\b${name}\\b`));
   });
