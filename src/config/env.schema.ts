@@ -358,8 +358,8 @@ export class EnvSchema {
    * reader's slowed by another tenant's (60 ms instead of 6) made the reader wait before its next
    * while any other light organization was active: a neighbour searching twice a second took the
    * reader's search p99 to 2.3 × its own alone (docs/BENCHMARKS.md, *A neighbour as busy as the
-   * reader*). Heavy organizations (see SearchGate) share a rest of their own, which has no allowance:
-   * a flood holds its share exactly. 0: every rest owed is waited out.
+   * reader*). A heavy organization (see SearchGate) waits out all of its rest, and the one heavy
+   * organizations share: a flood holds its share exactly. 0: every rest owed is waited out.
    */
   @Transform(toInt)
   @IsInt()

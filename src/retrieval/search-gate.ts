@@ -45,8 +45,9 @@ export type SearchGateLimits = Pick<
  * its organization as a rest owed (`charge`), so that one holding turns more than
  * SEARCH_TURN_SHARE_PERCENT of the time (back to back, from one connection or many) waits out its rest
  * before its next search while a light organization (one that owes none) is active (all but
- * SEARCH_REST_ALLOWANCE_MS of it, so that one slow search does not hold back a light organization's
- * next; a flooder's owed rest climbs past it in a few searches): a flooder's
+ * SEARCH_REST_ALLOWANCE_MS of it until it is heavy, so that one slow search does not hold back a
+ * light organization's next; a flooder's owed rest passes it once it has held turns for
+ * allowance × share / (100 − share) ms, 62 at 20): a flooder's
  * requests then leave the service's main thread and the database cores to the light one's. Several
  * such heavy organizations (`noteArrival`) rest as one: while a light organization is active they run one
  * search at a time between them, each search is charged to a rest they share as well as to its own,
@@ -240,18 +241,27 @@ export class SearchGate {
     return Math.max(0, this.owedMs(organizationId, at) - this.limits.SEARCH_REST_ALLOWANCE_MS);
   }
 
+  /** The part of its own rest an organization must wait out: all of it once heavy, else what is overdue. */
+  private ownRestMs(organizationId: string, at: number): number {
+    return this.held(organizationId, at) ? this.owedMs(organizationId, at) : this.overdueMs(organizationId, at);
+  }
+
   /**
    * Counts a search arriving while its organization owes a rest of its own that it must wait out (a
    * light organization is active): HOLDS_TO_BE_HEAVY such searches in a row, each after one of the
    * organization's searches ended, make it heavy (`held`). A flooder's every search arrives so, however
    * long its searches take or however many connections it uses; a reader's search that arrives owing
-   * nothing ends the row, and a burst of several at once counts once.
+   * nothing ends the row, and a burst of several at once counts once. A heavy organization's every
+   * search that owes any rest counts (it waits all of it, see `ownRestMs`), so that it stays heavy
+   * while its rest is shorter than SEARCH_REST_ALLOWANCE_MS. One that arrives owing nothing after an
+   * earlier search has shown it paces itself (`paced`) until one must wait: a reader whose search
+   * was slowed, owing less than the allowance, stays light.
    */
   private noteArrival(organizationId: string, at: number): void {
-    const owes = this.overdueMs(organizationId, at) > 0;
-    if (owes) this.paced.delete(organizationId);
-    else if (this.owed.has(organizationId)) this.paced.add(organizationId);
-    if (!owes || !this.lightActive(organizationId, at)) {
+    const mustWait = this.ownRestMs(organizationId, at) > 0;
+    if (mustWait) this.paced.delete(organizationId);
+    else if (this.owedMs(organizationId, at) === 0 && this.owed.has(organizationId)) this.paced.add(organizationId);
+    if (!mustWait || !this.lightActive(organizationId, at)) {
       this.holds.delete(organizationId);
       return;
     }
@@ -279,15 +289,16 @@ export class SearchGate {
    */
   private restMs(organizationId: string, at: number): number {
     const heavy = this.held(organizationId, at);
-    const own = heavy ? this.owedMs(organizationId, at) : this.overdueMs(organizationId, at);
+    const own = this.ownRestMs(organizationId, at);
     if ((own === 0 && !heavy) || !this.lightActive(organizationId, at)) return 0;
     return heavy ? Math.max(own, restLeft(this.heavyOwed, at)) : own;
   }
 
   /**
    * Whether a light organization other than this one sent a request in the last ACTIVE_MS: one not made
-   * heavy (`held`), with no search waiting, that owes no rest beyond SEARCH_REST_ALLOWANCE_MS or has
-   * shown it paces itself (`paced`). A
+   * heavy (`held`), with no search waiting, that owes no rest or has shown it paces itself (`paced`):
+   * owing less than SEARCH_REST_ALLOWANCE_MS is not enough, or a flooder would count as light for
+   * the others while its rest climbs to the allowance, and flooders would rest for each other. A
    * reader owes a short rest after each of its searches: while it did, the flooders saw nobody light and
    * ran without resting (at a share of 10 %, half of the time). A flooder from one connection owes one
    * between every two of its searches too, but never arrives owing nothing: flooders do not rest for
@@ -298,7 +309,7 @@ export class SearchGate {
     for (const [other, seen] of this.lastSeen) {
       if (other === organizationId || seen < since || this.held(other, at)) continue;
       if (this.lanes.get(other)?.waiting.length) continue;
-      if (this.overdueMs(other, at) === 0 || this.paced.has(other)) return true;
+      if (this.owedMs(other, at) === 0 || this.paced.has(other)) return true;
     }
     return false;
   }

@@ -449,6 +449,38 @@ describe('SearchGate: heavy organizations rest as one while a light one is activ
     await h.all();
   });
 
+  it('keeps a flooder heavy, waiting its whole rest, when that rest is shorter than SEARCH_REST_ALLOWANCE_MS', async () => {
+    // At 50 % with an allowance of 150, searches of 100 ms back to back: each owes 100, and the
+    // allowance is passed at the third, so the flooder is heavy from its sixth.
+    const h = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50, SEARCH_REST_ALLOWANCE_MS: 150 });
+    let waited = 0;
+    /** One search of 100 ms sent as the last ends; how long it waited for its turn (gate's clock). */
+    const next = async (name: string) => {
+      h.gate.noteActivity('reader');
+      h.search('flood', name);
+      await settle();
+      let waitedNow = 0;
+      while (!h.started.includes(name)) {
+        clock += 10;
+        waitedNow += 10;
+        await wait(15);
+      }
+      clock += 100;
+      await h.finish(name);
+      waited = waitedNow;
+    };
+    for (let i = 1; i <= 6; i++) await next(`f${i}`);
+    expect(heavy(h.gate, 'flood')).toBe(true);
+    // Heavy, it owes 100 ms after each search, within the allowance, and waits all of it every time,
+    // for longer than ACTIVE_MS (before: it counted as paced, and was light again a second later).
+    for (let i = 7; i <= 14; i++) {
+      await next(`f${i}`);
+      expect({ search: i, waited }).toEqual({ search: i, waited: 100 });
+    }
+    expect(heavy(h.gate, 'flood')).toBe(true);
+    await h.all();
+  });
+
   it("never makes a reader wait for the flooders' shared rest, and counts a burst of its searches once", async () => {
     const h = harness({ SEARCHES_AT_ONCE: 4, SEARCH_TURN_SHARE_PERCENT: 50 });
     h.gate.noteActivity('light');
@@ -837,6 +869,26 @@ describe('SearchGate: flooders from one connection each, with no reader, never r
     const result = await flood(h, ['a', 'b'], 60);
     expect({ result, heavy: ['a', 'b'].filter((o) => heavy(h.gate, o)) }).toEqual({
       result: { a: { started: 61, longestWait: 0 }, b: { started: 61, longestWait: 0 } },
+      heavy: [],
+    });
+  });
+
+  it('the same with SEARCH_REST_ALLOWANCE_MS 250: a flooder owing less than the allowance is no light organization to the others', async () => {
+    const allowance = { SEARCH_REST_ALLOWANCE_MS: 250 };
+    const half = await flood(
+      harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50, ...allowance }),
+      ['a', 'b'],
+      100,
+    );
+    const three = harness({ SEARCHES_AT_ONCE: 2, SEARCH_TURN_SHARE_PERCENT: 50, ...allowance });
+    const result = await flood(three, ['a', 'b', 'c'], 40);
+    expect({ half, result, heavy: ['a', 'b', 'c'].filter((o) => heavy(three.gate, o)) }).toEqual({
+      half: { a: { started: 101, longestWait: 0 }, b: { started: 101, longestWait: 0 } },
+      result: {
+        a: { started: 41, longestWait: 0 },
+        b: { started: 41, longestWait: 0 },
+        c: { started: 41, longestWait: 0 },
+      },
       heavy: [],
     });
   });
