@@ -359,12 +359,14 @@ export class EnvSchema {
    * while any other light organization was active: a neighbour searching twice a second took the
    * reader's search p99 to 2.3 × its own alone (docs/BENCHMARKS.md, *A neighbour as busy as the
    * reader*). A heavy organization (see SearchGate) waits out all of its rest, and the one heavy
-   * organizations share: a flood holds its share exactly. 0: every rest owed is waited out.
+   * organizations share: a flood holds its share exactly. 0: every rest owed is waited out. At most
+   * 500, half the longest rest (a second): at a second nothing would ever be overdue, and no flooder
+   * would rest or be counted heavy.
    */
   @Transform(toInt)
   @IsInt()
   @Min(0)
-  @Max(1000)
+  @Max(500)
   SEARCH_REST_ALLOWANCE_MS = 250;
 
   /**

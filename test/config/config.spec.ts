@@ -75,7 +75,7 @@ describe('configuration', () => {
       ['SEARCHES_PER_ORGANIZATION', '0'],
       ['SEARCH_QUEUE_PER_ORGANIZATION', '-1'],
       ['SEARCH_REST_ALLOWANCE_MS', '-1'],
-      ['SEARCH_REST_ALLOWANCE_MS', '1001'],
+      ['SEARCH_REST_ALLOWANCE_MS', '501'],
     ])
       expect(refusal({ [name]: value })).toMatch(new RegExp(`\\b${name}\\b`));
   });
