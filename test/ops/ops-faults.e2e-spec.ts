@@ -88,6 +88,10 @@ describe('database outage and recovery', () => {
     // Alice looks at who she is (her account, role and organizations are cached from here on).
     await test.http().get('/auth/users/me/').set(alice.auth).expect(200);
     await sleep(300);
+    // Writes acknowledged before the outage, and (below) after it: counted, not timed, so that a busy
+    // machine's slower writes still give the check at the end something to find (it saw 5, not 6, in a
+    // full run).
+    await writesAcknowledged(3);
     await cluster.stop(mode);
 
     // Liveness never depends on the database.
@@ -129,6 +133,13 @@ describe('database outage and recovery', () => {
       async () => (await test.http().post(KEYS).set(alice.auth).send({ name: 'after' })).status === 201,
     );
     await test.http().get('/auth/users/me/').set('X-API-Key', aliceKey).expect(200);
+    await writesAcknowledged(3);
+  }
+
+  /** Waits until the writer has had `count` more of its keys acknowledged (201). */
+  async function writesAcknowledged(count: number): Promise<void> {
+    const from = acknowledged.size;
+    await within(10_000, () => Promise.resolve(acknowledged.size >= from + count));
   }
 
   for (const mode of ['fast', 'immediate'] as const) {
