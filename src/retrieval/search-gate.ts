@@ -213,8 +213,9 @@ export class SearchGate {
    * search that took d ms, less the time since (a rest is served by waiting, whether or not a search
    * waits), at most MAX_REST_MS. A rest is served only between searches: what of `owedAtStart` the
    * search's own time served is charged again (else, within SEARCH_REST_ALLOWANCE_MS, a flooder from
-   * one connection would owe no more after each search than before it, at a share of 50 or more). An organization that holds turns at most SEARCH_TURN_SHARE_PERCENT of
-   * the time therefore owes nothing by the time of its next search; one whose searches follow each
+   * one connection would owe no more after each search than before it, at a share of 50 or more). An
+   * organization that holds turns at most SEARCH_TURN_SHARE_PERCENT of the time therefore owes
+   * nothing by the time of its next search; one whose searches follow each
    * other back to back (one connection or many) owes ever more, up to the cap. A search that started
    * as a heavy organization's (`take`) is charged to the heavy organizations' shared rest too, while a
    * light organization is active.
@@ -233,17 +234,13 @@ export class SearchGate {
   }
 
   /**
-   * The part of its own rest owed that an organization must wait out: what exceeds
-   * SEARCH_REST_ALLOWANCE_MS. A reader whose search was slowed by a neighbour's owes more than the
-   * gap to its next, but far less than a flooder, whose owed rest climbs with every search.
+   * The part of its own rest owed that an organization must wait out: all of it once heavy, else what
+   * exceeds SEARCH_REST_ALLOWANCE_MS. A reader whose search was slowed by a neighbour's owes more than
+   * the gap to its next, but far less than a flooder, whose owed rest climbs with every search.
    */
-  private overdueMs(organizationId: string, at: number): number {
-    return Math.max(0, this.owedMs(organizationId, at) - this.limits.SEARCH_REST_ALLOWANCE_MS);
-  }
-
-  /** The part of its own rest an organization must wait out: all of it once heavy, else what is overdue. */
   private ownRestMs(organizationId: string, at: number): number {
-    return this.held(organizationId, at) ? this.owedMs(organizationId, at) : this.overdueMs(organizationId, at);
+    const owed = this.owedMs(organizationId, at);
+    return this.held(organizationId, at) ? owed : Math.max(0, owed - this.limits.SEARCH_REST_ALLOWANCE_MS);
   }
 
   /**
@@ -284,8 +281,9 @@ export class SearchGate {
   /**
    * How long the organization must still rest before its next search (0: none), while a light
    * organization is active: what of its own rest exceeds SEARCH_REST_ALLOWANCE_MS (all of it once
-   * heavy), and for a heavy organization the heavy organizations' shared rest too. Flooders among themselves share the turns without resting (a rest would leave idle the
-   * cores none of them needs kept), and an organization alone never rests.
+   * heavy), and for a heavy organization the heavy organizations' shared rest too. Flooders among
+   * themselves share the turns without resting (a rest would leave idle the cores none of them needs
+   * kept), and an organization alone never rests.
    */
   private restMs(organizationId: string, at: number): number {
     const heavy = this.held(organizationId, at);
