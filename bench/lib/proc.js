@@ -1,5 +1,7 @@
-/** What /proc says about a process: its memory and CPU time. */
+/** What /proc says about a process: its memory and CPU time; and where it may run. */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 /** Resident memory of one process in MiB (from /proc), 0 once it has exited. */
 export function rssMb(pid) {
@@ -80,5 +82,59 @@ export function mainThreadSchedule(pid) {
     return { runSeconds: run / 1e9, waitSeconds: wait / 1e9 };
   } catch {
     return { runSeconds: 0, waitSeconds: 0 };
+  }
+}
+
+/**
+ * Pins a local PostgreSQL server (its postmaster and every process it has started, so the backends it
+ * starts later too) to the first core and the service (all its threads) to the others: on one
+ * machine, the shape of a database with a core of its own. Needs at least 2 cores, `taskset`
+ * (util-linux) and the right to set the server's affinity (root, or CAP_SYS_NICE). `backendPid` is any
+ * backend of the server (`pg_backend_pid()`). Returns a function that gives them all every core again.
+ */
+export function pinApart(backendPid, servicePid) {
+  const cores = availableParallelism();
+  if (cores < 2) throw new Error(`pinning the database apart needs at least 2 cores; this machine has ${cores}`);
+  const postmaster = parentOf(backendPid);
+  if (![backendPid, postmaster].every((pid) => commandOf(pid) === 'postgres'))
+    throw new Error(`backend ${backendPid} is not a PostgreSQL process of this machine: the database must be local`);
+  const server = () => [postmaster, ...childrenOf(postmaster).map(Number)];
+  const all = ((1n << BigInt(cores)) - 1n).toString(16);
+  const allButFirst = ((1n << BigInt(cores)) - 2n).toString(16);
+  const pin = (mask, pids) => {
+    for (const pid of pids) {
+      try {
+        execFileSync('taskset', ['-a', '-p', mask, String(pid)], { stdio: 'ignore' });
+      } catch (error) {
+        // A backend that ended meanwhile is fine; the postmaster and the service must be pinned.
+        if (pid === postmaster || pid === servicePid)
+          throw new Error(`taskset could not pin process ${pid}`, { cause: error });
+      }
+    }
+  };
+  pin('1', server());
+  pin(allButFirst, [servicePid]);
+  return () => {
+    pin(all, server());
+    pin(all, [servicePid]);
+  };
+}
+
+/** A process's parent, from /proc (0 when there is no such process). */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** A process's command name, from /proc ('' when there is no such process). */
+function commandOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
   }
 }

@@ -23,7 +23,8 @@
  *    organizations flood at once, each with its own FILTERS_DOCS documents and a share of the
  *    connections (several heavy organizations rest as one, see SearchGate). With FILTERS_FLOOD_RATE (default 0: as
  *    fast as its connections go) A sends at most that many searches a second, all flooders together: at 2
- *    or 5, a neighbour whose database time is no more than B's own. B's p50/p95/p99 per route under the flood as ratios to
+ *    or 5, a neighbour whose database time is no more than B's own. With FILTERS_DATABASE_APART=1 a local
+ *    PostgreSQL runs on core 0 and the service on the others (see pinApart). B's p50/p95/p99 per route under the flood as ratios to
  *    its phases alone (target p99 <= 1.5 x), with the p99 of the same requests inside the service (their
  *    access-log durations, found by the X-Request-Id each carries), its statuses; A's answers (a 429/503 is a refusal, not a
  *    failure); and per phase, the cores the service, the database and the whole machine used, and the
@@ -35,7 +36,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { cannonApart, ratioInterval, summarize } from '../lib/load.js';
-import { cpuSeconds, mainThreadSchedule } from '../lib/proc.js';
+import { cpuSeconds, mainThreadSchedule, pinApart } from '../lib/proc.js';
 import { documentText, QUERY_BODY } from '../lib/query-corpus.js';
 import { setCredits } from '../lib/quota.js';
 
@@ -301,7 +302,35 @@ async function measureIsolation(ctx, flooders) {
   const connections = ctx.seconds('FILTERS_FLOOD_CONNECTIONS', 12);
   const niceness = ctx.seconds('FILTERS_FLOOD_NICE', 10);
   const floodRate = ctx.seconds('FILTERS_FLOOD_RATE', 0);
+  const apart = process.env.FILTERS_DATABASE_APART === '1';
   const quiet = await tenant(ctx, 50, false);
+  const unpin = apart ? await pinDatabaseApart(ctx) : () => {};
+  try {
+    return await alternate(ctx, { seconds, cycles, rate, connections, niceness, floodRate, apart, quiet, flooders });
+  } finally {
+    unpin();
+  }
+}
+
+/**
+ * FILTERS_DATABASE_APART=1: PostgreSQL on the first core, the service on the others, the load
+ * generators free (see pinApart): the figure for a database with cores of its own, which a machine
+ * that runs everything cannot otherwise show.
+ */
+async function pinDatabaseApart(ctx) {
+  const client = new pg.Client({ connectionString: ctx.database.url });
+  await client.connect();
+  try {
+    const backend = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    ctx.log('isolation: PostgreSQL pinned to core 0, the service to the other cores (FILTERS_DATABASE_APART=1)');
+    return pinApart(backend, ctx.service.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** B's phases alone and beside the flood, alternated (see measureIsolation). */
+async function alternate(ctx, { seconds, cycles, rate, connections, niceness, floodRate, apart, quiet, flooders }) {
   const phases = { alone: [], flooded: [] };
   const usage = { alone: [], flooded: [] };
   let flood = null;
@@ -371,7 +400,7 @@ async function measureIsolation(ctx, flooders) {
   const usageRows = ['alone', 'flooded'].flatMap((side) =>
     usage[side].map((figures, i) => ({ phase: `${side} ${i + 1}`, ...figures })),
   );
-  return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness };
+  return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness, apart };
 }
 
 /**
@@ -422,7 +451,7 @@ export async function run(ctx) {
   for (let i = 0; i < others; i++) flooders.push(await tenant(ctx, documents, true));
   const isolation = await measureIsolation(ctx, flooders);
   ctx.table(
-    `filters: B's searches and reads (${isolation.rate}/s) alone vs while A floods "${WORST}" from ${isolation.connections} connections, ${isolation.cycles} phases of ${isolation.seconds} s each (target p99 <= ${QUIET_TARGET} x alone)`,
+    `filters: B's searches and reads (${isolation.rate}/s) alone vs while A floods "${WORST}" from ${isolation.connections} connections, ${isolation.cycles} phases of ${isolation.seconds} s each${isolation.apart ? ', PostgreSQL on a core apart' : ''} (target p99 <= ${QUIET_TARGET} x alone)`,
     isolation.rows,
   );
   ctx.table("filters: A's flood and B's statuses", [
