@@ -1,7 +1,6 @@
 /** What /proc says about a process: its memory and CPU time; and where it may run. */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 
 /** Resident memory of one process in MiB (from /proc), 0 once it has exited. */
 export function rssMb(pid) {
@@ -86,38 +85,87 @@ export function mainThreadSchedule(pid) {
 }
 
 /**
- * Pins a local PostgreSQL server (its postmaster and every process it has started, so the backends it
- * starts later too) to the first core and the service (all its threads) to the others: on one
- * machine, the shape of a database with a core of its own. Needs at least 2 cores, `taskset`
- * (util-linux) and the right to set the server's affinity (root, or CAP_SYS_NICE). `backendPid` is any
- * backend of the server (`pg_backend_pid()`). Returns a function that gives them all every core again.
+ * Pins a local PostgreSQL server to the first CPU this bench may use and the service to the others:
+ * on one machine, the shape of a database with a core of its own (the load generators stay free).
+ * The server is its postmaster and the processes it has started (backends, workers); those it starts
+ * later inherit the postmaster's CPUs. Needs two CPUs or more, `taskset` (util-linux) and the right to
+ * set the server's affinity (root, or CAP_SYS_NICE). `backendPid` is any backend of the server
+ * (`pg_backend_pid()`). Returns a function that gives every process the CPUs it had (those started
+ * meanwhile, their parent's); a pin that fails, or a SIGINT or SIGTERM during the run, restores them too.
  */
 export function pinApart(backendPid, servicePid) {
-  const cores = availableParallelism();
-  if (cores < 2) throw new Error(`pinning the database apart needs at least 2 cores; this machine has ${cores}`);
+  const [databaseCpu, ...serviceCpus] = cpuIds(cpusOf(process.pid));
+  if (serviceCpus.length === 0) throw new Error('pinning the database apart needs at least 2 CPUs');
   const postmaster = parentOf(backendPid);
   if (![backendPid, postmaster].every((pid) => commandOf(pid) === 'postgres'))
     throw new Error(`backend ${backendPid} is not a PostgreSQL process of this machine: the database must be local`);
-  const server = () => [postmaster, ...childrenOf(postmaster).map(Number)];
-  const all = ((1n << BigInt(cores)) - 1n).toString(16);
-  const allButFirst = ((1n << BigInt(cores)) - 2n).toString(16);
-  const pin = (mask, pids) => {
-    for (const pid of pids) {
-      try {
-        execFileSync('taskset', ['-a', '-p', mask, String(pid)], { stdio: 'ignore' });
-      } catch (error) {
-        // A backend that ended meanwhile is fine; the postmaster and the service must be pinned.
-        if (pid === postmaster || pid === servicePid)
-          throw new Error(`taskset could not pin process ${pid}`, { cause: error });
+  const families = [
+    { parent: postmaster, cpus: String(databaseCpu) },
+    { parent: servicePid, cpus: serviceCpus.join(',') },
+  ];
+  const saved = new Map(families.map(({ parent }) => [parent, cpusOf(parent)]));
+  const restore = () => {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    // The parent first: a child it starts meanwhile then inherits its CPUs back.
+    for (const { parent } of families)
+      for (const pid of [parent, ...childrenOf(parent).map(Number)])
+        tryTaskset(pid, saved.get(pid) ?? saved.get(parent)); // best effort: one may have ended
+  };
+  const onSignal = (signal) => {
+    restore();
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  try {
+    for (const { parent, cpus } of families) {
+      taskset(parent, cpus);
+      for (const pid of childrenOf(parent).map(Number)) {
+        const before = tryCpusOf(pid);
+        if (before && tryTaskset(pid, cpus)) saved.set(pid, before);
       }
     }
-  };
-  pin('1', server());
-  pin(allButFirst, [servicePid]);
-  return () => {
-    pin(all, server());
-    pin(all, [servicePid]);
-  };
+  } catch (error) {
+    restore();
+    throw error;
+  }
+  return restore;
+}
+
+function taskset(pid, cpus) {
+  execFileSync('taskset', ['-a', '-c', '-p', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/** taskset for a process that may have ended: whether it was set. */
+function tryTaskset(pid, cpus) {
+  try {
+    taskset(pid, cpus);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The CPUs a process may run on, as a list (`0-3,6`), from /proc. */
+function cpusOf(pid) {
+  const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (!list) throw new Error(`no Cpus_allowed_list for process ${pid}`);
+  return list;
+}
+
+function tryCpusOf(pid) {
+  try {
+    return cpusOf(pid);
+  } catch {
+    return null; // it has ended
+  }
+}
+
+/** The CPU ids of a list such as `0-3,6`. */
+function cpuIds(list) {
+  return list.split(',').flatMap((range) => {
+    const [first, last = first] = range.split('-').map(Number);
+    return Array.from({ length: last - first + 1 }, (_, k) => first + k);
+  });
 }
 
 /** A process's parent, from /proc (0 when there is no such process). */

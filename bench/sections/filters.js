@@ -24,7 +24,7 @@
  *    connections (several heavy organizations rest as one, see SearchGate). With FILTERS_FLOOD_RATE (default 0: as
  *    fast as its connections go) A sends at most that many searches a second, all flooders together: at 2
  *    or 5, a neighbour whose database time is no more than B's own. With FILTERS_DATABASE_APART=1 a local
- *    PostgreSQL runs on core 0 and the service on the others (see pinApart). B's p50/p95/p99 per route under the flood as ratios to
+ *    PostgreSQL runs on the first CPU and the service on the others (see pinApart). B's p50/p95/p99 per route under the flood as ratios to
  *    its phases alone (target p99 <= 1.5 x), with the p99 of the same requests inside the service (their
  *    access-log durations, found by the X-Request-Id each carries), its statuses; A's answers (a 429/503 is a refusal, not a
  *    failure); and per phase, the cores the service, the database and the whole machine used, and the
@@ -313,7 +313,7 @@ async function measureIsolation(ctx, flooders) {
 }
 
 /**
- * FILTERS_DATABASE_APART=1: PostgreSQL on the first core, the service on the others, the load
+ * FILTERS_DATABASE_APART=1: PostgreSQL on the first CPU, the service on the others, the load
  * generators free (see pinApart): the figure for a database with cores of its own, which a machine
  * that runs everything cannot otherwise show.
  */
@@ -322,8 +322,9 @@ async function pinDatabaseApart(ctx) {
   await client.connect();
   try {
     const backend = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-    ctx.log('isolation: PostgreSQL pinned to core 0, the service to the other cores (FILTERS_DATABASE_APART=1)');
-    return pinApart(backend, ctx.service.pid);
+    const unpin = pinApart(backend, ctx.service.pid);
+    ctx.log('isolation: PostgreSQL pinned to the first CPU, the service to the others (FILTERS_DATABASE_APART=1)');
+    return unpin;
   } finally {
     await client.end();
   }
