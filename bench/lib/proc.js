@@ -61,13 +61,20 @@ const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** CPU seconds (user + system) a process has used, all its threads together; 0 once it has exited. */
 export function cpuSeconds(pid) {
+  const fields = statFields(pid); // utime and stime are the 12th and 13th
+  return fields ? (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND : 0;
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name, which may itself hold spaces (the state
+ * first, then the parent's id); null once the process has exited.
+ */
+function statFields(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which may itself hold spaces: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
 }
 
@@ -170,12 +177,7 @@ function cpuIds(list) {
 
 /** A process's parent, from /proc (0 when there is no such process). */
 function parentOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
+  return Number(statFields(pid)?.[1] ?? 0);
 }
 
 /** A process's command name, from /proc ('' when there is no such process). */

@@ -306,7 +306,10 @@ async function measureIsolation(ctx, flooders) {
   const quiet = await tenant(ctx, 50, false);
   const unpin = apart ? await pinDatabaseApart(ctx) : () => {};
   try {
-    return await alternate(ctx, { seconds, cycles, rate, connections, niceness, floodRate, apart, quiet, flooders });
+    return {
+      ...(await alternate(ctx, { seconds, cycles, rate, connections, niceness, floodRate, quiet, flooders })),
+      apart,
+    };
   } finally {
     unpin();
   }
@@ -331,7 +334,7 @@ async function pinDatabaseApart(ctx) {
 }
 
 /** B's phases alone and beside the flood, alternated (see measureIsolation). */
-async function alternate(ctx, { seconds, cycles, rate, connections, niceness, floodRate, apart, quiet, flooders }) {
+async function alternate(ctx, { seconds, cycles, rate, connections, niceness, floodRate, quiet, flooders }) {
   const phases = { alone: [], flooded: [] };
   const usage = { alone: [], flooded: [] };
   let flood = null;
@@ -401,7 +404,7 @@ async function alternate(ctx, { seconds, cycles, rate, connections, niceness, fl
   const usageRows = ['alone', 'flooded'].flatMap((side) =>
     usage[side].map((figures, i) => ({ phase: `${side} ${i + 1}`, ...figures })),
   );
-  return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness, apart };
+  return { rows, usageRows, statuses, flood, seconds, cycles, rate, connections, niceness };
 }
 
 /**
