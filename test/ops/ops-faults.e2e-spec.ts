@@ -87,7 +87,6 @@ describe('database outage and recovery', () => {
     await within(10_000, () => Promise.resolve(listener.synced));
     // Alice looks at who she is (her account, role and organizations are cached from here on).
     await test.http().get('/auth/users/me/').set(alice.auth).expect(200);
-    await sleep(300);
     // Writes acknowledged before the outage, and (below) after it: counted, not timed, so that a busy
     // machine's slower writes still give the check at the end something to find (it saw 5, not 6, in a
     // full run).
