@@ -1,6 +1,6 @@
 import { createKey, type SignedInUser, type TestApp } from '../support/app.js';
 import { bearer, KEYS, partnerKey, startWithAliceAndBob } from '../support/api-keys.js';
-import { API_KEY_MESSAGE } from '../support/core.js';
+import { API_KEY_MESSAGE, freshMinute } from '../support/core.js';
 
 const SCOPE_MESSAGE = (scope: string) => ({ detail: `This API key lacks the scope "${scope}".` });
 
@@ -333,9 +333,7 @@ describe('API keys for partners: settings, scopes, rotation, per-key rate limits
 
   describe('per-key rate limit', () => {
     it("answers 429 past the key's own limit, with RateLimit-Limit showing it", async () => {
-      // Not across a minute boundary: the window is a fixed minute.
-      if (Date.now() % 60_000 > 55_000)
-        await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
+      await freshMinute();
       const key = await partnerKey(test, alice, { rate_limit_per_minute: 3 });
       for (let i = 0; i < 3; i++) {
         const ok = await test.http().get('/auth/users/me/').set(bearer(key.key)).expect(200);

@@ -1,5 +1,5 @@
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
-import { NOT_FOUND } from '../support/core.js';
+import { freshMinute, NOT_FOUND } from '../support/core.js';
 import { createDomain, HANDBOOK } from '../support/knowledge.js';
 
 const APP_ORIGIN = 'https://app.example.com';
@@ -183,6 +183,7 @@ describe('rate-limit headers', () => {
   afterAll(() => test.close());
 
   it('tells an authenticated caller its limit, what is left and when the window frees up, then 429 with Retry-After', async () => {
+    await freshMinute();
     const { key } = await createKey(test, alice, 'paced'); // a JWT request: the key's own window is untouched
     const remaining: number[] = [];
     for (let i = 0; i < 4; i++) {

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { partnerKey } from '../support/api-keys.js';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
-import { API_KEY_MESSAGE, NOT_PROVIDED, UUID, WWW_AUTHENTICATE } from '../support/core.js';
+import { API_KEY_MESSAGE, freshMinute, NOT_PROVIDED, UUID, WWW_AUTHENTICATE } from '../support/core.js';
 import { createDomain, organizationIdOf, setCredits, signInAdmin } from '../support/knowledge.js';
 import { SearchService } from '../../src/query/search.service.js';
 
@@ -607,6 +607,7 @@ describe('MCP (/mcp): the knowledge base as tools for agents', () => {
     });
 
     it('is rate-limited per key like a REST route', async () => {
+      await freshMinute();
       const limited = await partnerKey(test, user, { rate_limit_per_minute: 4 });
       const agent = await open(limited.key); // initialize and its notification: two requests
       await call(agent, 'list_knowledge_bases');

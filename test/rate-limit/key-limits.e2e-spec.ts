@@ -1,14 +1,9 @@
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
 import { bearer, KEYS } from '../support/api-keys.js';
-import { sleep } from '../support/core.js';
+import { freshMinute } from '../support/core.js';
 
 const ME = '/auth/users/me/';
 const THROTTLED = /^Request was throttled\. Expected available in (\d+) seconds\.$/;
-
-/** Near a minute boundary the one-minute window could roll over mid-test: start in a fresh one. */
-async function freshMinute(): Promise<void> {
-  if (Date.now() % 60_000 > 40_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
-}
 
 const rateLimitOf = (response: { headers: Record<string, string> }) => ({
   limit: response.headers['ratelimit-limit'],

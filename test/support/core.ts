@@ -27,6 +27,14 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Waits for the next minute when fewer than `marginMs` are left in this one: the rate limits count in
+ * fixed one-minute windows, and one rolling over mid-test would refill the bucket the test is spending.
+ */
+export async function freshMinute(marginMs = 20_000): Promise<void> {
+  if (60_000 - (Date.now() % 60_000) < marginMs) await sleep(60_000 - (Date.now() % 60_000) + 50);
+}
+
 /** Polls `check` until it gives something other than undefined or false, and gives that; fails after `timeoutMs`. */
 export async function until<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
