@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createKey, signUp, startTestApp, type SignedInUser, type TestApp } from '../support/app.js';
-import { BAD_CREDENTIALS, sleep } from '../support/core.js';
+import { BAD_CREDENTIALS, freshMinute, sleep, until } from '../support/core.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { SYNC_INTERVAL_MS } from '../../src/rate-limit/principal-rate-limiter.js';
 import { MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL } from '../../src/rate-limit/sign-in-throttle.js';
@@ -72,8 +72,7 @@ describe('per-principal request limits (RATE_LIMIT_PER_MINUTE)', () => {
     afterAll(() => test.close());
 
     it('answers 429 with Retry-After past the limit for one API key, and each key has its own budget', async () => {
-      // Near a minute boundary the window could roll over mid-test: start in a fresh one.
-      if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+      await freshMinute();
       const first = await createKey(test, alice, 'limited');
       const second = await createKey(test, alice, 'other');
       for (let i = 0; i < 5; i++) await test.http().get(ME).set('X-API-Key', first.key).expect(200);
@@ -83,7 +82,7 @@ describe('per-principal request limits (RATE_LIMIT_PER_MINUTE)', () => {
     });
 
     it('limits a user signed in with a JWT on their own budget, and not other users', async () => {
-      if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+      await freshMinute();
       const bob = await signUp(test);
       const carol = await signUp(test);
       const statuses: number[] = [];
@@ -93,7 +92,7 @@ describe('per-principal request limits (RATE_LIMIT_PER_MINUTE)', () => {
     });
 
     it('counts a non-admin refused by an admin-only route, whose 403 carries the RateLimit-* headers', async () => {
-      if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+      await freshMinute();
       const dave = await signUp(test);
       const adminOnly = '/v1/domains/any-domain/documents';
       const refused = await test.http().get(adminOnly).set(dave.auth).expect(403);
@@ -112,19 +111,28 @@ describe('per-principal request limits (RATE_LIMIT_PER_MINUTE)', () => {
   describe('on two instances sharing Redis', () => {
     const pair = twoInstancesSharingRedis({ RATE_LIMIT_PER_MINUTE: '6' });
 
-    it('counts one key across both instances (shared within one sync interval)', async () => {
+    it('counts one key across both instances: each learns what the other served at its next sync', async () => {
       const { a, b, redis, prefix } = pair;
-      if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+      await freshMinute();
       const user = await signUp(a);
       const { key } = await createKey(a, user, 'shared');
+      // The shared total in Redis once it reaches `total`; then a few sync intervals for an instance to
+      // read it back (a fixed wait alone was too short when a busy machine delayed a sync).
+      const sharedTotal = async (total: number) => {
+        await until(async () => {
+          const [counter] = await redis.keys(`${prefix}rl:key:*`);
+          return counter !== undefined && Number(await redis.get(counter)) === total;
+        });
+        await sleep(SYNC_INTERVAL_MS * 5);
+      };
       for (let i = 0; i < 4; i++) await a.http().get(ME).set('X-API-Key', key).expect(200);
-      await sleep(SYNC_INTERVAL_MS * 3);
-      // B has not served this key yet; its first request learns the shared total at the next sync.
+      await sharedTotal(4);
+      // B has not served this key yet; it learns the shared total when it pushes its first request.
       await b.http().get(ME).set('X-API-Key', key).expect(200);
-      await sleep(SYNC_INTERVAL_MS * 3);
+      await sharedTotal(5);
       await b.http().get(ME).set('X-API-Key', key).expect(200);
       expectThrottled(await b.http().get(ME).set('X-API-Key', key), 60);
-      await sleep(SYNC_INTERVAL_MS * 3);
+      await sharedTotal(6);
       expectThrottled(await a.http().get(ME).set('X-API-Key', key), 60);
       const stored = await redis.keys(`${prefix}rl:key:*`);
       expect(stored.length).toBeGreaterThanOrEqual(1);
@@ -252,7 +260,7 @@ describe('while Redis is unreachable', () => {
   afterAll(() => test.close());
 
   it('still signs users in and serves them, counting the limit on this instance alone', async () => {
-    if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+    await freshMinute();
     const user = await signUp(test);
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await test.http().get(ME).set(user.auth)).status);
