@@ -642,7 +642,10 @@ describe('two instances on one database', () => {
     const receiver = await startReceiver((_path, response) => {
       setTimeout(() => response.writeHead(200).end('ok'), 5);
     });
-    const first = await startTestApp({ ...FAST, WEBHOOK_DELIVERY_CONCURRENCY: '0' });
+    // A timeout no stall of a busy machine reaches: a delivery timed out after its receiver had it would
+    // be sent again, and this test counts each one's arrivals.
+    const patient = { ...FAST, WEBHOOK_TIMEOUT_MS: '10000' };
+    const first = await startTestApp({ ...patient, WEBHOOK_DELIVERY_CONCURRENCY: '0' });
     try {
       const owner = await signUp(first);
       const endpoint = (
@@ -660,11 +663,19 @@ describe('two instances on one database', () => {
         [endpoint.id],
       );
       const [a, b] = await Promise.all([
-        startTestApp({ ...FAST, WEBHOOK_DELIVERY_CONCURRENCY: '8' }, first.database),
-        startTestApp({ ...FAST, WEBHOOK_DELIVERY_CONCURRENCY: '8' }, first.database),
+        startTestApp({ ...patient, WEBHOOK_DELIVERY_CONCURRENCY: '8' }, first.database),
+        startTestApp({ ...patient, WEBHOOK_DELIVERY_CONCURRENCY: '8' }, first.database),
       ]);
       try {
         await until(() => receiver.received.length >= 300, 60_000);
+        // Each delivery recorded once its receiver answered (a busy database may take a moment), and
+        // half a second more for a second sending of any of them to arrive.
+        await until(async () => {
+          const { rows } = await first.db.query(
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`,
+          );
+          return rows[0].n >= 300;
+        }, 10_000);
         await sleep(500);
         for (const request of receiver.received)
           seen.set(request.headers['webhook-id'], (seen.get(request.headers['webhook-id']) ?? 0) + 1);
