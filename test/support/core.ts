@@ -72,6 +72,11 @@ export function madeUpKey(seed = 'x'): string {
   return `svc_${random}${contractChecksum(random)}`;
 }
 
+/** `key` with its last character changed: a checksum that no longer matches (never the same key again). */
+export function lastCharacterChanged(key: string): string {
+  return key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
+}
+
 /** Signs a token with the tests' secret; `claims` override the defaults of a valid access token. */
 export function signToken(
   claims: Record<string, unknown>,
